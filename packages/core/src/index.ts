@@ -1,0 +1,3 @@
+export * from "./model.ts";
+export * from "./ports.ts";
+export * from "./search/ast.ts";

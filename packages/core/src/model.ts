@@ -1,0 +1,175 @@
+// The domain model of SPEC.md ("Resources and their fields"). Every surface validates what it serves
+// against these schemas, and the OpenAPI document and MCP output schemas are generated from them.
+import * as v from "valibot";
+
+export const ID_PATTERN = /^\d+$/;
+export const USERNAME_PATTERN = /^[A-Za-z0-9_]{1,15}$/;
+/** ISO 8601 UTC with milliseconds, exactly as `Date.prototype.toISOString` prints it. */
+export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const Id = v.pipe(v.string(), v.regex(ID_PATTERN));
+const Timestamp = v.pipe(v.string(), v.regex(TIMESTAMP_PATTERN));
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const Url = v.pipe(v.string(), v.url());
+
+// Entity element shapes are "not shown" in SPEC.md; they follow X API v2 (end exclusive, offsets in
+// Unicode code points) so the /2 layer can pass them through unchanged.
+export const HashtagEntity = v.object({ start: Count, end: Count, tag: v.string() });
+export const UrlEntity = v.object({
+  start: Count,
+  end: Count,
+  url: Url,
+  expanded_url: Url,
+  display_url: v.string(),
+});
+export const MentionEntity = v.object({ start: Count, end: Count, username: v.string(), id: Id });
+export const Entities = v.object({
+  hashtags: v.array(HashtagEntity),
+  urls: v.array(UrlEntity),
+  mentions: v.array(MentionEntity),
+});
+
+export const ReferencedTweetType = v.picklist(["replied_to", "quoted", "retweeted"]);
+export const ReferencedTweet = v.object({ type: ReferencedTweetType, id: Id });
+export const Media = v.object({ type: v.picklist(["photo", "video", "animated_gif"]), url: Url });
+
+export const Tweet = v.object({
+  id: Id,
+  text: v.string(),
+  author_id: Id,
+  created_at: Timestamp,
+  lang: v.string(),
+  conversation_id: Id,
+  possibly_sensitive: v.boolean(),
+  like_count: Count,
+  retweet_count: Count,
+  reply_count: Count,
+  quote_count: Count,
+  bookmark_count: Count,
+  is_quote_status: v.boolean(),
+  entities: Entities,
+  in_reply_to_user_id: v.exactOptional(Id),
+  referenced_tweets: v.exactOptional(v.array(ReferencedTweet)),
+  display_text_range: v.exactOptional(v.tuple([Count, Count])),
+  quoted_tweet_id: v.exactOptional(Id),
+  media: v.exactOptional(v.array(Media)),
+});
+
+export const User = v.object({
+  id: Id,
+  username: v.pipe(v.string(), v.regex(USERNAME_PATTERN)),
+  name: v.string(),
+  description: v.string(),
+  created_at: Timestamp,
+  verified: v.boolean(),
+  protected: v.boolean(),
+  profile_image_url: Url,
+  follower_count: Count,
+  following_count: Count,
+  tweet_count: Count,
+  media_count: v.exactOptional(Count),
+});
+
+export const UserLookup = v.object({ ...User.entries, status: v.picklist(["active", "suspended", "deactivated"]) });
+
+export const IdObject = v.object({ id: Id });
+
+export const Relationship = v.object({
+  source_user_id: Id,
+  source_username: v.string(),
+  target_user_id: Id,
+  target_username: v.string(),
+  following: v.boolean(),
+  followed_by: v.boolean(),
+});
+
+export const Community = v.object({
+  id: Id,
+  name: v.string(),
+  description: v.string(),
+  member_count: Count,
+});
+
+// Trends: the shape is "not shown" in SPEC.md. Modelled on the public trends APIs: the trend's name,
+// the query that finds its posts, its rank in the location and its recent post volume.
+export const Trend = v.object({
+  woeid: v.string(),
+  rank: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  name: v.string(),
+  query: v.string(),
+  tweet_count: Count,
+});
+
+export const TextBlock = v.object({ type: v.picklist(["heading_2", "paragraph"]), text: v.string() });
+export const ImageBlock = v.object({
+  type: v.literal("image"),
+  image_url: Url,
+  width: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  height: v.pipe(v.number(), v.integer(), v.minValue(1)),
+});
+export const ContentBlock = v.variant("type", [TextBlock, ImageBlock]);
+
+export const ArticleAuthor = v.pick(User, [
+  "id",
+  "username",
+  "name",
+  "description",
+  "verified",
+  "protected",
+  "profile_image_url",
+  "follower_count",
+  "following_count",
+  "tweet_count",
+]);
+
+export const Article = v.object({
+  tweet_id: Id,
+  title: v.string(),
+  preview_text: v.string(),
+  cover_image_url: Url,
+  created_at: Timestamp,
+  content: v.array(ContentBlock),
+  metrics: v.object({
+    like_count: Count,
+    reply_count: Count,
+    quote_count: Count,
+    bookmark_count: Count,
+    view_count: Count,
+  }),
+  author: ArticleAuthor,
+});
+
+export const Thread = v.object({
+  conversation_id: Id,
+  author_id: Id,
+  complete: v.boolean(),
+  tweets: v.array(Tweet),
+});
+
+export const Profile = v.object({ user: UserLookup, recent_tweets: v.array(Tweet) });
+
+export const TweetContext = v.object({
+  tweet: Tweet,
+  author: User,
+  quotes: v.array(Tweet),
+  retweeters: v.array(User),
+});
+
+export const EnrichedSearch = v.object({ tweets: v.array(Tweet), authors: v.array(User) });
+
+export type Entities = v.InferOutput<typeof Entities>;
+export type ReferencedTweet = v.InferOutput<typeof ReferencedTweet>;
+export type Media = v.InferOutput<typeof Media>;
+export type Tweet = v.InferOutput<typeof Tweet>;
+export type User = v.InferOutput<typeof User>;
+export type UserLookup = v.InferOutput<typeof UserLookup>;
+export type IdObject = v.InferOutput<typeof IdObject>;
+export type Relationship = v.InferOutput<typeof Relationship>;
+export type Community = v.InferOutput<typeof Community>;
+export type Trend = v.InferOutput<typeof Trend>;
+export type ContentBlock = v.InferOutput<typeof ContentBlock>;
+export type Article = v.InferOutput<typeof Article>;
+export type Thread = v.InferOutput<typeof Thread>;
+export type Profile = v.InferOutput<typeof Profile>;
+export type TweetContext = v.InferOutput<typeof TweetContext>;
+export type EnrichedSearch = v.InferOutput<typeof EnrichedSearch>;

@@ -1,0 +1,128 @@
+// The two ports every adapter implements: the read-only Store and the credit Ledger. Both are
+// asynchronous even where the adapter (bun:sqlite) is synchronous, so that a server-backed adapter can
+// implement them unchanged.
+import type { Article, Community, IdObject, Relationship, Trend, Tweet, User, UserLookup } from "./model.ts";
+import type { SearchNode } from "./search/ast.ts";
+
+/** A keyset position: the sort-key values of the last row of a page. Opaque to everyone but its store. */
+export type Cursor = readonly (string | number)[];
+
+export interface PageRequest {
+  size: number;
+  after?: Cursor;
+}
+
+/** A page of rows; `next` is set only when at least one more row exists after `items`. */
+export interface Page<T> {
+  items: T[];
+  next?: Cursor;
+}
+
+export type TimelineKind = "tweets" | "replies" | "media";
+export type GraphDirection = "followers" | "following";
+export type CommunityTweetSort = "relevance" | "recency" | "likes";
+export type TimeFilter = "day" | "week" | "month" | "year" | "all";
+export type SearchSortOrder = "recency" | "relevancy";
+
+/**
+ * Reads of the social world. Methods that read below a parent resource (a user's followers, a list's
+ * members, ...) resolve to `undefined` when the parent does not exist, so the caller can answer 404;
+ * an existing parent with nothing below it is an empty page.
+ */
+export interface Store {
+  /** Tweets found among `ids`, in the order of `ids`; missing ids are left out. */
+  tweetsByIds(ids: readonly string[]): Promise<Tweet[]>;
+  /** Users found among `ids`, in the order of `ids`; missing ids are left out. */
+  usersByIds(ids: readonly string[]): Promise<UserLookup[]>;
+  /** Case-insensitive username lookup. */
+  userByUsername(username: string): Promise<UserLookup | undefined>;
+
+  /**
+   * Reverse-chronological. tweets: original tweets and retweets (no replies); replies: everything the
+   * user posted, replies included; media: tweets with media.
+   */
+  timeline(userId: string, kind: TimelineKind, page: PageRequest): Promise<Page<Tweet> | undefined>;
+  /** Newest relationship first. */
+  graphUsers(
+    userId: string,
+    direction: GraphDirection,
+    page: PageRequest,
+    options?: { verifiedOnly?: boolean },
+  ): Promise<Page<User> | undefined>;
+  graphIds(userId: string, direction: GraphDirection, page: PageRequest): Promise<Page<IdObject> | undefined>;
+  /** Case-insensitive usernames; `undefined` when either user does not exist. */
+  relationship(sourceUsername: string, targetUsername: string): Promise<Relationship | undefined>;
+
+  /** Most recent first. */
+  quotes(tweetId: string, page: PageRequest): Promise<Page<Tweet> | undefined>;
+  /** Most recent retweet first. */
+  retweeters(tweetId: string, page: PageRequest): Promise<Page<User> | undefined>;
+  /** Replies in the conversation rooted at `tweetId`'s conversation, below `tweetId`, oldest first; the tweet itself excluded. */
+  conversation(tweetId: string, page: PageRequest): Promise<Page<Tweet> | undefined>;
+  /**
+   * The self-thread of the conversation's root author, oldest first, at most `max` tweets: the root and
+   * the chain of the author's replies to their own tweets. `complete` is false when the chain is longer
+   * than `max` or the root is unavailable.
+   */
+  selfThread(
+    tweetId: string,
+    max: number,
+  ): Promise<{ conversationId: string; authorId: string; complete: boolean; tweets: Tweet[] } | undefined>;
+  article(tweetId: string): Promise<Article | undefined>;
+
+  /** Newest first. */
+  listTweets(listId: string, page: PageRequest): Promise<Page<Tweet> | undefined>;
+  listMembers(listId: string, page: PageRequest): Promise<Page<User> | undefined>;
+  listSubscribers(listId: string, page: PageRequest): Promise<Page<User> | undefined>;
+
+  community(id: string): Promise<Community | undefined>;
+  /** Communities whose name or description holds every word of `query`, largest first. */
+  searchCommunities(query: string, page: PageRequest): Promise<Page<Community>>;
+  communityMembers(id: string, page: PageRequest): Promise<Page<User> | undefined>;
+  communityModerators(id: string, page: PageRequest): Promise<Page<User> | undefined>;
+  /** relevance: likes + retweets weighted by freshness; recency: newest first; likes: most liked first within `timeFilter`. */
+  communityTweets(
+    id: string,
+    sort: CommunityTweetSort,
+    timeFilter: TimeFilter,
+    page: PageRequest,
+  ): Promise<Page<Tweet> | undefined>;
+
+  /** The top `limit` trends of a location by rank; `undefined` when the woeid is unknown. */
+  trends(woeid: string, limit: number): Promise<Trend[] | undefined>;
+
+  /** recency: newest first; relevancy: best text match first (ties newest first). */
+  searchTweets(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>>;
+}
+
+export interface Account {
+  id: string;
+  name: string;
+  balance: number;
+}
+
+export type KeyCheck =
+  | { status: "active"; accountId: string; keyId: string }
+  | { status: "revoked"; keyId: string }
+  | { status: "unknown" };
+
+export interface UsageRecord {
+  requestId: string;
+  keyId: string;
+  endpoint: string;
+  credits: number;
+}
+
+export type DebitResult = { ok: true; remaining: number } | { ok: false; remaining: number };
+
+/**
+ * The credit ledger. `debit` is all-or-nothing: it succeeds only if the balance covers `credits`, and
+ * the balance change and the usage record are written in one transaction; the promise resolves only
+ * once that transaction is durable.
+ */
+export interface Ledger {
+  /** Looks a key up by the SHA-256 hex digest of its secret. */
+  checkKey(keyHash: string): Promise<KeyCheck>;
+  balance(accountId: string): Promise<number>;
+  debit(accountId: string, usage: UsageRecord): Promise<DebitResult>;
+}
