@@ -1,0 +1,3 @@
+import type { Migration } from "../migrate.ts";
+
+export const ledgerMigrations: readonly Migration[] = [];
