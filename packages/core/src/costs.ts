@@ -1,0 +1,32 @@
+// SPEC.md's four cost rules as pure functions. "1 per 50 items" rounds up: 1 to 50 items cost one
+// credit on top of the base, 51 to 100 cost two, and an empty page costs the base alone.
+export type CostRule = { kind: "flat" } | { kind: "per_item"; perItem: 1 | 2 } | { kind: "per_50_items" };
+
+export const FLAT: CostRule = { kind: "flat" };
+export const PER_ITEM: CostRule = { kind: "per_item", perItem: 1 };
+export const TWO_PER_ITEM: CostRule = { kind: "per_item", perItem: 2 };
+export const PER_50_ITEMS: CostRule = { kind: "per_50_items" };
+
+const BASE = 1;
+
+export function costOf(rule: CostRule, items: number): number {
+  switch (rule.kind) {
+    case "flat":
+      return BASE;
+    case "per_item":
+      return BASE + rule.perItem * items;
+    case "per_50_items":
+      return BASE + Math.ceil(items / 50);
+  }
+}
+
+export function describeCostRule(rule: CostRule): string {
+  switch (rule.kind) {
+    case "flat":
+      return "1 credit per request";
+    case "per_item":
+      return `1 credit + ${rule.perItem} per returned item`;
+    case "per_50_items":
+      return "1 credit + 1 per 50 returned items (rounded up)";
+  }
+}

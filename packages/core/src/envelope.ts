@@ -1,0 +1,83 @@
+// The /v1 success envelope and the error envelope shared by every surface. The error layout is not
+// shown in SPEC.md; it follows the common `{"error": {code, message, ...}}` shape of the best-known
+// paid APIs, with the request id inside so a support request can quote it.
+import * as v from "valibot";
+import { type ApiError, ERROR_STATUS } from "./errors.ts";
+
+export interface Credits {
+  charged: number;
+  remaining: number;
+}
+
+export interface SuccessEnvelope<T> {
+  data: T;
+  meta: {
+    request_id: string;
+    credits: Credits;
+    pagination?: { next_token: string };
+  };
+}
+
+export function successEnvelope<T>(
+  data: T,
+  requestId: string,
+  credits: Credits,
+  nextToken?: string,
+): SuccessEnvelope<T> {
+  return {
+    data,
+    meta: {
+      request_id: requestId,
+      credits,
+      ...(nextToken === undefined ? {} : { pagination: { next_token: nextToken } }),
+    },
+  };
+}
+
+export interface ErrorBody {
+  code: ApiError["code"];
+  message: string;
+  request_id: string;
+  details?: { parameter?: string; message: string }[];
+  help_url?: string;
+}
+
+export interface ErrorEnvelope {
+  error: ErrorBody;
+}
+
+/** `helpUrl` is the billing page a 402 links to. */
+export function errorEnvelope(error: ApiError, requestId: string, helpUrl: string): ErrorEnvelope {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      request_id: requestId,
+      ...(error.details ? { details: error.details } : {}),
+      ...(error.code === "insufficient_credits" ? { help_url: helpUrl } : {}),
+    },
+  };
+}
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export function successEnvelopeSchema<T extends v.GenericSchema>(data: T) {
+  return v.strictObject({
+    data,
+    meta: v.strictObject({
+      request_id: v.string(),
+      credits: v.strictObject({ charged: Count, remaining: Count }),
+      pagination: v.exactOptional(v.strictObject({ next_token: v.pipe(v.string(), v.minLength(1)) })),
+    }),
+  });
+}
+
+export const ErrorEnvelopeSchema = v.strictObject({
+  error: v.strictObject({
+    code: v.picklist(Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]),
+    message: v.string(),
+    request_id: v.string(),
+    details: v.exactOptional(v.array(v.strictObject({ parameter: v.exactOptional(v.string()), message: v.string() }))),
+    help_url: v.exactOptional(v.pipe(v.string(), v.url())),
+  }),
+});

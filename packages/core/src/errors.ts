@@ -1,0 +1,55 @@
+// The closed set of error codes of SPEC.md's error table and the one status each maps to. Every
+// surface (HTTP /v1, /2, MCP) raises ApiError and renders it; nothing else decides a status.
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_api_key: 401,
+  revoked_api_key: 401,
+  insufficient_credits: 402,
+  endpoint_not_found: 404,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One violated rule of a request, named by the parameter it concerns. */
+export interface ErrorDetail {
+  parameter?: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  details?: ErrorDetail[];
+  /** Seconds until a rate-limited request may be retried. */
+  retryAfter?: number;
+  /** Credits a refused request needed and the balance it found, for 402 answers. */
+  credits?: { required: number; remaining: number };
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: ErrorDetail[];
+  readonly retryAfter?: number;
+  readonly credits?: { required: number; remaining: number };
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    if (options.details) this.details = options.details;
+    if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+    if (options.credits) this.credits = options.credits;
+  }
+}
+
+export function notFound(message: string): ApiError {
+  return new ApiError("endpoint_not_found", message);
+}
+
+export function invalidRequest(message: string, details?: ErrorDetail[]): ApiError {
+  return new ApiError("invalid_request", message, details ? { details } : {});
+}

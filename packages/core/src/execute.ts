@@ -1,0 +1,157 @@
+// The one request pipeline every surface runs: authenticate → rate limit → validate → read → charge.
+// Failures before the charge leave the ledger untouched, and the charge is a single ledger debit that
+// either covers the whole cost or refuses the request, so a failed request is never billed.
+import * as v from "valibot";
+import { costOf } from "./costs.ts";
+import { costRuleFor, type Endpoint, type ReadResult } from "./endpoint.ts";
+import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
+import type { Cursor, Ledger, PageRequest, Store } from "./ports.ts";
+import type { RateLimiter, RateState } from "./ratelimit.ts";
+import type { TokenCodec } from "./tokens.ts";
+
+export interface Services {
+  store: Store;
+  ledger: Ledger;
+  tokens: TokenCodec;
+  limiter: RateLimiter;
+}
+
+export interface ReadRequest {
+  endpoint: Endpoint;
+  /** Decoded parameters (path and query together); see decodeParams. */
+  params: Record<string, unknown>;
+  /** Parameters that were given more than once. */
+  repeated?: readonly string[];
+  apiKey: string | undefined;
+  requestId: string;
+  /** A surface's own page size (the /2 layer's max_results), overriding the endpoint's. */
+  pageSize?: number;
+}
+
+export interface ReadSuccess {
+  ok: true;
+  data: unknown;
+  credits: { charged: number; remaining: number };
+  nextToken?: string;
+  rate: RateState;
+}
+
+export interface ReadFailure {
+  ok: false;
+  error: ApiError;
+  /** Present once the key was authenticated, so rate-limit headers can go on the answer. */
+  rate?: RateState;
+}
+
+export type ReadOutcome = ReadSuccess | ReadFailure;
+
+const encoder = new TextEncoder();
+/** Parameters that do not change what a page holds, so a token stays valid when they change. */
+const UNBOUND_PARAMS = new Set(["next_token", "limit"]);
+
+export async function hashApiKey(apiKey: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(apiKey)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The validated parameters a pagination token is bound to, in a canonical text form. */
+export function tokenBinding(params: Record<string, unknown>): string {
+  const bound = Object.keys(params)
+    .filter((name) => !UNBOUND_PARAMS.has(name) && params[name] !== undefined)
+    .sort()
+    .map((name) => [name, params[name]]);
+  return JSON.stringify(bound);
+}
+
+function issueDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
+  return issues.map((issue) => {
+    const parameter = issue.path?.map((item) => String(item.key)).join(".");
+    return parameter ? { parameter, message: issue.message } : { message: issue.message };
+  });
+}
+
+export function validationError(details: readonly ErrorDetail[]): ApiError {
+  const summary = details.map((d) => (d.parameter ? `${d.parameter} ${d.message}` : d.message)).join("; ");
+  return invalidRequest(`Invalid request: ${summary}`, [...details]);
+}
+
+/** Validates decoded parameters against an endpoint's schema; invalid_request names each broken rule. */
+export function validateParams(
+  endpoint: Endpoint,
+  params: Record<string, unknown>,
+  repeated: readonly string[] = [],
+): Record<string, unknown> {
+  const repeatedDetails = repeated.map((name) => ({ parameter: name, message: "must be given only once" }));
+  const result = v.safeParse(endpoint.params, params, { abortPipeEarly: true });
+  const details = [...repeatedDetails, ...(result.success ? [] : issueDetails(result.issues))];
+  if (details.length > 0) throw validationError(details);
+  return result.output as Record<string, unknown>;
+}
+
+/** Runs an endpoint's read for already validated parameters, unbilled (the demo uses it directly). */
+export function runRead(
+  endpoint: Endpoint,
+  store: Store,
+  params: Record<string, unknown>,
+  page: PageRequest = { size: 0 },
+): Promise<ReadResult> {
+  return endpoint.run({ store, params, page });
+}
+
+async function authenticate(ledger: Ledger, apiKey: string | undefined) {
+  if (!apiKey)
+    throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API_KEY>");
+  const check = await ledger.checkKey(await hashApiKey(apiKey));
+  if (check.status === "revoked")
+    throw new ApiError("revoked_api_key", "This API key has been revoked: create a new one in the dashboard");
+  if (check.status === "unknown") throw new ApiError("invalid_api_key", "Invalid API key");
+  return check;
+}
+
+export async function executeRead(services: Services, request: ReadRequest): Promise<ReadOutcome> {
+  let rate: RateState | undefined;
+  try {
+    const key = await authenticate(services.ledger, request.apiKey);
+    rate = services.limiter.take(key.keyId);
+    if (!rate.allowed) {
+      throw new ApiError("rate_limited", `Rate limit exceeded: retry after ${rate.retryAfter} s`, {
+        retryAfter: rate.retryAfter,
+      });
+    }
+
+    const { endpoint } = request;
+    const params = validateParams(endpoint, request.params, request.repeated);
+    const binding = tokenBinding(params);
+    const token = params.next_token;
+    const after: Cursor | undefined =
+      typeof token === "string" ? await services.tokens.verify(token, endpoint.id, binding) : undefined;
+    const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
+    const result = await runRead(endpoint, services.store, params, after ? { size, after } : { size });
+
+    const cost = costOf(costRuleFor(endpoint, params), result.items);
+    const debit = await services.ledger.debit(key.accountId, {
+      requestId: request.requestId,
+      keyId: key.keyId,
+      endpoint: endpoint.id,
+      credits: cost,
+    });
+    if (!debit.ok) {
+      throw new ApiError(
+        "insufficient_credits",
+        `Insufficient credits: this request costs ${cost} credits and the account has ${debit.remaining} remaining. Add credits or choose a plan on the billing page.`,
+        { credits: { required: cost, remaining: debit.remaining } },
+      );
+    }
+    const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
+    return {
+      ok: true,
+      data: result.data,
+      credits: { charged: cost, remaining: debit.remaining },
+      ...(nextToken ? { nextToken } : {}),
+      rate,
+    };
+  } catch (error) {
+    if (error instanceof ApiError) return rate ? { ok: false, error, rate } : { ok: false, error };
+    throw error;
+  }
+}

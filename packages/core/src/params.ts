@@ -1,0 +1,89 @@
+// Parameter schemas shared by the catalogue entries. Values are typed (numbers are numbers): MCP
+// arguments arrive typed, and the HTTP layers turn digit strings into numbers with `decodeParams`
+// before validating, so every surface enforces the same rules with the same messages.
+import * as v from "valibot";
+import { ID_PATTERN, USERNAME_PATTERN } from "./model.ts";
+
+/** Longest id accepted: a signed 64-bit integer has at most 19 digits, so longer ids cannot exist. */
+export const MAX_ID_DIGITS = 19;
+/** Most ids in one `ids` list, as in X API v2's multi-lookups. */
+export const MAX_IDS = 100;
+export const MAX_QUERY_LENGTH = 512;
+export const MAX_TOKEN_LENGTH = 512;
+
+export const idParam = v.pipe(
+  v.string("must be a string"),
+  v.regex(ID_PATTERN, "must be digits only (^\\d+$)"),
+  v.maxLength(MAX_ID_DIGITS, `must be at most ${MAX_ID_DIGITS} digits`),
+);
+
+export const usernameParam = v.pipe(
+  v.string("must be a string"),
+  v.regex(USERNAME_PATTERN, "must be 1 to 15 letters, digits or underscores (^[A-Za-z0-9_]{1,15}$)"),
+);
+
+export const idsParam = v.pipe(
+  v.string("must be a comma-separated list of ids"),
+  v.transform((text) => text.split(",")),
+  v.minLength(1, "must hold at least one id"),
+  v.maxLength(MAX_IDS, `must hold at most ${MAX_IDS} ids`),
+  v.check(
+    (ids) => ids.every((id) => ID_PATTERN.test(id) && id.length <= MAX_ID_DIGITS),
+    "must be comma-separated ids of digits only, with no spaces or empty entries",
+  ),
+  // A repeated id is answered once, as X API v2 does.
+  v.transform((ids) => [...new Set(ids)]),
+);
+
+export const nextTokenParam = v.optional(
+  v.pipe(
+    v.string("must be a string"),
+    v.minLength(1, "must not be empty"),
+    v.maxLength(MAX_TOKEN_LENGTH, "is not a token issued by this service"),
+  ),
+);
+
+export function integerParam(min: number, max: number, fallback: number) {
+  const rule = `must be an integer from ${min} to ${max}`;
+  return v.optional(v.pipe(v.number(rule), v.integer(rule), v.minValue(min, rule), v.maxValue(max, rule)), fallback);
+}
+
+export function choiceParam<const T extends readonly [string, ...string[]]>(choices: T) {
+  return v.picklist(choices, `must be one of ${choices.join(", ")}`);
+}
+
+export const searchQueryParam = v.pipe(
+  v.string("must be a string"),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`),
+);
+
+function unwrap(schema: v.GenericSchema): v.GenericSchema {
+  return "wrapped" in schema ? unwrap(schema.wrapped as v.GenericSchema) : schema;
+}
+
+/** The names of the parameters of an object schema whose values are numbers. */
+export function numericParams(schema: v.GenericSchema): ReadonlySet<string> {
+  const entries = "entries" in schema ? (schema.entries as Record<string, v.GenericSchema>) : {};
+  return new Set(Object.keys(entries).filter((name) => unwrap(entries[name] as v.GenericSchema).type === "number"));
+}
+
+/**
+ * Raw string parameters (a URL's query and path) → the values the schema validates. A parameter
+ * given more than once is refused here, because no parameter of this API is a list by repetition.
+ */
+export function decodeParams(
+  raw: Iterable<[string, string]>,
+  numeric: ReadonlySet<string>,
+): { values: Record<string, unknown>; repeated: string[] } {
+  const values: Record<string, unknown> = {};
+  const repeated: string[] = [];
+  for (const [name, text] of raw) {
+    if (Object.hasOwn(values, name)) {
+      repeated.push(name);
+      continue;
+    }
+    values[name] = numeric.has(name) && /^-?\d{1,20}$/.test(text) ? Number(text) : text;
+  }
+  return { values, repeated };
+}

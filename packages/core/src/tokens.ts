@@ -1,0 +1,77 @@
+// Opaque pagination tokens: the keyset cursor, signed with HMAC-SHA-256 (WebCrypto) over the endpoint
+// and its normalized query, so a token is useless on another endpoint, with other filters, or after
+// any change to a single character. Format: base64url(JSON cursor) "." base64url(MAC).
+
+import { invalidRequest } from "./errors.ts";
+import type { Cursor } from "./ports.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const MAX_TOKEN_LENGTH = 512;
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** Strict: only the canonical encoding of some bytes is accepted, so no two strings mean one token. */
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
+  const padded = text.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - (text.length % 4)) % 4);
+  const bytes = Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
+  return toBase64Url(bytes) === text ? bytes : undefined;
+}
+
+function isCursor(value: unknown): value is Cursor {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.length <= 4 &&
+    value.every((part) => typeof part === "string" || (typeof part === "number" && Number.isFinite(part)))
+  );
+}
+
+export interface TokenCodec {
+  sign(scope: string, query: string, cursor: Cursor): Promise<string>;
+  /** The cursor inside a token made by `sign` for the same scope and query; otherwise invalid_request. */
+  verify(token: string, scope: string, query: string): Promise<Cursor>;
+}
+
+export async function createTokenCodec(secret: string): Promise<TokenCodec> {
+  if (secret.length < 32) throw new Error("the pagination token secret must be at least 32 characters");
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
+  const signed = (scope: string, query: string, payload: string) => encoder.encode(`${scope}\n${query}\n${payload}`);
+  const invalid = () =>
+    invalidRequest("next_token is invalid: pass the next_token of the previous page unchanged", [
+      { parameter: "next_token", message: "not a token issued for this request" },
+    ]);
+
+  return {
+    async sign(scope, query, cursor) {
+      const payload = toBase64Url(encoder.encode(JSON.stringify(cursor)));
+      const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, signed(scope, query, payload)));
+      return `${payload}.${toBase64Url(mac)}`;
+    },
+    async verify(token, scope, query) {
+      if (token.length > MAX_TOKEN_LENGTH) throw invalid();
+      const [payload, macText, ...rest] = token.split(".");
+      if (payload === undefined || macText === undefined || rest.length > 0) throw invalid();
+      const mac = fromBase64Url(macText);
+      const body = fromBase64Url(payload);
+      if (!mac || !body) throw invalid();
+      if (!(await crypto.subtle.verify("HMAC", key, mac, signed(scope, query, payload)))) throw invalid();
+      let cursor: unknown;
+      try {
+        cursor = JSON.parse(decoder.decode(body));
+      } catch {
+        throw invalid();
+      }
+      if (!isCursor(cursor)) throw invalid();
+      return cursor;
+    },
+  };
+}

@@ -1,0 +1,182 @@
+// The catalogue against the contract itself: SPEC.md's endpoint tables are parsed and every row must
+// have exactly one entry with the same path and cost rule, and the /2 mapping must match.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { validateParams } from "../src/execute.ts";
+import { catalogue, costRuleFor, describeCostRule, type Endpoint, pathParamNames } from "../src/index.ts";
+
+const spec = readFileSync(new URL("../../../../shared/SPEC.md", import.meta.url), "utf8");
+
+function tableRows(heading: string): string[][] {
+  const section = spec.split(`### ${heading}`)[1]?.split("\n### ")[0] ?? "";
+  return section
+    .split("\n")
+    .filter((line) => line.startsWith("| /"))
+    .map((line) =>
+      line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
+}
+
+const v1Rows = ["/v1 Basic Reads", "/v1 Enriched Reads", "/v1 Workflow APIs"].flatMap(tableRows);
+const specCost: Record<string, string> = {
+  "Flat 1": "1 credit per request",
+  "1 base + 1 per item": "1 credit + 1 per returned item",
+  "1 base + 2 per item": "1 credit + 2 per returned item",
+  "1 base + 1 per 50 items": "1 credit + 1 per 50 returned items (rounded up)",
+};
+
+function entry(path: string): Endpoint {
+  const found = catalogue.filter((endpoint) => endpoint.path === path);
+  assert.equal(found.length, 1, `exactly one entry for ${path}`);
+  return found[0] as Endpoint;
+}
+
+function costText(endpoint: Endpoint, params: Record<string, unknown> = {}): string {
+  return describeCostRule(costRuleFor(endpoint, params));
+}
+
+describe("catalogue", () => {
+  it("holds the 31 /v1 paths of SPEC.md and nothing else", () => {
+    assert.equal(v1Rows.length, 31);
+    assert.deepEqual(new Set(catalogue.map((e) => e.path)), new Set(v1Rows.map((row) => row[0])));
+    assert.equal(catalogue.length, 31);
+  });
+
+  it("charges what SPEC.md's tables say", () => {
+    for (const [path, , , cost] of v1Rows) {
+      const endpoint = entry(path as string);
+      if (cost?.startsWith("mode=ids")) {
+        assert.equal(costText(endpoint, { mode: "ids" }), specCost["1 base + 1 per 50 items"]);
+        assert.equal(costText(endpoint, { mode: "profiles" }), specCost["1 base + 1 per item"]);
+      } else if (cost === "cost: not shown") {
+        assert.ok(["/v1/communities/search", "/v1/trends"].includes(path as string));
+      } else {
+        assert.equal(costText(endpoint), specCost[cost as string], path);
+      }
+    }
+    assert.equal(costText(entry("/v1/communities/search")), specCost["1 base + 1 per item"]);
+    assert.equal(costText(entry("/v1/trends")), specCost["Flat 1"]);
+  });
+
+  it("maps exactly SPEC.md's /2 paths", () => {
+    const mapping = (spec.split("Path mapping from /v1 to /2:")[1] ?? "")
+      .split("\n")
+      .filter((line) => line.startsWith("| /v1"))
+      .map((line) =>
+        line
+          .split("|")
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
+    assert.equal(mapping.length, 14);
+    const toOpenApi = (path: string) => path.replace(/\?.*$/, "").replace(/:(\w+)/g, "{$1}");
+    const expected = new Map(mapping.map(([v1, v2]) => [toOpenApi(v1 as string), toOpenApi(v2 as string)]));
+    const actual = new Map(catalogue.filter((e) => e.v2Path).map((e) => [e.path, e.v2Path]));
+    assert.deepEqual(actual, expected);
+  });
+
+  it("has unique ids and tool names, a summary and guidance for every entry", () => {
+    assert.equal(new Set(catalogue.map((e) => e.id)).size, 31);
+    assert.equal(new Set(catalogue.map((e) => e.tool)).size, 31);
+    for (const endpoint of catalogue) {
+      assert.match(endpoint.tool, /^[a-z][a-z_]*$/);
+      assert.ok(endpoint.summary.length > 10 && !endpoint.summary.includes("\n"), endpoint.id);
+      assert.ok(endpoint.guidance.length > 10, endpoint.id);
+    }
+  });
+
+  it("declares every path parameter in the params schema", () => {
+    for (const endpoint of catalogue) {
+      const entries = (endpoint.params as unknown as { entries?: Record<string, unknown> }).entries ?? {};
+      for (const name of pathParamNames(endpoint.path)) assert.ok(name in entries, `${endpoint.id}: ${name}`);
+    }
+  });
+
+  it("pages exactly the endpoints that accept next_token", () => {
+    for (const endpoint of catalogue) {
+      const entries = (endpoint.params as unknown as { entries?: Record<string, unknown> }).entries ?? {};
+      assert.equal("next_token" in entries, endpoint.pageSize !== undefined, endpoint.id);
+    }
+  });
+});
+
+function rejects(path: string, params: Record<string, unknown>, parameter: string) {
+  assert.throws(
+    () => validateParams(entry(path), params),
+    (error: { code: string; details: { parameter: string }[] }) =>
+      error.code === "invalid_request" && error.details.some((d) => d.parameter === parameter),
+    `${path} ${JSON.stringify(params)} → invalid on ${parameter}`,
+  );
+}
+
+describe("parameter rules", () => {
+  it("applies SPEC.md's defaults", () => {
+    assert.deepEqual(validateParams(entry("/v1/search/recent"), { query: "cats" }), {
+      query: "cats",
+      sort_order: "recency",
+      limit: 20,
+    });
+    assert.deepEqual(validateParams(entry("/v1/users/{id}/followers"), { id: "12" }), { id: "12", mode: "profiles" });
+    assert.equal(validateParams(entry("/v1/trends"), {}).woeid, "1");
+    assert.equal(validateParams(entry("/v1/trends"), {}).limit, 20);
+  });
+
+  it("enforces the bounds of SPEC.md's Limits table", () => {
+    const bounds: [string, Record<string, unknown>, number, number][] = [
+      ["/v1/search/recent", { query: "a" }, 1, 20],
+      ["/v1/search/recent/enriched", { query: "a" }, 1, 20],
+      ["/v1/trends", {}, 1, 100],
+      ["/v1/users/{id}/followers", { id: "1", mode: "ids" }, 1, 5000],
+      ["/v1/users/{id}/following", { id: "1", mode: "ids" }, 1, 5000],
+    ];
+    for (const [path, base, min, max] of bounds) {
+      assert.equal(validateParams(entry(path), { ...base, limit: min }).limit, min);
+      assert.equal(validateParams(entry(path), { ...base, limit: max }).limit, max);
+      rejects(path, { ...base, limit: min - 1 }, "limit");
+      rejects(path, { ...base, limit: max + 1 }, "limit");
+      rejects(path, { ...base, limit: 1.5 }, "limit");
+      rejects(path, { ...base, limit: "ten" }, "limit");
+    }
+  });
+
+  it("refuses the combinations SPEC.md forbids", () => {
+    rejects("/v1/users/{id}/followers", { id: "1", limit: 10 }, "limit");
+    rejects("/v1/users/{id}/following", { id: "1", mode: "profiles", limit: 10 }, "limit");
+    rejects("/v1/communities/{id}/tweets", { id: "1", sort: "recency", time_filter: "day" }, "time_filter");
+    rejects("/v1/communities/{id}/tweets", { id: "1", time_filter: "week" }, "time_filter");
+    assert.equal(
+      validateParams(entry("/v1/communities/{id}/tweets"), { id: "1", sort: "likes", time_filter: "day" }).time_filter,
+      "day",
+    );
+  });
+
+  it("refuses limit on endpoints that only continue with next_token", () => {
+    for (const endpoint of catalogue) {
+      const entries = (endpoint.params as unknown as { entries?: Record<string, unknown> }).entries ?? {};
+      if ("next_token" in entries && !("limit" in entries)) {
+        const ids = Object.fromEntries(pathParamNames(endpoint.path).map((name) => [name, "1"]));
+        rejects(endpoint.path, { ...ids, limit: 5 }, "limit");
+      }
+    }
+  });
+
+  it("checks ids, usernames and ids lists", () => {
+    rejects("/v1/users/{id}", { id: "12a" }, "id");
+    rejects("/v1/users/{id}", { id: "1".repeat(20) }, "id");
+    rejects("/v1/users/by-username/{username}", { username: "has-dash" }, "username");
+    rejects("/v1/users/by-username/{username}", { username: "a".repeat(16) }, "username");
+    rejects("/v1/users/relationship", { source: "ok", target: "bad name" }, "target");
+    rejects("/v1/users", { ids: "1,,2" }, "ids");
+    rejects("/v1/users", { ids: Array.from({ length: 101 }, (_, i) => i + 1).join(",") }, "ids");
+    assert.deepEqual(validateParams(entry("/v1/tweets"), { ids: "3,1,3" }).ids, ["3", "1"]);
+    rejects("/v1/tweets", {}, "ids");
+  });
+
+  it("refuses unknown parameters by name", () => {
+    rejects("/v1/tweets/{id}", { id: "1", expansions: "author_id" }, "expansions");
+  });
+});

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import * as v from "valibot";
+import { ErrorEnvelopeSchema, errorEnvelope, successEnvelope, successEnvelopeSchema } from "../src/envelope.ts";
+import { ApiError, ERROR_STATUS } from "../src/errors.ts";
+
+const HELP = "https://example.test/billing";
+
+describe("envelopes", () => {
+  it("puts next_token in meta.pagination only when another page exists", () => {
+    const last = successEnvelope([1], "req_1", { charged: 2, remaining: 98 });
+    assert.deepEqual(last, { data: [1], meta: { request_id: "req_1", credits: { charged: 2, remaining: 98 } } });
+    const more = successEnvelope([1], "req_2", { charged: 2, remaining: 96 }, "tok");
+    assert.deepEqual(more.meta.pagination, { next_token: "tok" });
+    const schema = successEnvelopeSchema(v.array(v.number()));
+    assert.ok(v.is(schema, last) && v.is(schema, more));
+  });
+
+  it("maps the eight codes of SPEC.md to their statuses", () => {
+    assert.deepEqual(ERROR_STATUS, {
+      invalid_request: 400,
+      invalid_api_key: 401,
+      revoked_api_key: 401,
+      insufficient_credits: 402,
+      endpoint_not_found: 404,
+      rate_limited: 429,
+      internal_error: 500,
+      service_unavailable: 503,
+    });
+  });
+
+  it("renders every error in one layout, with help_url only on 402", () => {
+    for (const code of Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]) {
+      const body = errorEnvelope(new ApiError(code, `message for ${code}`), "req_9", HELP);
+      assert.ok(v.is(ErrorEnvelopeSchema, body), code);
+      assert.equal(body.error.request_id, "req_9");
+      assert.equal(body.error.help_url, code === "insufficient_credits" ? HELP : undefined);
+    }
+  });
+
+  it("carries the details that name the broken rules", () => {
+    const error = new ApiError("invalid_request", "bad", { details: [{ parameter: "limit", message: "too big" }] });
+    assert.deepEqual(errorEnvelope(error, "r", HELP).error.details, [{ parameter: "limit", message: "too big" }]);
+  });
+});
