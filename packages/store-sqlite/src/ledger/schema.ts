@@ -1,3 +1,57 @@
+// The credit ledger's tables. Credits are money, so the invariants live in the schema as well as in the
+// code: a balance can never go negative, a key is stored only as its SHA-256 digest, and a request id
+// is charged at most once. Invariant kept by every writer: sum(grants) - sum(usage) = balance.
+// Timestamps are Unix epoch milliseconds.
 import type { Migration } from "../migrate.ts";
 
-export const ledgerMigrations: readonly Migration[] = [];
+export const ledgerMigrations: readonly Migration[] = [
+  (db) => {
+    // The upper bound is Number.MAX_SAFE_INTEGER: balances are read into JavaScript numbers.
+    db.run(`CREATE TABLE accounts (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      balance INTEGER NOT NULL CHECK (balance >= 0 AND balance <= 9007199254740991),
+      oidc_issuer TEXT,
+      oidc_subject TEXT,
+      created_at INTEGER NOT NULL,
+      CHECK ((oidc_issuer IS NULL) = (oidc_subject IS NULL))
+    )`);
+    db.run(
+      "CREATE UNIQUE INDEX accounts_oidc_identity ON accounts (oidc_issuer, oidc_subject) WHERE oidc_issuer IS NOT NULL",
+    );
+
+    db.run(`CREATE TABLE api_keys (
+      id TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      name TEXT NOT NULL,
+      prefix TEXT NOT NULL,
+      hash TEXT NOT NULL UNIQUE CHECK (length(hash) = 64),
+      created_at INTEGER NOT NULL,
+      revoked_at INTEGER,
+      last_used_at INTEGER
+    )`);
+    db.run("CREATE INDEX api_keys_account ON api_keys (account_id)");
+    db.run("CREATE INDEX api_keys_prefix ON api_keys (prefix)");
+
+    db.run(`CREATE TABLE grants (
+      id INTEGER PRIMARY KEY,
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      credits INTEGER NOT NULL CHECK (credits > 0),
+      reason TEXT NOT NULL,
+      created_at INTEGER NOT NULL
+    )`);
+    db.run("CREATE INDEX grants_account ON grants (account_id)");
+
+    db.run(`CREATE TABLE usage (
+      id INTEGER PRIMARY KEY,
+      request_id TEXT NOT NULL UNIQUE,
+      key_id TEXT NOT NULL REFERENCES api_keys (id),
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      endpoint TEXT NOT NULL,
+      credits INTEGER NOT NULL CHECK (credits >= 0),
+      created_at INTEGER NOT NULL
+    )`);
+    // Serves both the per-day chart (a time range of one account) and "latest requests".
+    db.run("CREATE INDEX usage_account_time ON usage (account_id, created_at)");
+  },
+];

@@ -1,0 +1,113 @@
+// Accounts and the credits granted to them. Every change of a balance outside a debit is a grant row
+// written in the same transaction, so the ledger can always be reconciled.
+import type { Database } from "bun:sqlite";
+import type { Account } from "@social/core";
+import { assertCredits, LedgerError } from "./errors.ts";
+import { newId } from "./random.ts";
+
+export const STARTING_CREDITS = 1000;
+
+export interface AccountDetails extends Account {
+  createdAt: number;
+  oidcIssuer: string | null;
+  oidcSubject: string | null;
+}
+
+interface AccountRow {
+  id: string;
+  name: string;
+  balance: number;
+  created_at: number;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+}
+
+const ACCOUNT_COLUMNS = "id, name, balance, created_at, oidc_issuer, oidc_subject";
+
+function toAccount(row: AccountRow): AccountDetails {
+  return {
+    id: row.id,
+    name: row.name,
+    balance: row.balance,
+    createdAt: row.created_at,
+    oidcIssuer: row.oidc_issuer,
+    oidcSubject: row.oidc_subject,
+  };
+}
+
+function insertAccount(
+  db: Database,
+  name: string,
+  credits: number,
+  reason: string,
+  identity?: { issuer: string; subject: string },
+): AccountDetails {
+  const now = Date.now();
+  const row = db
+    .query<AccountRow, [string, string, number, string | null, string | null, number]>(
+      `INSERT INTO accounts (id, name, balance, oidc_issuer, oidc_subject, created_at) VALUES (?, ?, ?, ?, ?, ?)
+       RETURNING ${ACCOUNT_COLUMNS}`,
+    )
+    .get(newId("acct"), name, credits, identity?.issuer ?? null, identity?.subject ?? null, now);
+  if (!row) throw new Error("INSERT … RETURNING returned no row");
+  if (credits > 0) recordGrant(db, row.id, credits, reason, now);
+  return toAccount(row);
+}
+
+function recordGrant(db: Database, accountId: string, credits: number, reason: string, now: number): void {
+  db.query<void, [string, number, string, number]>(
+    "INSERT INTO grants (account_id, credits, reason, created_at) VALUES (?, ?, ?, ?)",
+  ).run(accountId, credits, reason, now);
+}
+
+/** A new account whose starting balance is recorded as its first grant. */
+export function createAccount(db: Database, name: string, credits: number = STARTING_CREDITS): AccountDetails {
+  assertCredits(credits, { allowZero: true });
+  return db.transaction(() => insertAccount(db, name, credits, "starting credits")).immediate();
+}
+
+export function getAccount(db: Database, accountId: string): AccountDetails | undefined {
+  const row = db.query<AccountRow, [string]>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`).get(accountId);
+  return row ? toAccount(row) : undefined;
+}
+
+/** Adds `credits` to the balance and records why; returns the new balance. */
+export function grantCredits(db: Database, accountId: string, credits: number, reason = "operator grant"): number {
+  assertCredits(credits, { allowZero: false });
+  return db
+    .transaction(() => {
+      const row = db
+        .query<{ balance: number }, [number, string]>(
+          "UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING balance",
+        )
+        .get(credits, accountId);
+      if (!row) throw new LedgerError("unknown_account", `no account ${accountId}`);
+      recordGrant(db, accountId, credits, reason, Date.now());
+      return row.balance;
+    })
+    .immediate();
+}
+
+/**
+ * The account of a person signed in through an identity provider; the first sign-in creates it with
+ * the starting credits. BEGIN IMMEDIATE serialises concurrent first sign-ins, so exactly one creates it.
+ */
+export function findOrCreateAccountBySubject(
+  db: Database,
+  issuer: string,
+  subject: string,
+  name: string,
+): { account: AccountDetails; created: boolean } {
+  return db
+    .transaction(() => {
+      const row = db
+        .query<AccountRow, [string, string]>(
+          `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE oidc_issuer = ? AND oidc_subject = ?`,
+        )
+        .get(issuer, subject);
+      if (row) return { account: toAccount(row), created: false };
+      const account = insertAccount(db, name, STARTING_CREDITS, "sign-up credits", { issuer, subject });
+      return { account, created: true };
+    })
+    .immediate();
+}

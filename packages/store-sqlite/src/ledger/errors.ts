@@ -1,0 +1,30 @@
+// One error type with a closed set of codes, so callers (the API, the operator CLI) can map each case
+// to an answer without matching on message text.
+export type LedgerErrorCode =
+  | "unknown_account"
+  | "unknown_key"
+  | "ambiguous_key"
+  | "duplicate_request"
+  | "invalid_amount"
+  | "invalid_usage";
+
+export class LedgerError extends Error {
+  override readonly name = "LedgerError";
+
+  constructor(
+    readonly code: LedgerErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Credits move only in whole, non-negative, exactly representable amounts. */
+export function assertCredits(credits: number, { allowZero }: { allowZero: boolean }): void {
+  if (!Number.isSafeInteger(credits) || credits < 0 || (credits === 0 && !allowZero)) {
+    throw new LedgerError(
+      "invalid_amount",
+      `credits must be a ${allowZero ? "non-negative" : "positive"} integer, got ${credits}`,
+    );
+  }
+}

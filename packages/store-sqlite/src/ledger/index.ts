@@ -1,0 +1,5 @@
+export * from "./accounts.ts";
+export * from "./errors.ts";
+export * from "./keys.ts";
+export * from "./sqlite-ledger.ts";
+export * from "./usage.ts";

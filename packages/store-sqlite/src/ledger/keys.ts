@@ -1,0 +1,118 @@
+// API keys. The secret is shown once, at creation; the database keeps only its SHA-256 digest (to find
+// the key on each request) and its first characters (so people can tell their keys apart).
+import type { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
+import { LedgerError } from "./errors.ts";
+import { newId, randomBase62 } from "./random.ts";
+
+const KEY_TAG = "sk_live_";
+const KEY_PATTERN = /^sk_live_[0-9A-Za-z]{32}$/;
+/** The tag plus four random characters: enough to recognise a key, far too little to guess it. */
+export const KEY_PREFIX_LENGTH = 12;
+
+export interface KeyInfo {
+  id: string;
+  accountId: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+const KEY_COLUMNS = "id, account_id, name, prefix, created_at, revoked_at, last_used_at";
+
+function toKeyInfo(row: KeyRow): KeyInfo {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export function generateApiKey(): string {
+  return KEY_TAG + randomBase62(32);
+}
+
+export function isApiKey(text: string): boolean {
+  return KEY_PATTERN.test(text);
+}
+
+/** The SHA-256 hex digest that `Ledger.checkKey` looks keys up by. */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** Creates a key for an existing account. `key` is the only copy of the secret. */
+export function createKey(
+  db: Database,
+  accountId: string,
+  name: string,
+): { key: string; keyId: string; prefix: string } {
+  const accountExists = db.query<{ found: 1 }, [string]>("SELECT 1 AS found FROM accounts WHERE id = ?").get(accountId);
+  if (!accountExists) throw new LedgerError("unknown_account", `no account ${accountId}`);
+  const key = generateApiKey();
+  const keyId = newId("key");
+  const prefix = key.slice(0, KEY_PREFIX_LENGTH);
+  db.query<void, [string, string, string, string, string, number]>(
+    "INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(keyId, accountId, name, prefix, hashApiKey(key), Date.now());
+  return { key, keyId, prefix };
+}
+
+/** The id of the key that `reference` names: the full key, its id (`key_…`) or its displayed prefix. */
+function resolveKeyId(db: Database, reference: string): string {
+  let rows: { id: string }[];
+  if (isApiKey(reference)) {
+    rows = db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE hash = ?").all(hashApiKey(reference));
+  } else if (reference.startsWith("key_")) {
+    rows = db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE id = ?").all(reference);
+  } else {
+    rows = db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE prefix = ?").all(reference);
+  }
+  const [first, ...others] = rows;
+  if (!first) throw new LedgerError("unknown_key", `no key matches ${reference}`);
+  if (others.length > 0) {
+    throw new LedgerError("ambiguous_key", `${rows.length} keys share the prefix ${reference}; use the key id`);
+  }
+  return first.id;
+}
+
+/** Revokes the key for good. Revoking a revoked key keeps its original revocation time. */
+export function revokeKey(db: Database, reference: string): KeyInfo {
+  const keyId = resolveKeyId(db, reference);
+  const row = db
+    .query<KeyRow, [number, string]>(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_COLUMNS}`,
+    )
+    .get(Date.now(), keyId);
+  if (!row) throw new LedgerError("unknown_key", `no key matches ${reference}`);
+  return toKeyInfo(row);
+}
+
+/** Keys of one account, or of every account, oldest first. */
+export function listKeys(db: Database, accountId?: string): KeyInfo[] {
+  const rows =
+    accountId === undefined
+      ? db.query<KeyRow, []>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, rowid`).all()
+      : db
+          .query<KeyRow, [string]>(
+            `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid`,
+          )
+          .all(accountId);
+  return rows.map(toKeyInfo);
+}

@@ -1,0 +1,183 @@
+// The Ledger port on bun:sqlite, with group commit. A write transaction's cost is mostly its lock and
+// its WAL append, not its statements, so the debits of all requests that arrive together share one
+// transaction: `debit` queues, and the next macrotask writes the whole queue in one
+// BEGIN IMMEDIATE … COMMIT. No promise settles before the COMMIT that holds its debit, so a response
+// never reports a charge the ledger does not have.
+import { type Database, SQLiteError, type Statement } from "bun:sqlite";
+import { timingSafeEqual } from "node:crypto";
+import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
+import { assertCredits, LedgerError } from "./errors.ts";
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export interface SqliteLedgerOptions {
+  /** The clock that stamps usage rows and key use; tests pin it. */
+  now?: () => number;
+}
+
+interface PendingDebit {
+  accountId: string;
+  usage: UsageRecord;
+  resolve: (result: DebitResult) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { result: DebitResult } | { error: unknown };
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  hash: string;
+  revoked_at: number | null;
+}
+
+export class SqliteLedger implements Ledger {
+  readonly #db: Database;
+  readonly #now: () => number;
+  #queue: PendingDebit[] = [];
+  #flushScheduled = false;
+
+  readonly #keyByHash: Statement<KeyRow, [string]>;
+  readonly #balance: Statement<{ balance: number }, [string]>;
+  readonly #begin: Statement;
+  readonly #commit: Statement;
+  readonly #rollback: Statement;
+  readonly #savepoint: Statement;
+  readonly #release: Statement;
+  readonly #rollbackToSavepoint: Statement;
+  readonly #charge: Statement<{ balance: number }, [number, string]>;
+  readonly #recordUsage: Statement<void, [string, string, string, string, number, number]>;
+  readonly #touchKey: Statement<void, [number, string]>;
+
+  constructor(db: Database, options: SqliteLedgerOptions = {}) {
+    this.#db = db;
+    this.#now = options.now ?? Date.now;
+    this.#keyByHash = db.prepare("SELECT id, account_id, hash, revoked_at FROM api_keys WHERE hash = ?");
+    this.#balance = db.prepare("SELECT balance FROM accounts WHERE id = ?");
+    // IMMEDIATE takes the write lock up front: a deferred transaction that later needs it can fail
+    // with SQLITE_BUSY instead of waiting for another connection's commit.
+    this.#begin = db.prepare("BEGIN IMMEDIATE");
+    this.#commit = db.prepare("COMMIT");
+    this.#rollback = db.prepare("ROLLBACK");
+    this.#savepoint = db.prepare("SAVEPOINT debit");
+    this.#release = db.prepare("RELEASE debit");
+    this.#rollbackToSavepoint = db.prepare("ROLLBACK TO debit");
+    // The balance test and the subtraction are one statement, so no interleaving can overdraw.
+    this.#charge = db.prepare(
+      "UPDATE accounts SET balance = balance - ?1 WHERE id = ?2 AND balance >= ?1 RETURNING balance",
+    );
+    this.#recordUsage = db.prepare(
+      "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    this.#touchKey = db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+  }
+
+  async checkKey(keyHash: string): Promise<KeyCheck> {
+    if (!SHA256_HEX.test(keyHash)) return { status: "unknown" };
+    const row = this.#keyByHash.get(keyHash);
+    // The lookup already matched the digest; comparing it again, in constant time, keeps the answer
+    // independent of how the index compares and adds no timing signal of its own.
+    if (!row || !timingSafeEqual(Buffer.from(row.hash, "hex"), Buffer.from(keyHash, "hex"))) {
+      return { status: "unknown" };
+    }
+    if (row.revoked_at !== null) return { status: "revoked", keyId: row.id };
+    return { status: "active", accountId: row.account_id, keyId: row.id };
+  }
+
+  async balance(accountId: string): Promise<number> {
+    const row = this.#balance.get(accountId);
+    if (!row) throw new LedgerError("unknown_account", `no account ${accountId}`);
+    return row.balance;
+  }
+
+  /**
+   * Charges `usage.credits` if the balance covers them, else refuses and writes nothing. Rejects with
+   * a LedgerError for an invalid amount, an unknown account or key, or a request id already charged
+   * (all uncharged), and with the database error if the batch's transaction fails (nothing charged).
+   */
+  debit(accountId: string, usage: UsageRecord): Promise<DebitResult> {
+    try {
+      assertCredits(usage.credits, { allowZero: true });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ accountId, usage, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        // A macrotask, not a microtask: requests whose I/O completed in the same event-loop turn
+        // join the batch too, not only the debits issued by one synchronous run.
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.#writeBatch(batch);
+    } catch (error) {
+      for (const debit of batch) debit.reject(error);
+      return;
+    }
+    batch.forEach((debit, index) => {
+      const outcome = outcomes[index];
+      if (outcome && "result" in outcome) debit.resolve(outcome.result);
+      else debit.reject(outcome?.error);
+    });
+  }
+
+  /** Applies the batch in queue order inside one transaction; throws (having rolled back) if it fails. */
+  #writeBatch(batch: readonly PendingDebit[]): Outcome[] {
+    const now = this.#now();
+    this.#begin.run();
+    try {
+      const outcomes = batch.map((debit) => this.#applyDebit(debit, now));
+      // One write per key per batch, however many requests the key made in it.
+      for (const keyId of new Set(batch.map((debit) => debit.usage.keyId))) this.#touchKey.run(now, keyId);
+      this.#commit.run();
+      return outcomes;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#rollback.run();
+      throw error;
+    }
+  }
+
+  /**
+   * One debit, all or nothing within the batch: the savepoint undoes the charge when its usage row is
+   * refused by a constraint. Any other error aborts the whole batch.
+   */
+  #applyDebit({ accountId, usage }: PendingDebit, now: number): Outcome {
+    this.#savepoint.run();
+    try {
+      const charged = this.#charge.get(usage.credits, accountId);
+      if (charged) {
+        this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now);
+        this.#release.run();
+        return { result: { ok: true, remaining: charged.balance } };
+      }
+      this.#release.run();
+      const current = this.#balance.get(accountId);
+      if (!current) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
+      return { result: { ok: false, remaining: current.balance } };
+    } catch (error) {
+      if (!(error instanceof SQLiteError) || !error.code?.startsWith("SQLITE_CONSTRAINT")) throw error;
+      this.#rollbackToSavepoint.run();
+      this.#release.run();
+      return { error: refusedUsage(error, usage) };
+    }
+  }
+}
+
+function refusedUsage(error: SQLiteError, usage: UsageRecord): LedgerError {
+  if (error.code === "SQLITE_CONSTRAINT_UNIQUE") {
+    return new LedgerError("duplicate_request", `request ${usage.requestId} was already charged`);
+  }
+  if (error.code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    return new LedgerError("unknown_key", `no key ${usage.keyId}`);
+  }
+  return new LedgerError("invalid_usage", error.message);
+}
