@@ -8,6 +8,6 @@ export * from "./model.ts";
 export * from "./params.ts";
 export * from "./ports.ts";
 export * from "./ratelimit.ts";
-export * from "./search/ast.ts";
+export * from "./search/index.ts";
 export * from "./search-query.ts";
 export * from "./tokens.ts";

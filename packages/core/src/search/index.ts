@@ -1,0 +1,6 @@
+export type { FilterName, SearchDocument, SearchNode } from "./ast.ts";
+export { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
+export { matches } from "./match.ts";
+export { parseQuery, SEARCH_QUERY_LIMITS } from "./parse.ts";
+export { printQuery } from "./print.ts";
+export { searchDocument, tokenize } from "./text.ts";
