@@ -1,0 +1,64 @@
+// What every command shares: the usage text, the two kinds of failure and argument parsing that turns
+// any mistake into a usage error before anything is opened or written.
+export const USAGE = `Usage: bun run admin <command>
+
+Commands:
+  keys create [--credits N] [--name NAME]      create an account (1000 credits by default) and an API key;
+                                               the key is printed once, alone on the last line of stdout
+  keys create --account ACCOUNT_ID [--name NAME]
+                                               add a key to an existing account
+  keys list [--account ACCOUNT_ID]             list keys (their prefixes, never their secrets)
+  keys revoke KEY|KEY_ID|PREFIX                revoke a key for good
+  credits grant ACCOUNT_ID N [--reason TEXT]   add N credits to an account
+  usage ACCOUNT_ID [--days N] [--limit N]      balance, credits spent per day, latest requests
+  fixtures build [--tweets N] [--seed SEED]    rebuild the social world from the fixture generator
+  help                                         show this text
+
+Environment:
+  DATABASE_URL   the SQLite database (default file:data/social.db)
+`;
+
+/** The command line is wrong: exit 2 with the usage text. */
+export class UsageError extends Error {}
+
+/** The command line is right but the command cannot be done: exit 1 with the message. */
+export class CommandError extends Error {}
+
+/** Runs node:util parseArgs, reporting its complaints (unknown option, missing value, …) as usage errors. */
+export function usageErrors<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+      throw new UsageError(error.message);
+    }
+    throw error;
+  }
+}
+
+/** The positional arguments, exactly as many as `names` says. */
+export function expectPositionals(positionals: readonly string[], names: readonly string[]): string[] {
+  if (positionals.length !== names.length) {
+    const expected = names.length === 0 ? "no arguments" : names.join(" ");
+    throw new UsageError(`expected ${expected}, got ${positionals.length === 0 ? "none" : positionals.join(" ")}`);
+  }
+  return [...positionals];
+}
+
+/** A whole number of at least `min`, from an option or argument given as text. */
+export function parseCount(text: string, what: string, min: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min) {
+    throw new UsageError(`${what} must be a whole number of at least ${min}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+/** The subcommand of a command group, e.g. `create` in `keys create`. */
+export function subcommand(group: string, args: readonly string[], known: readonly string[]): [string, string[]] {
+  const [name, ...rest] = args;
+  if (name === undefined || !known.includes(name)) {
+    throw new UsageError(name === undefined ? `${group} needs a subcommand` : `unknown command ${group} ${name}`);
+  }
+  return [name, rest];
+}

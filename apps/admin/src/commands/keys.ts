@@ -1,0 +1,75 @@
+// `keys create | list | revoke`.
+import { parseArgs } from "node:util";
+import { createAccount, createKey, getAccount, LedgerError, listKeys, revokeKey } from "@social/store-sqlite";
+import { expectPositionals, parseCount, subcommand, UsageError, usageErrors } from "../cli.ts";
+import { withDatabase } from "../database.ts";
+import { formatTable, formatTime } from "../format.ts";
+
+export async function keysCommand(args: readonly string[]): Promise<void> {
+  const [name, rest] = subcommand("keys", args, ["create", "list", "revoke"]);
+  if (name === "create") return create(rest);
+  if (name === "list") return list(rest);
+  return revoke(rest);
+}
+
+async function create(args: string[]): Promise<void> {
+  const { values, positionals } = usageErrors(() =>
+    parseArgs({
+      args,
+      options: { credits: { type: "string" }, name: { type: "string" }, account: { type: "string" } },
+      allowPositionals: true,
+    }),
+  );
+  expectPositionals(positionals, []);
+  if (values.account !== undefined && values.credits !== undefined) {
+    throw new UsageError("--credits applies only to a new account; use credits grant for an existing one");
+  }
+  const credits = values.credits === undefined ? undefined : parseCount(values.credits, "--credits", 0);
+  const name = values.name ?? "cli";
+
+  const created = await withDatabase((db) =>
+    // One transaction: a failure leaves neither an account without its key nor a key without its account.
+    db
+      .transaction(() => {
+        const account =
+          values.account === undefined ? createAccount(db, name, credits) : getAccount(db, values.account);
+        if (!account) throw new LedgerError("unknown_account", `no account ${values.account}`);
+        return { account, ...createKey(db, account.id, name) };
+      })
+      .immediate(),
+  );
+  const { account, keyId, prefix, key } = created;
+  console.error(`account  ${account.id}  ${JSON.stringify(account.name)}  ${account.balance} credits`);
+  console.error(`key      ${keyId}  ${prefix}…  shown once below: store it now`);
+  console.log(key);
+}
+
+async function list(args: string[]): Promise<void> {
+  const { values, positionals } = usageErrors(() =>
+    parseArgs({ args, options: { account: { type: "string" } }, allowPositionals: true }),
+  );
+  expectPositionals(positionals, []);
+  const keys = await withDatabase((db) => listKeys(db, values.account));
+  if (keys.length === 0) {
+    console.error("no keys");
+    return;
+  }
+  const header = ["KEY ID", "ACCOUNT", "NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED"];
+  const rows = keys.map((key) => [
+    key.id,
+    key.accountId,
+    key.name,
+    `${key.prefix}…`,
+    formatTime(key.createdAt),
+    formatTime(key.lastUsedAt),
+    formatTime(key.revokedAt),
+  ]);
+  console.log(formatTable([header, ...rows]));
+}
+
+async function revoke(args: string[]): Promise<void> {
+  const { positionals } = usageErrors(() => parseArgs({ args, options: {}, allowPositionals: true }));
+  const [reference = ""] = expectPositionals(positionals, ["KEY|KEY_ID|PREFIX"]);
+  const key = await withDatabase((db) => revokeKey(db, reference));
+  console.log(`revoked ${key.id} (${key.prefix}…) of ${key.accountId} at ${formatTime(key.revokedAt)}`);
+}

@@ -1,0 +1,190 @@
+// The CLI as an operator runs it: a real process on a real database file named by DATABASE_URL.
+import type { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hashApiKey, openDatabase, SqliteLedger } from "@social/store-sqlite";
+
+const repoRoot = new URL("../../../", import.meta.url).pathname;
+let dir: string;
+let dbFile: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "admin-cli-"));
+  // A directory that does not exist yet: the CLI creates it, as it does data/ on first use.
+  dbFile = join(dir, "data", "social.db");
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: `file:${dbFile}` },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+function lastLine(text: string): string {
+  return text.trimEnd().split("\n").at(-1) ?? "";
+}
+
+async function withDb<T>(read: (db: Database, ledger: SqliteLedger) => T | Promise<T>): Promise<T> {
+  const db = openDatabase(`file:${dbFile}`);
+  try {
+    return await read(db, new SqliteLedger(db));
+  } finally {
+    db.close();
+  }
+}
+
+/** Creates an account and key through the CLI; returns the key and what the ledger says about it. */
+async function createKey(...options: string[]): Promise<{ key: string; accountId: string; keyId: string }> {
+  const result = await admin("keys", "create", ...options);
+  expect(result.code).toBe(0);
+  const key = lastLine(result.stdout);
+  const check = await withDb((_, ledger) => ledger.checkKey(hashApiKey(key)));
+  if (check.status !== "active") throw new Error(`created key is ${check.status}`);
+  return { key, accountId: check.accountId, keyId: check.keyId };
+}
+
+describe("keys create", () => {
+  test("prints a key on the last line that the ledger accepts, with 1000 credits", async () => {
+    const result = await admin("keys", "create", "--name", "Ada");
+    expect(result.code).toBe(0);
+    const key = lastLine(result.stdout);
+    expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
+    await withDb(async (db, ledger) => {
+      const check = await ledger.checkKey(hashApiKey(key));
+      expect(check.status).toBe("active");
+      if (check.status !== "active") return;
+      expect(await ledger.balance(check.accountId)).toBe(1000);
+      expect(db.query("SELECT name FROM accounts").all()).toEqual([{ name: "Ada" }]);
+    });
+  });
+
+  test("--credits sets the starting balance", async () => {
+    const { accountId } = await createKey("--credits", "42");
+    expect(await withDb((_, ledger) => ledger.balance(accountId))).toBe(42);
+  });
+
+  test("--account adds a key to an existing account", async () => {
+    const first = await createKey();
+    const second = await createKey("--account", first.accountId, "--name", "server");
+    expect(second.accountId).toBe(first.accountId);
+    expect(second.keyId).not.toBe(first.keyId);
+    expect(await withDb((_, ledger) => ledger.balance(first.accountId))).toBe(1000);
+  });
+
+  test("--account with an unknown account fails without writing a key", async () => {
+    await createKey();
+    const result = await admin("keys", "create", "--account", "acct_missing");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("no account acct_missing");
+    expect(await withDb((db) => db.query("SELECT count(*) AS n FROM api_keys").get())).toEqual({ n: 1 });
+  });
+});
+
+describe("keys revoke and list", () => {
+  test("revokes by key and by key id", async () => {
+    const byKey = await createKey();
+    const byId = await createKey();
+    expect((await admin("keys", "revoke", byKey.key)).code).toBe(0);
+    expect((await admin("keys", "revoke", byId.keyId)).code).toBe(0);
+    await withDb(async (_, ledger) => {
+      expect(await ledger.checkKey(hashApiKey(byKey.key))).toEqual({ status: "revoked", keyId: byKey.keyId });
+      expect(await ledger.checkKey(hashApiKey(byId.key))).toEqual({ status: "revoked", keyId: byId.keyId });
+    });
+  });
+
+  test("an unknown key is an error", async () => {
+    await createKey();
+    const result = await admin("keys", "revoke", "key_missing");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("no key matches key_missing");
+  });
+
+  test("list shows ids and prefixes, never secrets", async () => {
+    const { key, keyId } = await createKey();
+    const result = await admin("keys", "list");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(keyId);
+    expect(result.stdout).toContain(key.slice(0, 12));
+    expect(result.stdout).not.toContain(key);
+  });
+});
+
+describe("credits and usage", () => {
+  test("credits grant adds to the balance", async () => {
+    const { accountId } = await createKey();
+    const result = await admin("credits", "grant", accountId, "250");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("balance 1250");
+    expect(await withDb((_, ledger) => ledger.balance(accountId))).toBe(1250);
+  });
+
+  test("credits grant to an unknown account fails", async () => {
+    await createKey();
+    const result = await admin("credits", "grant", "acct_missing", "5");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("no account acct_missing");
+  });
+
+  test("usage shows the balance, today's spend and the latest requests", async () => {
+    const { accountId, keyId } = await createKey();
+    await withDb(async (_, ledger) => {
+      await ledger.debit(accountId, { requestId: "req_one", keyId, endpoint: "/v1/search/recent", credits: 21 });
+      await ledger.debit(accountId, { requestId: "req_two", keyId, endpoint: "/v1/tweets/{id}", credits: 1 });
+    });
+    const result = await admin("usage", accountId, "--days", "7");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("balance 978 credits");
+    const today = new Date().toISOString().slice(0, 10);
+    expect(result.stdout).toMatch(new RegExp(`${today}\\s+22\\s+2 req`));
+    expect(result.stdout.indexOf("req_two")).toBeLessThan(result.stdout.indexOf("req_one"));
+    expect(result.stdout).toContain("/v1/search/recent");
+  });
+});
+
+describe("bad arguments", () => {
+  const cases: string[][] = [
+    [],
+    ["nonsense"],
+    ["keys"],
+    ["keys", "create", "--credits", "-5"],
+    ["keys", "create", "--credits", "lots"],
+    ["keys", "create", "--unknown"],
+    ["keys", "create", "extra"],
+    ["keys", "create", "--account", "acct_x", "--credits", "5"],
+    ["keys", "revoke"],
+    ["keys", "revoke", "a", "b"],
+    ["credits", "grant", "acct_x"],
+    ["credits", "grant", "acct_x", "0"],
+    ["credits", "grant", "acct_x", "1.5"],
+    ["credits", "take", "acct_x", "5"],
+    ["usage"],
+    ["usage", "acct_x", "--days", "0"],
+    ["fixtures", "build", "--tweets", "many"],
+  ];
+
+  test.each(cases.map((args) => [args.join(" ") || "(no arguments)", args] as const))(
+    "%s exits 2 with the usage text and writes nothing",
+    async (_, args) => {
+      const result = await admin(...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("Usage: bun run admin");
+      expect(result.stdout).toBe("");
+      expect(existsSync(dbFile)).toBe(false);
+    },
+  );
+});
