@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashApiKey, openDatabase, SqliteLedger } from "@social/store-sqlite";
+import { hashApiKeySync, openDatabase, SqliteLedger } from "@social/store-sqlite";
 
 const repoRoot = new URL("../../../", import.meta.url).pathname;
 let dir: string;
@@ -53,7 +53,7 @@ async function createKey(...options: string[]): Promise<{ key: string; accountId
   const result = await admin("keys", "create", ...options);
   expect(result.code).toBe(0);
   const key = lastLine(result.stdout);
-  const check = await withDb((_, ledger) => ledger.checkKey(hashApiKey(key)));
+  const check = await withDb((_, ledger) => ledger.checkKey(hashApiKeySync(key)));
   if (check.status !== "active") throw new Error(`created key is ${check.status}`);
   return { key, accountId: check.accountId, keyId: check.keyId };
 }
@@ -65,7 +65,7 @@ describe("keys create", () => {
     const key = lastLine(result.stdout);
     expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
     await withDb(async (db, ledger) => {
-      const check = await ledger.checkKey(hashApiKey(key));
+      const check = await ledger.checkKey(hashApiKeySync(key));
       expect(check.status).toBe("active");
       if (check.status !== "active") return;
       expect(await ledger.balance(check.accountId)).toBe(1000);
@@ -102,8 +102,8 @@ describe("keys revoke and list", () => {
     expect((await admin("keys", "revoke", byKey.key)).code).toBe(0);
     expect((await admin("keys", "revoke", byId.keyId)).code).toBe(0);
     await withDb(async (_, ledger) => {
-      expect(await ledger.checkKey(hashApiKey(byKey.key))).toEqual({ status: "revoked", keyId: byKey.keyId });
-      expect(await ledger.checkKey(hashApiKey(byId.key))).toEqual({ status: "revoked", keyId: byId.keyId });
+      expect(await ledger.checkKey(hashApiKeySync(byKey.key))).toEqual({ status: "revoked", keyId: byKey.keyId });
+      expect(await ledger.checkKey(hashApiKeySync(byId.key))).toEqual({ status: "revoked", keyId: byId.keyId });
     });
   });
 

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { hashApiKey } from "@social/core";
 import {
   createAccount,
   createKey,
@@ -10,7 +11,7 @@ import {
   findOrCreateAccountBySubject,
   getAccount,
   grantCredits,
-  hashApiKey,
+  hashApiKeySync,
   LedgerError,
   listKeys,
   openDatabase,
@@ -112,10 +113,10 @@ describe("keys", () => {
     const row = db
       .query<{ hash: string; prefix: string }, [string]>("SELECT hash, prefix FROM api_keys WHERE id = ?")
       .get(created.keyId);
-    expect(row).toEqual({ hash: hashApiKey(created.key), prefix: created.prefix });
+    expect(row).toEqual({ hash: hashApiKeySync(created.key), prefix: created.prefix });
 
     const ledger = new SqliteLedger(db);
-    expect(await ledger.checkKey(hashApiKey(created.key))).toEqual({
+    expect(await ledger.checkKey(hashApiKeySync(created.key))).toEqual({
       status: "active",
       accountId: account.id,
       keyId: created.keyId,
@@ -132,12 +133,23 @@ describe("keys", () => {
     db = openDatabase(`file:${file}`);
   });
 
+  test("the stored digest is the one the request path computes", async () => {
+    const { key } = createKey(db, createAccount(db, "Ada").id, "a");
+    expect(hashApiKeySync(key)).toBe(await hashApiKey(key));
+  });
+
   test("unknown and malformed hashes are unknown", async () => {
     const ledger = new SqliteLedger(db);
-    expect(await ledger.checkKey(hashApiKey("sk_live_00000000000000000000000000000000"))).toEqual({
+    expect(await ledger.checkKey(hashApiKeySync("sk_live_00000000000000000000000000000000"))).toEqual({
       status: "unknown",
     });
-    for (const malformed of ["", "abc", "Z".repeat(64), hashApiKey("x").toUpperCase(), `${hashApiKey("x")}00`]) {
+    for (const malformed of [
+      "",
+      "abc",
+      "Z".repeat(64),
+      hashApiKeySync("x").toUpperCase(),
+      `${hashApiKeySync("x")}00`,
+    ]) {
       expect(await ledger.checkKey(malformed)).toEqual({ status: "unknown" });
     }
   });
@@ -152,7 +164,7 @@ describe("keys", () => {
     expect(revokeKey(db, byId.keyId).id).toBe(byId.keyId);
     expect(revokeKey(db, byPrefix.prefix).id).toBe(byPrefix.keyId);
     for (const { key, keyId } of [byKey, byId, byPrefix]) {
-      expect(await ledger.checkKey(hashApiKey(key))).toEqual({ status: "revoked", keyId });
+      expect(await ledger.checkKey(hashApiKeySync(key))).toEqual({ status: "revoked", keyId });
     }
   });
 
@@ -170,7 +182,7 @@ describe("keys", () => {
     const created = createKey(db, account.id, "a");
     db.run(
       "INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES ('key_twin', ?, 'twin', ?, ?, 0)",
-      [account.id, created.prefix, hashApiKey("twin")],
+      [account.id, created.prefix, hashApiKeySync("twin")],
     );
     expectLedgerError(() => revokeKey(db, "key_missing"), "unknown_key");
     expectLedgerError(() => revokeKey(db, "sk_live_00000000000000000000000000000000"), "unknown_key");

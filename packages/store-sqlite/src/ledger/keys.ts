@@ -52,8 +52,11 @@ export function isApiKey(text: string): boolean {
   return KEY_PATTERN.test(text);
 }
 
-/** The SHA-256 hex digest that `Ledger.checkKey` looks keys up by. */
-export function hashApiKey(key: string): string {
+/**
+ * The SHA-256 hex digest that `Ledger.checkKey` looks keys up by: the same value as core's async
+ * `hashApiKey`, computed synchronously so key creation and revocation fit inside one transaction.
+ */
+export function hashApiKeySync(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
@@ -70,7 +73,7 @@ export function createKey(
   const prefix = key.slice(0, KEY_PREFIX_LENGTH);
   db.query<void, [string, string, string, string, string, number]>(
     "INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(keyId, accountId, name, prefix, hashApiKey(key), Date.now());
+  ).run(keyId, accountId, name, prefix, hashApiKeySync(key), Date.now());
   return { key, keyId, prefix };
 }
 
@@ -78,7 +81,7 @@ export function createKey(
 function resolveKeyId(db: Database, reference: string): string {
   let rows: { id: string }[];
   if (isApiKey(reference)) {
-    rows = db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE hash = ?").all(hashApiKey(reference));
+    rows = db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE hash = ?").all(hashApiKeySync(reference));
   } else if (reference.startsWith("key_")) {
     rows = db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE id = ?").all(reference);
   } else {
