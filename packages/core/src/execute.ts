@@ -6,7 +6,7 @@ import { costOf } from "./costs.ts";
 import { costRuleFor, type Endpoint, type ReadResult } from "./endpoint.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
 import type { Cursor, Ledger, PageRequest, Store } from "./ports.ts";
-import type { RateLimiter, RateState } from "./ratelimit.ts";
+import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
 import type { TokenCodec } from "./tokens.ts";
 
 export interface Services {
@@ -113,11 +113,7 @@ export async function executeRead(services: Services, request: ReadRequest): Pro
   try {
     const key = await authenticate(services.ledger, request.apiKey);
     rate = services.limiter.take(key.keyId);
-    if (!rate.allowed) {
-      throw new ApiError("rate_limited", `Rate limit exceeded: retry after ${rate.retryAfter} s`, {
-        retryAfter: rate.retryAfter,
-      });
-    }
+    if (!rate.allowed) throw rateLimitError(rate);
 
     const { endpoint } = request;
     const params = validateParams(endpoint, request.params, request.repeated);

@@ -10,4 +10,5 @@ export * from "./ports.ts";
 export * from "./ratelimit.ts";
 export * from "./search/index.ts";
 export * from "./search-query.ts";
+export * from "./services.ts";
 export * from "./tokens.ts";

@@ -1,5 +1,6 @@
 // Per-key token buckets. Rate and burst come from configuration; a rate of 0 turns limiting off (for
 // load tests). Buckets live in process memory: one API process per database is the deployment today.
+import { ApiError } from "./errors.ts";
 
 export interface RateLimitConfig {
   /** Tokens added per second; 0 disables limiting. */
@@ -80,4 +81,10 @@ export class RateLimiter {
       if (bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * ratePerSecond >= burst) this.#buckets.delete(key);
     }
   }
+}
+
+export function rateLimitError(state: RateState): ApiError {
+  return new ApiError("rate_limited", `Rate limit exceeded: retry after ${state.retryAfter} s`, {
+    retryAfter: state.retryAfter,
+  });
 }

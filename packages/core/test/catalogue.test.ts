@@ -49,7 +49,7 @@ describe("catalogue", () => {
   it("charges what SPEC.md's tables say", () => {
     for (const [path, , , cost] of v1Rows) {
       const endpoint = entry(path as string);
-      if (cost?.startsWith("mode=ids")) {
+      if (cost?.startsWith("mode=ids") || cost === "same as followers") {
         assert.equal(costText(endpoint, { mode: "ids" }), specCost["1 base + 1 per 50 items"]);
         assert.equal(costText(endpoint, { mode: "profiles" }), specCost["1 base + 1 per item"]);
       } else if (cost === "cost: not shown") {
@@ -65,7 +65,7 @@ describe("catalogue", () => {
   it("maps exactly SPEC.md's /2 paths", () => {
     const mapping = (spec.split("Path mapping from /v1 to /2:")[1] ?? "")
       .split("\n")
-      .filter((line) => line.startsWith("| /v1"))
+      .filter((line) => line.startsWith("| /v1/"))
       .map((line) =>
         line
           .split("|")

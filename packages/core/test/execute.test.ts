@@ -2,7 +2,8 @@
 // success is charged, and that a page's token only continues the same read.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { catalogue, type Endpoint } from "../src/catalogue.ts";
+import { catalogue } from "../src/catalogue.ts";
+import type { Endpoint } from "../src/endpoint.ts";
 import { executeRead, hashApiKey, type Services } from "../src/execute.ts";
 import type { DebitResult, KeyCheck, Ledger, Store, UsageRecord } from "../src/ports.ts";
 import { RateLimiter } from "../src/ratelimit.ts";
@@ -54,8 +55,8 @@ async function setup(rate = { ratePerSecond: 0, burst: 10 }) {
     limiter: new RateLimiter(rate),
   };
   let n = 0;
-  const read = (endpoint: Endpoint, params: Record<string, unknown>, apiKey: string | undefined = "good") =>
-    executeRead(services, { endpoint, params, apiKey, requestId: `r${++n}` });
+  const read = (endpoint: Endpoint, params: Record<string, unknown>, apiKey: string | null = "good") =>
+    executeRead(services, { endpoint, params, apiKey: apiKey ?? undefined, requestId: `r${++n}` });
   return { ledger, read };
 }
 
@@ -80,8 +81,8 @@ describe("executeRead", () => {
 
   it("answers 401 before anything else and charges no failure", async () => {
     const { ledger, read } = await setup();
-    const cases: [string | undefined, Record<string, unknown>, string][] = [
-      [undefined, { id: "x" }, "invalid_api_key"],
+    const cases: [string | null, Record<string, unknown>, string][] = [
+      [null, { id: "x" }, "invalid_api_key"],
       ["nope", { id: "7" }, "invalid_api_key"],
       ["old", { id: "7" }, "revoked_api_key"],
       ["good", { id: "x" }, "invalid_request"],

@@ -1,2 +1,5 @@
 export * from "./database.ts";
 export * from "./ledger/index.ts";
+export * from "./settings.ts";
+export * from "./store.ts";
+export * from "./world/writer.ts";

@@ -1,0 +1,87 @@
+// The human-readable reference at /docs: server-rendered from the catalogue, no scripts and no
+// external assets, so it renders offline and on a phone.
+import { catalogue, describeCostRule, type Endpoint } from "@social/core";
+import { entrySchemas } from "./json-schema.ts";
+import { exampleParams } from "./openapi.ts";
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function costText(endpoint: Endpoint): string {
+  const cost = endpoint.cost;
+  if ("kind" in cost) return describeCostRule(cost);
+  return Object.entries(cost.rules)
+    .map(([value, rule]) => `${cost.param}=${value}: ${describeCostRule(rule)}`)
+    .join("; ");
+}
+
+function rule(schema: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const type = schema.type ?? (Array.isArray(schema.enum) ? "string" : "");
+  if (type) parts.push(String(type));
+  if (Array.isArray(schema.enum)) parts.push(`one of ${schema.enum.join(", ")}`);
+  if (schema.minimum !== undefined) parts.push(`${schema.minimum} to ${schema.maximum}`);
+  if (typeof schema.pattern === "string") parts.push(`pattern ${schema.pattern}`);
+  if (schema.default !== undefined) parts.push(`default ${schema.default}`);
+  return parts.join(", ");
+}
+
+function exampleUrl(baseUrl: string, endpoint: Endpoint): string {
+  const params = exampleParams(endpoint);
+  let path = endpoint.path;
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (path.includes(`{${name}}`)) path = path.replace(`{${name}}`, encodeURIComponent(value));
+    else query.set(name, value);
+  }
+  const search = query.toString();
+  return `${baseUrl}${path}${search ? `?${search}` : ""}`;
+}
+
+function section(baseUrl: string, endpoint: Endpoint): string {
+  const rows = entrySchemas(endpoint.params)
+    .map(
+      ([name, schema, required]) =>
+        `<tr><th scope="row"><code>${escapeHtml(name)}</code></th><td>${required || endpoint.path.includes(`{${name}}`) ? "required" : "optional"}</td><td>${escapeHtml(rule(schema))}</td></tr>`,
+    )
+    .join("");
+  return `<section id="${endpoint.id}" aria-labelledby="${endpoint.id}-title">
+<h3 id="${endpoint.id}-title"><span class="method">GET</span> <code>${escapeHtml(endpoint.path)}</code></h3>
+<p>${escapeHtml(endpoint.summary)} ${escapeHtml(endpoint.guidance)}</p>
+<p><strong>Cost:</strong> ${escapeHtml(costText(endpoint))}.${endpoint.v2Path ? ` Also at <code>${escapeHtml(endpoint.v2Path)}</code> (X API v2 shape).` : ""}</p>
+<table><caption class="visually-hidden">Parameters of ${escapeHtml(endpoint.path)}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Presence</th><th scope="col">Rule</th></tr></thead><tbody>${rows}</tbody></table>
+<pre><code>curl -H "Authorization: Bearer $API_KEY" "${escapeHtml(exampleUrl(baseUrl, endpoint))}"</code></pre>
+</section>`;
+}
+
+export function docsPage(baseUrl: string): string {
+  const families = [
+    ["basic", "Basic reads"],
+    ["enriched", "Enriched reads"],
+    ["workflow", "Workflows"],
+  ] as const;
+  const body = families
+    .map(
+      ([family, title]) =>
+        `<h2>${title}</h2>${catalogue
+          .filter((e) => e.family === family)
+          .map((e) => section(baseUrl, e))
+          .join("\n")}`,
+    )
+    .join("\n");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Social Data API reference</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem;color:#1a1a1a}
+code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:#f3f3f3;padding:.75rem;overflow-x:auto}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}
+section{border-top:1px solid #ccc;padding-top:.5rem}.method{background:#0b5;color:#fff;padding:0 .4rem;border-radius:3px}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}a{color:#0645ad}
+</style></head>
+<body><header><h1>Social Data API reference</h1>
+<p>Read-only JSON over HTTP. Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> on every request. Each response's <code>meta.credits</code> tells the charge and the remaining balance; failures are never charged. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Try it without a key: <a href="/demo">/demo</a> and <a href="/demo?run=search">/demo?run=search</a>.</p>
+<nav aria-label="Endpoints"><ul>${catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`).join("")}</ul></nav></header>
+<main>${body}</main></body></html>`;
+}

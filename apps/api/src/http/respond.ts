@@ -1,0 +1,42 @@
+// JSON responses with the headers every answer of this API carries.
+import { type ApiError, errorEnvelope, type RateState } from "@social/core";
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+export function rateHeaders(rate: RateState | undefined): Record<string, string> {
+  if (!rate) return {};
+  return {
+    "x-rate-limit-limit": String(rate.limit),
+    "x-rate-limit-remaining": String(rate.remaining),
+    "x-rate-limit-reset": String(rate.reset),
+  };
+}
+
+export function json(body: unknown, status: number, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": JSON_TYPE, ...headers } });
+}
+
+export function errorResponse(
+  error: ApiError,
+  requestId: string,
+  helpUrl: string,
+  headers: Record<string, string> = {},
+): Response {
+  const retry = error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
+  return json(errorEnvelope(error, requestId, helpUrl), error.status, {
+    "x-request-id": requestId,
+    ...retry,
+    ...headers,
+  });
+}
+
+export function newRequestId(): string {
+  return `req_${crypto.randomUUID().replaceAll("-", "")}`;
+}
+
+/** The API key of an `Authorization: Bearer <key>` header; anything else counts as no key. */
+export function bearerKey(request: Request): string | undefined {
+  const header = request.headers.get("authorization");
+  const match = header?.match(/^Bearer[ ]+([^\s]+)[ ]*$/i);
+  return match?.[1];
+}

@@ -1,0 +1,44 @@
+// Opens the database, builds the default fixture world on first start, and serves the app.
+import { createServices } from "@social/core";
+import { DEFAULT_WORLD } from "@social/fixtures";
+import { buildWorld, hasWorld, openDatabase, persistentSecret, SqliteLedger, SqliteStore } from "@social/store-sqlite";
+import { createApp } from "./app.ts";
+import type { ServerConfig } from "./config.ts";
+import type { LogSink } from "./http/request-log.ts";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(
+  config: ServerConfig,
+  options: { log?: LogSink; onWorldBuild?: () => void } = {},
+): Promise<RunningServer> {
+  const db = openDatabase(config.databaseUrl);
+  if (!hasWorld(db)) {
+    options.onWorldBuild?.();
+    buildWorld(db, DEFAULT_WORLD);
+  }
+  const services = await createServices({
+    store: new SqliteStore(db),
+    ledger: new SqliteLedger(db),
+    tokenSecret: config.tokenSecret ?? persistentSecret(db, "pagination_token_secret"),
+    rateLimit: config.rateLimit,
+  });
+  const app = createApp({ services, publicUrl: config.publicUrl, ...(options.log ? { log: options.log } : {}) });
+  app.listen({ hostname: config.host, port: config.port });
+  const server = app.server;
+  if (!server) throw new Error("the server did not start");
+  const port = server.port ?? config.port;
+  return {
+    url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
+    port,
+    async stop() {
+      await server.stop(false);
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The /v1 surface, derived from the catalogue: one GET route per entry; every other method on a known
+// path is answered in the error envelope.
+import {
+  ApiError,
+  catalogue,
+  decodeParams,
+  type Endpoint,
+  executeRead,
+  numericParams,
+  type RateState,
+  rateLimitError,
+  type Services,
+  successEnvelope,
+} from "@social/core";
+import type { Elysia } from "elysia";
+import { bearerKey, errorResponse, json, rateHeaders } from "../http/respond.ts";
+
+export interface RouteContext {
+  services: Services;
+  helpUrl: string;
+  /** Ends a request: logs it and returns the response. */
+  finish(request: Request, response: Response, credits?: number): Response;
+  requestId(request: Request): string;
+  /** Turns a thrown non-API error into 500 or 503, logged with the request id. */
+  failure(request: Request, error: unknown): Response;
+  /**
+   * The rate-limit state of a caller without a valid key, counted per client address, so that key
+   * guessing is throttled too and every /v1 answer carries rate-limit headers.
+   */
+  anonymousRate(request: Request): RateState;
+}
+
+/** `/v1/users/{id}` → `/v1/users/:id`. */
+export function routerPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ":$1");
+}
+
+/** Path parameters as the router matched them; one that failed percent-decoding is kept raw. */
+export function pathEntries(params: Record<string, string | null | undefined>, request: Request, template: string) {
+  const raw = new URL(request.url).pathname.split("/");
+  const names = template.split("/");
+  return names.flatMap((segment, index): [string, string][] => {
+    const name = segment.match(/^\{(\w+)\}$/)?.[1];
+    return name ? [[name, params[name] ?? raw[index] ?? ""]] : [];
+  });
+}
+
+export function methodNotAllowed(request: Request, path: string): ApiError {
+  return new ApiError(
+    "endpoint_not_found",
+    `${request.method} is not supported on ${path}: this API is read-only and answers GET only`,
+  );
+}
+
+function readHandler(endpoint: Endpoint, context: RouteContext) {
+  const numeric = numericParams(endpoint.params);
+  return async ({ request, params }: { request: Request; params: Record<string, string | null | undefined> }) => {
+    const requestId = context.requestId(request);
+    try {
+      const url = new URL(request.url);
+      const { values, repeated } = decodeParams(
+        [...url.searchParams, ...pathEntries(params, request, endpoint.path)],
+        numeric,
+      );
+      const outcome = await executeRead(context.services, {
+        endpoint,
+        params: values,
+        repeated,
+        apiKey: bearerKey(request),
+        requestId,
+      });
+      const rate = outcome.rate ?? context.anonymousRate(request);
+      const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
+      if (!outcome.ok) {
+        const error = rate.allowed ? outcome.error : rateLimitError(rate);
+        return context.finish(request, errorResponse(error, requestId, context.helpUrl, headers));
+      }
+      const body = successEnvelope(outcome.data, requestId, outcome.credits, outcome.nextToken);
+      return context.finish(request, json(body, 200, headers), outcome.credits.charged);
+    } catch (error) {
+      return context.failure(request, error);
+    }
+  };
+}
+
+export function registerV1Routes(app: Elysia, context: RouteContext): void {
+  for (const endpoint of catalogue) {
+    const path = routerPath(endpoint.path);
+    app.get(path, readHandler(endpoint, context));
+    app.all(path, ({ request }: { request: Request }) =>
+      context.finish(
+        request,
+        errorResponse(methodNotAllowed(request, endpoint.path), context.requestId(request), context.helpUrl, {
+          allow: "GET, HEAD",
+        }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,100 @@
+// The published description is valid OpenAPI 3.1, covers every path, and the real answers to its own
+// examples (and to failing requests) validate against the response schemas it publishes.
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { catalogue, describeCostRule, pathParamNames } from "@social/core";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { startTestServer, type TestServer } from "./harness.ts";
+
+let server: TestServer;
+let doc: {
+  openapi: string;
+  info: { version: string };
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        description: string;
+        parameters: { name: string; in: string; example?: string }[];
+        responses: Record<string, { content: { "application/json": { schema: unknown } } }>;
+      }
+    >
+  >;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  doc = (await (await server.get("/openapi.json")).json()) as typeof doc;
+});
+afterAll(() => server.close());
+
+function validatorFor(schema: unknown) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: "doc", components: doc.components }, "doc");
+  const resolved = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/'));
+  return ajv.compile(resolved);
+}
+
+describe("/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document, version 1.0.0", async () => {
+    const result = await new Validator().validate(doc as unknown as object);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe("1.0.0");
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("describes all 31 /v1 paths with their parameters and costs", () => {
+    for (const endpoint of catalogue) {
+      const operation = doc.paths[endpoint.path]?.get;
+      expect(operation?.operationId).toBe(endpoint.id);
+      const names = operation?.parameters.map((p) => p.name) ?? [];
+      for (const name of pathParamNames(endpoint.path)) expect(names).toContain(name);
+      const cost = "kind" in endpoint.cost ? describeCostRule(endpoint.cost) : "mode=ids";
+      expect(operation?.description).toContain(cost);
+      expect(Object.keys(operation?.responses ?? {})).toEqual(
+        expect.arrayContaining(["200", "400", "401", "402", "404", "429", "500", "503"]),
+      );
+    }
+  });
+
+  it("its examples succeed and every answer matches the published response schema", async () => {
+    const { key } = server.account(100_000);
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const operation = item.get;
+      if (!operation) continue;
+      let url = path;
+      const query = new URLSearchParams();
+      for (const parameter of operation.parameters) {
+        if (parameter.example === undefined) continue;
+        if (parameter.in === "path") url = url.replace(`{${parameter.name}}`, parameter.example);
+        else query.set(parameter.name, parameter.example);
+      }
+      const response = await server.get(`${url}${query.size ? `?${query}` : ""}`, key);
+      expect(response.status).toBe(200);
+      const validate = validatorFor(operation.responses["200"]?.content["application/json"].schema);
+      const body = await response.json();
+      expect({ path, ok: validate(body), errors: validate.errors }).toEqual({ path, ok: true, errors: null });
+
+      const failing = await server.get(url.replace(/\/\d+(\/|$)/, "/1$1"), "sk_live_wrong");
+      const errorValidate = validatorFor(operation.responses["401"]?.content["application/json"].schema);
+      expect(errorValidate(await failing.json())).toBe(true);
+    }
+  });
+});
+
+describe("/docs", () => {
+  it("is a self-contained HTML page listing every endpoint", async () => {
+    const response = await server.get("/docs");
+    expect(response.headers.get("content-type")).toContain("text/html");
+    const html = await response.text();
+    for (const endpoint of catalogue) expect(html).toContain(endpoint.path);
+    expect(html).not.toMatch(/<script|https?:\/\/(?!127\.0\.0\.1)[a-z]/i);
+  });
+});

@@ -1,0 +1,35 @@
+// Assembles the pipeline's services from a store and a ledger, so every surface (HTTP, MCP) configures
+// tokens and rate limits the same way.
+import type { Services } from "./execute.ts";
+import type { Ledger, Store } from "./ports.ts";
+import { type RateLimitConfig, RateLimiter } from "./ratelimit.ts";
+import { createTokenCodec } from "./tokens.ts";
+
+export interface ServiceOptions {
+  store: Store;
+  ledger: Ledger;
+  tokenSecret: string;
+  rateLimit: RateLimitConfig;
+}
+
+export async function createServices(options: ServiceOptions): Promise<Services> {
+  return {
+    store: options.store,
+    ledger: options.ledger,
+    tokens: await createTokenCodec(options.tokenSecret),
+    limiter: new RateLimiter(options.rateLimit),
+  };
+}
+
+/** Rate-limit settings from RATE_LIMIT_RPS and RATE_LIMIT_BURST (strings from the environment). */
+export function rateLimitFromEnv(rps: string | undefined, burst: string | undefined): RateLimitConfig {
+  const ratePerSecond = rps === undefined || rps === "" ? DEFAULT_RATE_LIMIT.ratePerSecond : Number(rps);
+  const capacity =
+    burst === undefined || burst === "" ? Math.max(DEFAULT_RATE_LIMIT.burst, ratePerSecond) : Number(burst);
+  if (!Number.isFinite(ratePerSecond) || ratePerSecond < 0) throw new Error("RATE_LIMIT_RPS must be a number >= 0");
+  if (!Number.isInteger(capacity) || capacity < 1) throw new Error("RATE_LIMIT_BURST must be an integer >= 1");
+  return { ratePerSecond, burst: capacity };
+}
+
+/** 20 requests per second sustained per key, bursts of 40. */
+export const DEFAULT_RATE_LIMIT: RateLimitConfig = { ratePerSecond: 20, burst: 40 };
