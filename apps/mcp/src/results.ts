@@ -1,0 +1,52 @@
+// Call outcomes as MCP tool results. Successes carry structuredContent (checked by clients against the
+// tool's outputSchema) and the same object as compact JSON text, for clients that read only text.
+// Failures are results with isError, worded as what the agent should change, because an agent reads
+// the text and decides its next call from it.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ApiError, ReadSuccess } from "@social/core";
+
+export function successResult(outcome: ReadSuccess): CallToolResult {
+  const structured = {
+    data: outcome.data,
+    credits: outcome.credits,
+    ...(outcome.nextToken === undefined ? {} : { next_token: outcome.nextToken }),
+  };
+  return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
+}
+
+/** The error's own message, except where the numbers an agent needs are better stated plainly. */
+function problem(error: ApiError): string {
+  if (error.code === "insufficient_credits" && error.credits) {
+    return `This call needs ${error.credits.required} credits and the account has ${error.credits.remaining}.`;
+  }
+  return error.message;
+}
+
+function whatToChange(error: ApiError, tool: string, billingUrl: string | undefined): string {
+  switch (error.code) {
+    case "invalid_request": {
+      const named = (error.details ?? []).flatMap((detail) => (detail.parameter ? [detail.parameter] : []));
+      const which = named.length > 0 ? [...new Set(named)].join(", ") : "the arguments";
+      return `Fix ${which} as the tool's input schema says, then call ${tool} again.`;
+    }
+    case "endpoint_not_found":
+      return "Check the id or username; look it up with a search or by-username tool if unsure.";
+    case "insufficient_credits":
+      return `${billingUrl ? `Add credits at ${billingUrl}` : "Add credits"}, or ask for fewer items (a smaller limit, mode=ids).`;
+    case "rate_limited":
+      return `Wait ${error.retryAfter ?? 1} seconds, then call ${tool} again.`;
+    case "invalid_api_key":
+    case "revoked_api_key":
+      return "Reconnect with an active API key.";
+    case "internal_error":
+    case "service_unavailable":
+      return "Try again in a moment.";
+  }
+}
+
+/** Every failure is uncharged, so every message can say so. */
+export function errorResult(error: ApiError, tool: string, requestId: string, billingUrl?: string): CallToolResult {
+  const change = whatToChange(error, tool, billingUrl);
+  const text = `${error.code}: ${problem(error)} ${change} Nothing was charged (request ${requestId}).`;
+  return { isError: true, content: [{ type: "text", text }] };
+}

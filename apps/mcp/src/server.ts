@@ -1,0 +1,65 @@
+// The MCP server for one caller: lists the selected tools and runs each call through executeRead,
+// the same pipeline and ledger as HTTP, so a tool call is billed exactly like the HTTP request.
+// The low-level Server is used because McpServer accepts only zod schemas; the catalogue is valibot.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ApiError, executeRead, type Services } from "@social/core";
+import { errorResult, successResult } from "./results.ts";
+import type { AgentTool } from "./tools.ts";
+
+export const SERVER_INFO = { name: "social-data-api", version: "1.0.0" };
+
+const INSTRUCTIONS =
+  "Read-only public social data (tweets, users, follower graphs, lists, communities). Every successful call costs credits, stated in each tool's description and reported in the result; failed calls are free. Prefer the workflow tools (get_profile_by_username, get_tweet_context, get_tweet_thread) over several basic reads.";
+
+export interface McpServerOptions {
+  /** The caller's key: every call is authenticated and billed with it. */
+  apiKey: string;
+  tools: readonly AgentTool[];
+  /** Where credits can be added, named in insufficient-credit results. */
+  billingUrl?: string;
+  /** Where failures that are the service's fault are reported; never stdout, which stdio uses. */
+  logError: (message: string, error: unknown) => void;
+}
+
+export function newRequestId(): string {
+  return `req_${crypto.randomUUID().replaceAll("-", "")}`;
+}
+
+export function createMcpServer(services: Services, options: McpServerOptions): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const toolsByName = new Map(options.tools.map((tool) => [tool.definition.name, tool]));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: options.tools.map((tool) => tool.definition),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = toolsByName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    const requestId = newRequestId();
+    try {
+      const outcome = await executeRead(services, {
+        endpoint: tool.endpoint,
+        params: request.params.arguments ?? {},
+        apiKey: options.apiKey,
+        requestId,
+      });
+      return outcome.ok
+        ? successResult(outcome)
+        : errorResult(outcome.error, tool.definition.name, requestId, options.billingUrl);
+    } catch (error) {
+      options.logError(`${tool.definition.name} failed (request ${requestId})`, error);
+      const failure = new ApiError("internal_error", "The read failed on the server.");
+      return errorResult(failure, tool.definition.name, requestId, options.billingUrl);
+    }
+  });
+
+  return server;
+}

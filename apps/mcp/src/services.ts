@@ -1,0 +1,19 @@
+// The pipeline's services on the SQLite database, configured as the HTTP server configures them:
+// the same pagination-token secret (TOKEN_SECRET, else the one kept in the database), so a
+// next_token from one surface pages on the other, and the same rate-limit settings.
+import { createServices, rateLimitFromEnv, type Services } from "@social/core";
+import { openDatabase, persistentSecret, SqliteLedger, SqliteStore } from "@social/store-sqlite";
+
+export const DEFAULT_DATABASE_URL = "file:data/social.db";
+/** The settings name under which the HTTP server keeps its generated token secret. */
+export const TOKEN_SECRET_SETTING = "token_secret";
+
+export async function openServices(env: Record<string, string | undefined>): Promise<Services> {
+  const db = openDatabase(env.DATABASE_URL || DEFAULT_DATABASE_URL);
+  return createServices({
+    store: new SqliteStore(db),
+    ledger: new SqliteLedger(db),
+    tokenSecret: env.TOKEN_SECRET || persistentSecret(db, TOKEN_SECRET_SETTING),
+    rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
+  });
+}

@@ -1,0 +1,126 @@
+// One MCP tool per catalogue entry, derived, never written by hand: the name, the description (what
+// it returns, when to prefer it, what it costs), the input schema and the output schema all come from
+// the entry, so the tools cannot drift from the HTTP surface.
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type CostRule, catalogue, describeCostRule, type Endpoint, type Toolset } from "@social/core";
+import * as v from "valibot";
+import { toJsonSchemaObject } from "./json-schema.ts";
+
+export interface AgentTool {
+  endpoint: Endpoint;
+  definition: Tool;
+}
+
+/** The toolsets in catalogue order, each named once. */
+export const TOOLSETS: readonly Toolset[] = [...new Set(catalogue.map((endpoint) => endpoint.toolset))];
+
+const PAGING_NOTE =
+  "Paging: call again with the same arguments plus the result's next_token for the next page; no next_token means the last page.";
+
+const Credits = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+/** The structured result of a successful call: the read's data, the credits, and the next page. */
+export function toolResultSchema(endpoint: Endpoint) {
+  return v.strictObject({
+    data: endpoint.data,
+    credits: v.strictObject({ charged: Credits, remaining: Credits }),
+    next_token: v.exactOptional(v.pipe(v.string(), v.minLength(1))),
+  });
+}
+
+function describeCost(endpoint: Endpoint): string {
+  const cost = endpoint.cost;
+  if ("kind" in cost) return describeCostRule(cost);
+  return Object.entries(cost.rules)
+    .map(([value, rule]: [string, CostRule]) => `${cost.param}=${value}: ${describeCostRule(rule)}`)
+    .join("; ");
+}
+
+interface CrossFieldCheck {
+  type: "partial_check";
+  paths: readonly (readonly string[])[];
+  message: string;
+}
+
+function isCrossFieldCheck(item: unknown): item is CrossFieldCheck {
+  return typeof item === "object" && item !== null && (item as { type?: unknown }).type === "partial_check";
+}
+
+/**
+ * Rules between parameters (limit only with mode=ids, ...) have no JSON Schema form, so they are
+ * stated in the description. The catalogue reports each on its last parameter, which the message is about.
+ */
+function describeCrossFieldChecks(endpoint: Endpoint): string[] {
+  const pipe = "pipe" in endpoint.params ? (endpoint.params.pipe as readonly unknown[]) : [];
+  return pipe.filter(isCrossFieldCheck).map((check) => `${check.paths.at(-1)?.join(".")} ${check.message}.`);
+}
+
+function toolDescription(endpoint: Endpoint): string {
+  const paged = endpoint.pageSize !== undefined;
+  return [
+    endpoint.summary,
+    endpoint.guidance,
+    ...describeCrossFieldChecks(endpoint),
+    `Cost: ${describeCost(endpoint)}; failed calls are free.`,
+    ...(paged ? [PAGING_NOTE] : []),
+  ].join("\n");
+}
+
+/** `get_user_by_username` → `Get user by username`. */
+function toolTitle(name: string): string {
+  const words = name.replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function defineTool(endpoint: Endpoint): AgentTool {
+  const title = toolTitle(endpoint.tool);
+  const inputSchema = toJsonSchemaObject(endpoint.params, "input");
+  const outputSchema = toJsonSchemaObject(toolResultSchema(endpoint), "output");
+  return {
+    endpoint,
+    definition: {
+      name: endpoint.tool,
+      title,
+      description: toolDescription(endpoint),
+      inputSchema: { ...inputSchema, type: "object" },
+      outputSchema: { ...outputSchema, type: "object" },
+      annotations: {
+        title,
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+  };
+}
+
+export const ALL_TOOLS: readonly AgentTool[] = catalogue.map(defineTool);
+
+export class UnknownToolsetError extends Error {
+  constructor(unknown: readonly string[]) {
+    super(`Unknown toolset ${unknown.join(", ")}: choose from ${TOOLSETS.join(", ")}`);
+    this.name = "UnknownToolsetError";
+  }
+}
+
+function isToolset(name: string): name is Toolset {
+  return (TOOLSETS as readonly string[]).includes(name);
+}
+
+/** The tools of the named toolsets; no names (or an empty list) means every tool. */
+export function selectTools(toolsets: readonly string[] = []): readonly AgentTool[] {
+  if (toolsets.length === 0) return ALL_TOOLS;
+  const unknown = toolsets.filter((name) => !isToolset(name));
+  if (unknown.length > 0) throw new UnknownToolsetError(unknown);
+  const chosen = new Set(toolsets);
+  return ALL_TOOLS.filter((tool) => chosen.has(tool.endpoint.toolset));
+}
+
+/** `search, users` → `["search", "users"]`; blank entries are ignored. */
+export function parseToolsets(text: string | null | undefined): string[] {
+  return (text ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+}
