@@ -1,3 +1,183 @@
+// The social world's tables. The world is read-only once built, so the schema is shaped for reads:
+// every paginated read walks one index in its keyset order, and relations that the generator expresses
+// inside a tweet (reply, quote, retweet, media, links) become indexed columns.
+//
+// - Ids are INTEGER (the model's numeric strings are < 2^53), so rowid order is id order and keyset
+//   comparisons are numeric. Timestamps are Unix epoch milliseconds.
+// - No foreign keys: the generator only refers to records emitted earlier, and checking each reference
+//   would slow the bulk build for nothing at read time.
+// - The search index `tweets_fts` is external-content over the view `tweet_search_content`; the writer
+//   fills it with explicit inserts (see ../search/fts-columns.ts for what each column holds).
 import type { Migration } from "../migrate.ts";
 
-export const worldMigrations: readonly Migration[] = [];
+/** The FTS5 tokenizer of the search language (see @social/core search/ast.ts). */
+export const SEARCH_TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '#$_'";
+
+export const worldMigrations: readonly Migration[] = [
+  (db) => {
+    db.run(`CREATE TABLE world_meta (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      seed TEXT NOT NULL,
+      clock TEXT NOT NULL,
+      clock_ms INTEGER NOT NULL,
+      counts TEXT NOT NULL
+    )`);
+
+    // doc: the User JSON without `status`, which is a column because User and UserLookup differ by it.
+    db.run(`CREATE TABLE users (
+      id INTEGER PRIMARY KEY,
+      username TEXT NOT NULL,
+      status TEXT NOT NULL,
+      doc TEXT NOT NULL
+    )`);
+    db.run("CREATE UNIQUE INDEX users_username ON users (username COLLATE NOCASE)");
+
+    // Scalars are columns; `extra` holds the JSON of entities and the optional fields, as given.
+    // reply_to_id / quoted_id / retweeted_id come from referenced_tweets.
+    db.run(`CREATE TABLE tweets (
+      id INTEGER PRIMARY KEY,
+      author_id INTEGER NOT NULL,
+      created_ms INTEGER NOT NULL,
+      conversation_id INTEGER NOT NULL,
+      lang TEXT NOT NULL,
+      text TEXT NOT NULL,
+      possibly_sensitive INTEGER NOT NULL,
+      like_count INTEGER NOT NULL,
+      retweet_count INTEGER NOT NULL,
+      reply_count INTEGER NOT NULL,
+      quote_count INTEGER NOT NULL,
+      bookmark_count INTEGER NOT NULL,
+      is_quote_status INTEGER NOT NULL,
+      is_reply INTEGER NOT NULL,
+      has_media INTEGER NOT NULL,
+      has_links INTEGER NOT NULL,
+      reply_to_id INTEGER,
+      quoted_id INTEGER,
+      retweeted_id INTEGER,
+      extra TEXT NOT NULL
+    )`);
+    db.run("CREATE INDEX tweets_author ON tweets (author_id, id)");
+    db.run("CREATE INDEX tweets_author_originals ON tweets (author_id, id) WHERE is_reply = 0");
+    db.run("CREATE INDEX tweets_author_media ON tweets (author_id, id) WHERE has_media = 1");
+    db.run("CREATE INDEX tweets_replies ON tweets (reply_to_id, id) WHERE reply_to_id IS NOT NULL");
+    db.run("CREATE INDEX tweets_quotes ON tweets (quoted_id, id) WHERE quoted_id IS NOT NULL");
+    db.run("CREATE INDEX tweets_retweets ON tweets (retweeted_id, id) WHERE retweeted_id IS NOT NULL");
+    db.run("CREATE INDEX tweets_conversation ON tweets (conversation_id, author_id, id)");
+
+    db.run(`CREATE VIEW tweet_search_content AS
+      SELECT t.id, t.text, lower(u.username) AS author, t.lang_token AS lang, t.flags
+      FROM (SELECT id, text, author_id, 'l' || hex(lower(lang)) AS lang_token,
+              trim(iif(has_links, 'links ', '') || iif(is_reply, 'replies', '')) AS flags FROM tweets) t
+      JOIN users u ON u.id = t.author_id`);
+    db.run(`CREATE VIRTUAL TABLE tweets_fts USING fts5 (
+      text, author, lang, flags,
+      content = 'tweet_search_content', content_rowid = 'id', columnsize = 0,
+      tokenize = "${SEARCH_TOKENIZER}"
+    )`);
+
+    // The follower's and followee's verified flags are copied here so that verified-only pages walk a
+    // partial index instead of filtering every follower.
+    db.run(`CREATE TABLE follows (
+      followee_id INTEGER NOT NULL,
+      created_ms INTEGER NOT NULL,
+      follower_id INTEGER NOT NULL,
+      follower_verified INTEGER NOT NULL,
+      followee_verified INTEGER NOT NULL,
+      PRIMARY KEY (followee_id, created_ms, follower_id)
+    ) WITHOUT ROWID`);
+    db.run("CREATE INDEX follows_following ON follows (follower_id, created_ms, followee_id)");
+    db.run(
+      "CREATE INDEX follows_verified_followers ON follows (followee_id, created_ms, follower_id) WHERE follower_verified = 1",
+    );
+    db.run(
+      "CREATE INDEX follows_verified_following ON follows (follower_id, created_ms, followee_id) WHERE followee_verified = 1",
+    );
+
+    db.run(`CREATE TABLE lists (
+      id INTEGER PRIMARY KEY,
+      owner_id INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      description TEXT NOT NULL,
+      created_ms INTEGER NOT NULL
+    )`);
+    for (const table of ["list_members", "list_subscribers"]) {
+      db.run(`CREATE TABLE ${table} (
+        list_id INTEGER NOT NULL,
+        created_ms INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        PRIMARY KEY (list_id, created_ms, user_id)
+      ) WITHOUT ROWID`);
+    }
+
+    db.run(`CREATE TABLE communities (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      description TEXT NOT NULL,
+      member_count INTEGER NOT NULL,
+      created_ms INTEGER NOT NULL
+    )`);
+    db.run("CREATE INDEX communities_size ON communities (member_count, id)");
+    db.run(`CREATE VIRTUAL TABLE communities_fts USING fts5 (
+      name, description, content = 'communities', content_rowid = 'id', columnsize = 0,
+      tokenize = "${SEARCH_TOKENIZER}"
+    )`);
+    db.run(`CREATE TABLE community_members (
+      community_id INTEGER NOT NULL,
+      created_ms INTEGER NOT NULL,
+      user_id INTEGER NOT NULL,
+      role TEXT NOT NULL CHECK (role IN ('member', 'moderator')),
+      PRIMARY KEY (community_id, created_ms, user_id)
+    ) WITHOUT ROWID`);
+    db.run(
+      "CREATE INDEX community_moderators ON community_members (community_id, created_ms, user_id) WHERE role = 'moderator'",
+    );
+    // relevance is fixed at build time: it weighs likes and retweets by age against the world's clock,
+    // which does not move.
+    db.run(`CREATE TABLE community_tweets (
+      community_id INTEGER NOT NULL,
+      tweet_id INTEGER NOT NULL,
+      created_ms INTEGER NOT NULL,
+      like_count INTEGER NOT NULL,
+      relevance REAL NOT NULL,
+      PRIMARY KEY (community_id, tweet_id)
+    ) WITHOUT ROWID`);
+    db.run("CREATE INDEX community_tweets_likes ON community_tweets (community_id, like_count, tweet_id, created_ms)");
+    db.run(
+      "CREATE INDEX community_tweets_relevance ON community_tweets (community_id, relevance, tweet_id, created_ms)",
+    );
+
+    db.run(`CREATE TABLE trends (
+      woeid TEXT NOT NULL,
+      rank INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      query TEXT NOT NULL,
+      tweet_count INTEGER NOT NULL,
+      PRIMARY KEY (woeid, rank)
+    ) WITHOUT ROWID`);
+
+    // doc: the Article JSON without `author`, which is joined from users when read.
+    db.run(`CREATE TABLE articles (
+      tweet_id INTEGER PRIMARY KEY,
+      author_id INTEGER NOT NULL,
+      doc TEXT NOT NULL
+    )`);
+  },
+];
+
+/** Every table the world fills, for wiping it before a rebuild (the FTS tables are cleared apart). */
+export const WORLD_TABLES = [
+  "world_meta",
+  "users",
+  "tweets",
+  "follows",
+  "lists",
+  "list_members",
+  "list_subscribers",
+  "communities",
+  "community_members",
+  "community_tweets",
+  "trends",
+  "articles",
+] as const;
+
+export const WORLD_FTS_TABLES = ["tweets_fts", "communities_fts"] as const;
