@@ -1,0 +1,165 @@
+// `bun run bench`: the HTTP API under load on loopback, against a bare Bun.serve answering a fixed body
+// of the same size in the same run, and the search mix in-process against the store, so every figure
+// is read as a ratio to a baseline measured on the same (shared, noisy) machine at the same time.
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { parseQuery } from "@social/core";
+import { LARGE_WORLD } from "@social/fixtures";
+import { buildWorld, createAccount, createKey, hasWorld, openDatabase, SqliteStore } from "@social/store-sqlite";
+
+const root = resolve(import.meta.dir, "../../..");
+const { values } = parseArgs({
+  options: {
+    database: { type: "string", default: join(root, "data/bench/large.db") },
+    seconds: { type: "string", default: "8" },
+    connections: { type: "string", default: "64" },
+  },
+});
+const seconds = Number(values.seconds);
+const connections = values.connections as string;
+const databasePath = values.database as string;
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+}
+
+// 1. The large world, built once and kept for later runs.
+mkdirSync(join(databasePath, ".."), { recursive: true });
+const db = openDatabase(databasePath);
+if (!hasWorld(db)) {
+  const started = performance.now();
+  buildWorld(db, LARGE_WORLD);
+  db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  console.log(`built the large world in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+console.log(`database ${databasePath}: ${mb(statSync(databasePath).size)}`);
+const account = createAccount(db, "bench", 1_000_000_000);
+const { key } = createKey(db, account.id, "bench");
+
+const tweetIds = (db.query("SELECT id FROM tweets ORDER BY random() LIMIT 500").all() as { id: number }[]).map((r) =>
+  String(r.id),
+);
+const bigAccount = db
+  .query("SELECT followee_id AS id FROM follows GROUP BY followee_id ORDER BY COUNT(*) DESC LIMIT 1")
+  .get() as { id: number };
+const searchQueries = (db.query("SELECT query FROM trends ORDER BY rank LIMIT 12").all() as { query: string }[]).map(
+  (r) => r.query,
+);
+
+// 2. In-process baseline for the search mix: the store alone, one query after another.
+const store = new SqliteStore(db);
+const asts = searchQueries.map((q) => parseQuery(q));
+let inProcess = 0;
+const inProcessDeadline = performance.now() + seconds * 1000;
+const inProcessStart = performance.now();
+while (performance.now() < inProcessDeadline) {
+  await store.searchTweets(asts[inProcess % asts.length] as ReturnType<typeof parseQuery>, "recency", { size: 20 });
+  inProcess++;
+}
+const inProcessQps = inProcess / ((performance.now() - inProcessStart) / 1000);
+
+// 3. The servers, each in its own process.
+async function waitFor(url: string) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {}
+    await Bun.sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+const apiPort = 3900 + Math.floor(Math.random() * 50);
+const barePort = apiPort + 50;
+const api = Bun.spawn([process.execPath, join(root, "apps/api/src/main.ts")], {
+  env: { ...process.env, PORT: String(apiPort), HOST: "127.0.0.1", DATABASE_URL: databasePath, RATE_LIMIT_RPS: "0" },
+  stdout: "ignore",
+  stderr: "inherit",
+});
+const apiUrl = `http://127.0.0.1:${apiPort}`;
+await waitFor(`${apiUrl}/openapi.json`);
+const sample = await (
+  await fetch(`${apiUrl}/v1/tweets/${tweetIds[0]}`, { headers: { authorization: `Bearer ${key}` } })
+).text();
+const bare = Bun.spawn(
+  [process.execPath, join(import.meta.dir, "bare-server.ts"), String(barePort), String(sample.length)],
+  {
+    stdout: "ignore",
+    stderr: "inherit",
+  },
+);
+await waitFor(`http://127.0.0.1:${barePort}/`);
+
+interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+async function load(urls: string[], withKey: boolean): Promise<LoadResult> {
+  const args = [
+    process.execPath,
+    join(import.meta.dir, "load.ts"),
+    "--seconds",
+    String(seconds),
+    "--connections",
+    connections,
+  ];
+  if (withKey) args.push("--key", key);
+  for (const url of urls) args.push("--url", url);
+  const child = Bun.spawn(args, { stdout: "pipe", stderr: "inherit" });
+  const text = await new Response(child.stdout).text();
+  await child.exited;
+  return JSON.parse(text) as LoadResult;
+}
+
+function vmRss(pid: number): number {
+  const text = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(text.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
+}
+
+const baseline = await load([`http://127.0.0.1:${barePort}/`], false);
+const lookups = await load(
+  tweetIds.map((id) => `${apiUrl}/v1/tweets/${id}`),
+  true,
+);
+const searches = await load(
+  searchQueries.map((q) => `${apiUrl}/v1/search/recent?query=${encodeURIComponent(q)}`),
+  true,
+);
+const followers = await load([`${apiUrl}/v1/users/${bigAccount.id}/followers?mode=ids&limit=5000`], true);
+const rss = vmRss(api.pid);
+
+api.kill("SIGTERM");
+bare.kill("SIGTERM");
+await Promise.all([api.exited, bare.exited]);
+db.close();
+
+const row = (name: string, r: LoadResult, ratio: string) =>
+  `${name.padEnd(38)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.failures).padStart(6)}  ${ratio}`;
+console.log(
+  `\n${connections} connections, ${seconds} s per scenario, load generator on the same host (${navigator.hardwareConcurrency} cores)`,
+);
+console.log(
+  `${"scenario".padEnd(38)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"non2xx".padStart(6)}  ratio`,
+);
+console.log(row("bare Bun.serve, fixed body", baseline, "1.00 (baseline)"));
+console.log(
+  row("GET /v1/tweets/{id} (charged)", lookups, `${(lookups.rps / baseline.rps).toFixed(2)} of bare (target >= 0.40)`),
+);
+console.log(
+  row(
+    "GET /v1/search/recent, 20 tweets",
+    searches,
+    `${(searches.rps / inProcessQps).toFixed(2)} of in-process store (target >= 0.70)`,
+  ),
+);
+console.log(
+  row("GET followers?mode=ids&limit=5000", followers, `${(followers.rps / baseline.rps).toFixed(2)} of bare`),
+);
+console.log(
+  `in-process search mix: ${inProcessQps.toFixed(0)} queries/s; server RSS after load: ${mb(rss)} (target < 200 MB)`,
+);
