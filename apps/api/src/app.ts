@@ -9,6 +9,7 @@ import {
   successEnvelope,
 } from "@social/core";
 import { Elysia } from "elysia";
+import { type DashboardOptions, registerDashboardRoutes } from "./dashboard/routes.ts";
 import { Demo, demoRun } from "./demo.ts";
 import { buildOpenApi } from "./docs/openapi.ts";
 import { docsPage } from "./docs/page.ts";
@@ -26,6 +27,8 @@ export interface AppOptions {
   services: Services;
   publicUrl: string;
   log?: LogSink;
+  /** The database behind the dashboard and billing pages; without it the app serves the API alone. */
+  dashboard?: DashboardOptions;
 }
 
 function clientAddress(server: { requestIP(request: Request): { address: string } | null } | null, request: Request) {
@@ -153,5 +156,6 @@ export function createApp(options: AppOptions) {
     });
 
   registerV1Routes(app as unknown as Elysia, context);
+  registerDashboardRoutes(app as unknown as Elysia, context, options.dashboard);
   return app;
 }

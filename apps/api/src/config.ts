@@ -1,5 +1,6 @@
 // Everything the server reads from its environment, parsed and checked once at start-up.
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
+import type { OidcSettings } from "./dashboard/oidc.ts";
 
 export interface ServerConfig {
   host: string;
@@ -10,6 +11,21 @@ export interface ServerConfig {
   publicUrl: string;
   /** The pagination-token secret; when absent one is generated and kept in the database. */
   tokenSecret?: string;
+  /** The identity provider for dashboard sign-in; absent, the dashboard explains how to configure one. */
+  oidc?: OidcSettings;
+  /** Keys the stored session digests; when absent one is generated and kept in the database. */
+  sessionSecret?: string;
+}
+
+/** All three OIDC settings or none: a half-configured provider is a mistake to report at start-up. */
+function oidcFromEnv(env: Record<string, string | undefined>): OidcSettings | undefined {
+  const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret } = env;
+  if (!issuer && !clientId && !clientSecret) return undefined;
+  if (!issuer || !clientId || !clientSecret) {
+    throw new Error("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together");
+  }
+  if (!URL.canParse(issuer)) throw new Error("OIDC_ISSUER must be a URL");
+  return { issuer, clientId, clientSecret };
 }
 
 export const DEFAULT_DATABASE_URL = "file:data/social.db";
@@ -18,6 +34,7 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
   const host = env.HOST || "127.0.0.1";
   const port = Number(env.PORT || 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error("PORT must be an integer from 0 to 65535");
+  const oidc = oidcFromEnv(env);
   return {
     host,
     port,
@@ -25,6 +42,8 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
     rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
     publicUrl: (env.PUBLIC_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/$/, ""),
     ...(env.TOKEN_SECRET ? { tokenSecret: env.TOKEN_SECRET } : {}),
+    ...(oidc ? { oidc } : {}),
+    ...(env.SESSION_SECRET ? { sessionSecret: env.SESSION_SECRET } : {}),
   };
 }
 

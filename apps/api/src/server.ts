@@ -28,7 +28,18 @@ export async function startServer(
     tokenSecret: config.tokenSecret ?? persistentSecret(db, "pagination_token_secret"),
     rateLimit: config.rateLimit,
   });
-  const app = createApp({ services, publicUrl: config.publicUrl, ...(options.log ? { log: options.log } : {}) });
+  const dashboard = {
+    db,
+    publicUrl: config.publicUrl,
+    sessionSecret: config.sessionSecret ?? persistentSecret(db, "session_secret"),
+    ...(config.oidc ? { oidc: config.oidc } : {}),
+  };
+  const app = createApp({
+    services,
+    publicUrl: config.publicUrl,
+    dashboard,
+    ...(options.log ? { log: options.log } : {}),
+  });
   app.listen({ hostname: config.host, port: config.port });
   const server = app.server;
   if (!server) throw new Error("the server did not start");

@@ -1,0 +1,29 @@
+// The two dashboard cookies. On https they take the __Host- prefix, which browsers accept only with
+// Secure, Path=/ and no Domain, so no sibling subdomain can plant or overwrite them.
+
+export interface CookieNames {
+  session: string;
+  signIn: string;
+}
+
+export function cookieNames(secure: boolean): CookieNames {
+  const prefix = secure ? "__Host-" : "";
+  return { session: `${prefix}social_session`, signIn: `${prefix}social_sign_in` };
+}
+
+export function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const separator = part.indexOf("=");
+    if (separator > 0 && part.slice(0, separator).trim() === name) return part.slice(separator + 1).trim();
+  }
+  return undefined;
+}
+
+/** A Set-Cookie value; a `maxAgeSeconds` of 0 deletes the cookie. */
+export function cookie(name: string, value: string, maxAgeSeconds: number, secure: boolean): string {
+  const attributes = [`${name}=${value}`, "Path=/", `Max-Age=${maxAgeSeconds}`, "HttpOnly", "SameSite=Lax"];
+  if (secure) attributes.push("Secure");
+  return attributes.join("; ");
+}

@@ -1,0 +1,221 @@
+// The dashboard's HTTP surface: sign-in through OpenID Connect, the account pages and their forms.
+// Every form needs the session's CSRF token; every page carries the security headers of html.ts.
+import type { Database } from "bun:sqlite";
+import {
+  createKey,
+  dailyUsage,
+  findOrCreateAccountBySubject,
+  getAccount,
+  listKeys,
+  recentRequests,
+  revokeKey,
+} from "@social/store-sqlite";
+import type { Elysia } from "elysia";
+import type { RouteContext } from "../v1/routes.ts";
+import { cookie, cookieNames, readCookie } from "./cookies.ts";
+import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";
+import { type Html, htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
+import { OidcClient, type OidcSettings, SignInError } from "./oidc.ts";
+import { billingPage, checkKeyName, dashboardPage, errorPage, signedOutPage, usagePage } from "./pages.ts";
+import { SESSION_LIFETIME_MS, SessionStore, SIGN_IN_LIFETIME_MS } from "./sessions.ts";
+import { STYLESHEET } from "./style.ts";
+
+export interface DashboardOptions {
+  db: Database;
+  /** The address people reach the server at: the OIDC redirect URI and the cookies' Secure flag follow it. */
+  publicUrl: string;
+  /** Keys the digests under which sessions are stored. */
+  sessionSecret: string;
+  /** Absent: the dashboard explains how to configure sign-in, and the CLI remains the way to make keys. */
+  oidc?: OidcSettings;
+}
+
+const USAGE_DAYS = 30;
+const LATEST_REQUESTS = 20;
+
+interface SignedIn {
+  viewer: Viewer;
+  accountId: string;
+}
+
+function field(body: unknown, name: string): unknown {
+  return typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+function redirect(location: string, cookies: readonly string[] = []): Response {
+  const headers = new Headers({ location, "cache-control": "no-store", ...SECURITY_HEADERS });
+  for (const value of cookies) headers.append("set-cookie", value);
+  return new Response(null, { status: 303, headers });
+}
+
+/** Mounts the pages on `app`; `context.finish` logs each request like the API's own. */
+export function registerDashboardRoutes(
+  app: Elysia,
+  context: Pick<RouteContext, "finish">,
+  options: DashboardOptions | undefined,
+) {
+  if (!options) return;
+  const { db, publicUrl } = options;
+  const secure = publicUrl.startsWith("https:");
+  const names = cookieNames(secure);
+  const sessions = new SessionStore(db, options.sessionSecret);
+  const callbackPath = "/dashboard/callback";
+  const oidc = options.oidc ? new OidcClient(options.oidc, `${publicUrl}${callbackPath}`) : undefined;
+
+  const page = (request: Request, body: Html, status = 200, headers: Record<string, string> = {}) =>
+    context.finish(request, htmlResponse(body, status, headers));
+
+  const signedIn = (request: Request): SignedIn | undefined => {
+    const session = sessions.find(readCookie(request, names.session));
+    const account = session && getAccount(db, session.accountId);
+    if (!session || !account) return undefined;
+    return { viewer: { name: account.name, csrfToken: session.csrfToken }, accountId: account.id };
+  };
+
+  /** The signed-in person behind a form post, or the page that refuses it. */
+  const formPoster = (request: Request, body: unknown): SignedIn | Response => {
+    const who = signedIn(request);
+    if (!who) return page(request, errorPage("Signed out", "Your session has ended: sign in again."), 403);
+    if (!csrfTokenMatches(who.viewer.csrfToken, field(body, CSRF_FIELD))) {
+      return page(
+        request,
+        errorPage("Form expired", "This form is out of date: reload the page and try again.", who.viewer),
+        403,
+      );
+    }
+    return who;
+  };
+
+  const dashboard = (
+    request: Request,
+    who: SignedIn,
+    extra: { newKey?: { key: string; name: string }; formError?: string } = {},
+    status = 200,
+  ) => {
+    const account = getAccount(db, who.accountId);
+    if (!account) return page(request, errorPage("No account", "This account no longer exists."), 404);
+    return page(
+      request,
+      dashboardPage({ viewer: who.viewer, account, keys: listKeys(db, who.accountId), ...extra }),
+      status,
+    );
+  };
+
+  app
+    .get("/dashboard/style.css", ({ request }) =>
+      context.finish(
+        request,
+        new Response(STYLESHEET, {
+          headers: {
+            "content-type": "text/css; charset=utf-8",
+            "cache-control": "public, max-age=3600",
+            "x-content-type-options": "nosniff",
+          },
+        }),
+      ),
+    )
+    .get("/dashboard", ({ request }) => {
+      const who = signedIn(request);
+      if (!who) return page(request, signedOutPage({ configured: oidc !== undefined, publicUrl }));
+      return dashboard(request, who);
+    })
+    .get("/dashboard/sign-in", async ({ request }) => {
+      if (!oidc) return context.finish(request, redirect("/dashboard"));
+      try {
+        const { url, checks } = await oidc.start();
+        const token = sessions.saveSignIn(checks);
+        return context.finish(
+          request,
+          redirect(url.href, [cookie(names.signIn, token, SIGN_IN_LIFETIME_MS / 1000, secure)]),
+        );
+      } catch (error) {
+        console.error(
+          JSON.stringify({
+            at: new Date().toISOString(),
+            level: "error",
+            kind: "oidc_discovery",
+            error: String(error),
+          }),
+        );
+        return page(
+          request,
+          errorPage("Sign-in unavailable", "The identity provider cannot be reached right now: try again in a minute."),
+          503,
+        );
+      }
+    })
+    .get(callbackPath, async ({ request }) => {
+      const clearSignIn = cookie(names.signIn, "", 0, secure);
+      const checks = sessions.takeSignIn(readCookie(request, names.signIn));
+      if (!oidc || !checks) {
+        return page(
+          request,
+          errorPage("Sign-in expired", "This sign-in has expired or was already used: start again from the dashboard."),
+          400,
+          { "set-cookie": clearSignIn },
+        );
+      }
+      try {
+        // The public address, not the socket's: behind a proxy it is what the provider redirected to.
+        const identity = await oidc.finish(
+          new URL(`${publicUrl}${callbackPath}${new URL(request.url).search}`),
+          checks,
+        );
+        const { account } = findOrCreateAccountBySubject(db, identity.issuer, identity.subject, identity.name);
+        // A fresh token on every sign-in: a session id planted before sign-in never becomes a signed-in one.
+        sessions.destroy(readCookie(request, names.session));
+        const token = sessions.create(account.id);
+        return context.finish(
+          request,
+          redirect("/dashboard", [clearSignIn, cookie(names.session, token, SESSION_LIFETIME_MS / 1000, secure)]),
+        );
+      } catch (error) {
+        if (!(error instanceof SignInError)) throw error;
+        return page(
+          request,
+          errorPage(error.providerRefused ? "Sign-in refused" : "Sign-in failed", error.message),
+          400,
+          { "set-cookie": clearSignIn },
+        );
+      }
+    })
+    .post("/dashboard/sign-out", ({ request, body }) => {
+      const who = formPoster(request, body);
+      if (who instanceof Response) return who;
+      sessions.destroy(readCookie(request, names.session));
+      return context.finish(request, redirect("/dashboard", [cookie(names.session, "", 0, secure)]));
+    })
+    .post("/dashboard/keys", ({ request, body }) => {
+      const who = formPoster(request, body);
+      if (who instanceof Response) return who;
+      const checked = checkKeyName(field(body, "name"));
+      if ("error" in checked) return dashboard(request, who, { formError: checked.error }, 400);
+      const { key } = createKey(db, who.accountId, checked.name);
+      return dashboard(request, who, { newKey: { key, name: checked.name } }, 201);
+    })
+    .post("/dashboard/keys/:keyId/revoke", ({ request, body, params }) => {
+      const who = formPoster(request, body);
+      if (who instanceof Response) return who;
+      if (!listKeys(db, who.accountId).some((key) => key.id === params.keyId)) {
+        return page(request, errorPage("No such key", "That key is not one of yours.", who.viewer), 404);
+      }
+      revokeKey(db, params.keyId);
+      return context.finish(request, redirect("/dashboard"));
+    })
+    .get("/dashboard/usage", ({ request }) => {
+      const who = signedIn(request);
+      if (!who) return context.finish(request, redirect("/dashboard"));
+      return page(
+        request,
+        usagePage(
+          who.viewer,
+          dailyUsage(db, who.accountId, USAGE_DAYS),
+          recentRequests(db, who.accountId, LATEST_REQUESTS),
+        ),
+      );
+    })
+    .get("/billing", ({ request }) => {
+      const who = signedIn(request);
+      return page(request, billingPage(who ? { viewer: who.viewer, accountId: who.accountId } : {}));
+    });
+}

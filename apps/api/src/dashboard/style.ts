@@ -1,0 +1,39 @@
+// The one stylesheet, served by the app so the pages need no build step and no outside host.
+export const STYLESHEET = `
+:root { color-scheme: light dark; --accent: #1d5fd1; --muted: #5b6470; --line: #d0d5dc; }
+@media (prefers-color-scheme: dark) { :root { --accent: #7eaaff; --muted: #a3acb8; --line: #3a414b; } }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, sans-serif; }
+header { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; justify-content: space-between;
+  padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
+nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
+nav a[aria-current="page"] { font-weight: 700; text-decoration: none; }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.skip { position: absolute; left: -999px; }
+.skip:focus { left: 1rem; top: 1rem; background: Canvas; padding: .5rem; }
+.balance { font-size: 2.5rem; font-weight: 700; margin: 0; }
+.muted { color: var(--muted); }
+form.inline { display: inline; }
+.sign-out { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; }
+label { display: block; font-weight: 600; margin-bottom: .25rem; }
+input[type="text"] { font: inherit; padding: .5rem; width: 100%; max-width: 24rem; border: 1px solid var(--muted); border-radius: 4px; }
+button, .button { font: inherit; padding: .45rem .9rem; border-radius: 4px; border: 1px solid var(--accent);
+  background: var(--accent); color: Canvas; cursor: pointer; text-decoration: none; display: inline-block; }
+button.secondary { background: transparent; color: var(--accent); }
+.field { margin: 1rem 0; }
+.notice { border: 2px solid var(--accent); border-radius: 6px; padding: 1rem; margin: 1rem 0; }
+.error { border-color: #c62828; }
+code, .key { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+.key { font-size: 1.1rem; padding: .5rem; border: 1px dashed var(--muted); display: block; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); }
+td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
+.chart { width: 100%; height: auto; max-height: 16rem; }
+.chart rect { fill: var(--accent); }
+.chart text { fill: var(--muted); font-size: 10px; }
+.plans { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
+.plans section { border: 1px solid var(--line); border-radius: 6px; padding: 0 1rem 1rem; }
+`;

@@ -1,0 +1,310 @@
+// Sign-in, sessions and CSRF against a real OpenID Provider on loopback, without a browser: the
+// dashboard runs in-process (app.handle) and the provider's interaction is answered with fetch.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { openDatabase } from "@social/store-sqlite";
+import { Elysia } from "elysia";
+import { type DashboardOptions, registerDashboardRoutes } from "../src/dashboard/routes.ts";
+import { answerAtProvider, startTestProvider, type TestProvider } from "./oidc-provider.ts";
+
+// Nothing listens here: the provider only compares the redirect URI, and the test calls the app directly.
+const PUBLIC_URL = "http://127.0.0.1:9";
+
+let provider: TestProvider;
+
+beforeAll(async () => {
+  provider = await startTestProvider(`${PUBLIC_URL}/dashboard/callback`);
+});
+afterAll(() => provider.close());
+
+function dashboardApp(options: Partial<DashboardOptions> = {}) {
+  const db = options.db ?? openDatabase(":memory:");
+  const app = new Elysia();
+  registerDashboardRoutes(
+    app,
+    { finish: (_request, response) => response },
+    {
+      db,
+      publicUrl: PUBLIC_URL,
+      sessionSecret: "test session secret",
+      oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
+      ...options,
+    },
+  );
+  const request = (path: string, init: RequestInit & { cookie?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.cookie) headers.set("cookie", init.cookie);
+    return app.handle(new Request(new URL(path, PUBLIC_URL), { ...init, headers }));
+  };
+  return { db, request };
+}
+
+type Dashboard = ReturnType<typeof dashboardApp>;
+
+/** `name=value` of the cookie a response sets, and its attributes. */
+function setCookie(response: Response, name: string): { pair: string; attributes: string } | undefined {
+  const line = response.headers.getSetCookie().find((value) => value.startsWith(`${name}=`));
+  if (!line) return undefined;
+  const [pair = "", ...attributes] = line.split("; ");
+  return { pair, attributes: attributes.join("; ") };
+}
+
+async function startSignIn(dashboard: Dashboard) {
+  const response = await dashboard.request("/dashboard/sign-in");
+  expect(response.status).toBe(303);
+  const signInCookie = setCookie(response, "social_sign_in");
+  if (!signInCookie) throw new Error("no sign-in cookie");
+  return { authorizationUrl: response.headers.get("location") ?? "", cookie: signInCookie.pair };
+}
+
+async function signIn(dashboard: Dashboard, username = "ada") {
+  const started = await startSignIn(dashboard);
+  const callback = await answerAtProvider(started.authorizationUrl, { username, decision: "allow" });
+  const response = await dashboard.request(callback.pathname + callback.search, { cookie: started.cookie });
+  const session = setCookie(response, "social_session");
+  return { response, cookie: session?.pair ?? "", attributes: session?.attributes ?? "" };
+}
+
+function csrfTokenIn(page: string): string {
+  const match = page.match(/name="csrf_token" value="([^"]+)"/);
+  if (!match?.[1]) throw new Error("no CSRF token on the page");
+  return match[1];
+}
+
+function form(fields: Record<string, string>): RequestInit {
+  return {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields).toString(),
+  };
+}
+
+describe("sign-in", () => {
+  test("the authorization request uses PKCE S256, state and nonce", async () => {
+    const { authorizationUrl } = await startSignIn(dashboardApp());
+    const url = new URL(authorizationUrl);
+    expect(url.origin).toBe(provider.issuer);
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    for (const name of ["code_challenge", "state", "nonce"])
+      expect(url.searchParams.get(name)?.length).toBeGreaterThan(20);
+    expect(url.searchParams.get("redirect_uri")).toBe(`${PUBLIC_URL}/dashboard/callback`);
+  });
+
+  test("the first sign-in opens an account with 1000 credits; the next finds it again", async () => {
+    const dashboard = dashboardApp();
+    const first = await signIn(dashboard, "grace");
+    expect(first.response.status).toBe(303);
+    expect(first.response.headers.get("location")).toBe("/dashboard");
+    const page = await (await dashboard.request("/dashboard", { cookie: first.cookie })).text();
+    expect(page).toContain("1,000 credits");
+    expect(page).toContain("Test grace");
+
+    await signIn(dashboard, "grace");
+    const accounts = dashboard.db
+      .query<{ id: string; oidc_issuer: string; oidc_subject: string }, []>(
+        "SELECT id, oidc_issuer, oidc_subject FROM accounts",
+      )
+      .all();
+    expect(accounts).toHaveLength(1);
+    expect(accounts[0]).toMatchObject({ oidc_issuer: provider.issuer, oidc_subject: "grace" });
+  });
+
+  test("the session cookie is HttpOnly and SameSite=Lax, and Secure only over https", async () => {
+    const { attributes } = await signIn(dashboardApp());
+    expect(attributes).toContain("HttpOnly");
+    expect(attributes).toContain("SameSite=Lax");
+    expect(attributes).not.toContain("Secure");
+  });
+});
+
+describe("callback errors", () => {
+  test("a tampered state is refused, signs nobody in, and uses up the attempt", async () => {
+    const dashboard = dashboardApp();
+    const started = await startSignIn(dashboard);
+    const callback = await answerAtProvider(started.authorizationUrl, { username: "mallory", decision: "allow" });
+    const genuine = callback.search;
+    callback.searchParams.set("state", "forged-state-value-that-does-not-match");
+    const response = await dashboard.request(callback.pathname + callback.search, { cookie: started.cookie });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("could not be verified");
+    expect(setCookie(response, "social_session")).toBeUndefined();
+
+    const replay = await dashboard.request(`/dashboard/callback${genuine}`, { cookie: started.cookie });
+    expect(replay.status).toBe(400);
+    expect(await replay.text()).toContain("expired or was already used");
+  });
+
+  test("an ID token whose nonce differs from the one sent is refused", async () => {
+    const dashboard = dashboardApp();
+    const started = await startSignIn(dashboard);
+    dashboard.db.run("UPDATE sign_in_attempts SET nonce = 'a-nonce-this-sign-in-never-sent'");
+    const callback = await answerAtProvider(started.authorizationUrl, { username: "eve", decision: "allow" });
+    const response = await dashboard.request(callback.pathname + callback.search, { cookie: started.cookie });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("could not be verified (unexpected ID Token &#34;nonce&#34; claim value)");
+    expect(setCookie(response, "social_session")).toBeUndefined();
+    expect(dashboard.db.query("SELECT count(*) AS n FROM accounts").get()).toEqual({ n: 0 });
+  });
+
+  test("an error from the provider is shown and signs nobody in", async () => {
+    const dashboard = dashboardApp();
+    const started = await startSignIn(dashboard);
+    const callback = await answerAtProvider(started.authorizationUrl, { username: "ada", decision: "deny" });
+    expect(callback.searchParams.get("error")).toBe("access_denied");
+    const response = await dashboard.request(callback.pathname + callback.search, { cookie: started.cookie });
+    expect(response.status).toBe(400);
+    const page = await response.text();
+    expect(page).toContain("Sign-in refused");
+    expect(page).toContain("refused to sign in");
+    expect(setCookie(response, "social_session")).toBeUndefined();
+  });
+
+  test("a callback without the sign-in cookie is refused", async () => {
+    const dashboard = dashboardApp();
+    const started = await startSignIn(dashboard);
+    const callback = await answerAtProvider(started.authorizationUrl, { username: "ada", decision: "allow" });
+    const response = await dashboard.request(callback.pathname + callback.search);
+    expect(response.status).toBe(400);
+  });
+
+  test("an unreachable provider gives a page saying so", async () => {
+    const dashboard = dashboardApp({ oidc: { issuer: "http://127.0.0.1:9", clientId: "x", clientSecret: "y" } });
+    const response = await dashboard.request("/dashboard/sign-in");
+    expect(response.status).toBe(503);
+    expect(await response.text()).toContain("cannot be reached");
+  });
+});
+
+describe("sessions and CSRF", () => {
+  test("the database keeps a digest of the session token, not the token", async () => {
+    const dashboard = dashboardApp();
+    const { cookie } = await signIn(dashboard);
+    const token = cookie.split("=")[1] ?? "";
+    const ids = dashboard.db.query<{ id: string }, []>("SELECT id FROM sessions").all();
+    expect(ids).toHaveLength(1);
+    expect(ids[0]?.id).not.toContain(token);
+  });
+
+  test("an expired or unknown session is signed out", async () => {
+    const dashboard = dashboardApp();
+    const { cookie } = await signIn(dashboard);
+    expect(await (await dashboard.request("/dashboard", { cookie: "social_session=made-up" })).text()).toContain(
+      'href="/dashboard/sign-in"',
+    );
+    dashboard.db.run("UPDATE sessions SET expires_at = 0");
+    expect(await (await dashboard.request("/dashboard", { cookie })).text()).toContain('href="/dashboard/sign-in"');
+  });
+
+  test("forms are refused without the session's CSRF token", async () => {
+    const dashboard = dashboardApp();
+    const { cookie } = await signIn(dashboard);
+    const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
+
+    const forged: Record<string, string>[] = [
+      { name: "k" },
+      { name: "k", csrf_token: "wrong" },
+      { name: "k", csrf_token: `${token}x` },
+    ];
+    for (const fields of forged) {
+      expect((await dashboard.request("/dashboard/keys", { cookie, ...form(fields) })).status).toBe(403);
+    }
+    expect((await dashboard.request("/dashboard/sign-out", { cookie, ...form({}) })).status).toBe(403);
+    expect(dashboard.db.query("SELECT count(*) AS n FROM api_keys").get()).toEqual({ n: 0 });
+
+    const created = await dashboard.request("/dashboard/keys", { cookie, ...form({ name: "ci", csrf_token: token }) });
+    expect(created.status).toBe(201);
+    expect(await created.text()).toMatch(/sk_live_[0-9A-Za-z]{32}/);
+  });
+
+  test("a CSRF token belongs to its session", async () => {
+    const dashboard = dashboardApp();
+    const ada = await signIn(dashboard, "ada");
+    const bob = await signIn(dashboard, "bob");
+    const adaToken = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: ada.cookie })).text());
+    const response = await dashboard.request("/dashboard/keys", {
+      cookie: bob.cookie,
+      ...form({ name: "k", csrf_token: adaToken }),
+    });
+    expect(response.status).toBe(403);
+  });
+
+  test("signing out ends the session on the server", async () => {
+    const dashboard = dashboardApp();
+    const { cookie } = await signIn(dashboard);
+    const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
+    const response = await dashboard.request("/dashboard/sign-out", { cookie, ...form({ csrf_token: token }) });
+    expect(response.status).toBe(303);
+    expect(setCookie(response, "social_session")?.attributes).toContain("Max-Age=0");
+    expect(dashboard.db.query("SELECT count(*) AS n FROM sessions").get()).toEqual({ n: 0 });
+    expect(await (await dashboard.request("/dashboard", { cookie })).text()).toContain('href="/dashboard/sign-in"');
+  });
+
+  test("nobody can revoke another account's key", async () => {
+    const dashboard = dashboardApp();
+    const ada = await signIn(dashboard, "ada");
+    const adaToken = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: ada.cookie })).text());
+    await dashboard.request("/dashboard/keys", { cookie: ada.cookie, ...form({ name: "mine", csrf_token: adaToken }) });
+    const keyId = dashboard.db.query<{ id: string }, []>("SELECT id FROM api_keys").get()?.id;
+
+    const bob = await signIn(dashboard, "bob");
+    const bobToken = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: bob.cookie })).text());
+    const response = await dashboard.request(`/dashboard/keys/${keyId}/revoke`, {
+      cookie: bob.cookie,
+      ...form({ csrf_token: bobToken }),
+    });
+    expect(response.status).toBe(404);
+    expect(dashboard.db.query("SELECT revoked_at FROM api_keys").get()).toEqual({ revoked_at: null });
+  });
+
+  test("a key name is required", async () => {
+    const dashboard = dashboardApp();
+    const { cookie } = await signIn(dashboard);
+    const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
+    const response = await dashboard.request("/dashboard/keys", { cookie, ...form({ name: "  ", csrf_token: token }) });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("Give the key a name.");
+  });
+});
+
+describe("pages", () => {
+  test("every HTML page carries the security headers", async () => {
+    const dashboard = dashboardApp();
+    for (const path of ["/dashboard", "/billing"]) {
+      const response = await dashboard.request(path);
+      expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+    }
+  });
+
+  test("the usage page needs a session", async () => {
+    const response = await dashboardApp().request("/dashboard/usage");
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/dashboard");
+  });
+
+  test("without a provider the dashboard says how to configure one and points to the CLI", async () => {
+    const { db } = dashboardApp();
+    const app = new Elysia();
+    registerDashboardRoutes(
+      app,
+      { finish: (_request, response) => response },
+      {
+        db,
+        publicUrl: PUBLIC_URL,
+        sessionSecret: "s",
+      },
+    );
+    const page = await (await app.handle(new Request(`${PUBLIC_URL}/dashboard`))).text();
+    expect(page).toContain("OIDC_ISSUER");
+    expect(page).toContain(`${PUBLIC_URL}/dashboard/callback`);
+    expect(page).toContain("bun run admin keys create");
+    const signIn = await app.handle(new Request(`${PUBLIC_URL}/dashboard/sign-in`));
+    expect(signIn.headers.get("location")).toBe("/dashboard");
+  });
+
+  test("the billing page explains the operator grant", async () => {
+    const page = await (await dashboardApp().request("/billing")).text();
+    expect(page).toContain("bun run admin credits grant");
+    expect(page).toContain("<h1>Billing");
+  });
+});
