@@ -27,7 +27,7 @@ function whatToChange(error: ApiError, tool: string, billingUrl: string | undefi
     case "invalid_request": {
       const named = (error.details ?? []).flatMap((detail) => (detail.parameter ? [detail.parameter] : []));
       const which = named.length > 0 ? [...new Set(named)].join(", ") : "the arguments";
-      return `Fix ${which} as the tool's input schema says, then call ${tool} again.`;
+      return `Change ${which} accordingly, then call ${tool} again.`;
     }
     case "endpoint_not_found":
       return "Check the id or username; look it up with a search or by-username tool if unsure.";
@@ -44,9 +44,13 @@ function whatToChange(error: ApiError, tool: string, billingUrl: string | undefi
   }
 }
 
-/** Every failure is uncharged, so every message can say so. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** Every failure is uncharged, so every message can say so; the code and request id close it for support. */
 export function errorResult(error: ApiError, tool: string, requestId: string, billingUrl?: string): CallToolResult {
   const change = whatToChange(error, tool, billingUrl);
-  const text = `${error.code}: ${problem(error)} ${change} Nothing was charged (request ${requestId}).`;
+  const text = `${sentence(problem(error))} ${change} Nothing was charged. (${error.code}, request ${requestId})`;
   return { isError: true, content: [{ type: "text", text }] };
 }

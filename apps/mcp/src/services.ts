@@ -6,7 +6,7 @@ import { openDatabase, persistentSecret, SqliteLedger, SqliteStore } from "@soci
 
 export const DEFAULT_DATABASE_URL = "file:data/social.db";
 /** The settings name under which the HTTP server keeps its generated token secret. */
-export const TOKEN_SECRET_SETTING = "token_secret";
+export const TOKEN_SECRET_SETTING = "pagination_token_secret";
 
 export async function openServices(env: Record<string, string | undefined>): Promise<Services> {
   const db = openDatabase(env.DATABASE_URL || DEFAULT_DATABASE_URL);

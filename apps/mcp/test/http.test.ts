@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorEnvelopeSchema } from "@social/core";
+import * as v from "valibot";
+import { toolSuite } from "./conformance.ts";
+import { httpConnector, type McpHttpServer, openTestWorld, startMcpHttpServer, type TestWorld } from "./harness.ts";
+
+let world: TestWorld;
+let server: McpHttpServer;
+beforeAll(async () => {
+  world = openTestWorld();
+  server = await startMcpHttpServer(world);
+});
+afterAll(async () => {
+  await server.stop();
+  world.close();
+});
+
+toolSuite(
+  "Streamable HTTP",
+  () => world,
+  (options) => httpConnector(world)(options),
+);
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+};
+
+function post(headers: Record<string, string>, url: URL = server.url): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify(INITIALIZE),
+  });
+}
+
+async function expectEnvelope(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status);
+  const body = v.parse(ErrorEnvelopeSchema, await response.json());
+  expect(body.error.code).toBe(code as typeof body.error.code);
+  expect(response.headers.get("x-request-id")).toBe(body.error.request_id);
+  return body.error;
+}
+
+describe("Streamable HTTP: authentication before any MCP processing", () => {
+  test("no Authorization header: 401 invalid_api_key in the error envelope", async () => {
+    const response = await post({});
+    const error = await expectEnvelope(response, 401, "invalid_api_key");
+    expect(error.message).toContain("Authorization: Bearer");
+    expect(response.headers.get("www-authenticate")).toStartWith("Bearer");
+  });
+
+  test("an unknown key: 401 invalid_api_key", async () => {
+    await expectEnvelope(await post({ authorization: "Bearer sk_live_nope" }), 401, "invalid_api_key");
+  });
+
+  test("a revoked key: 401 revoked_api_key, and the SDK client cannot connect", async () => {
+    const revoked = world.account();
+    world.revoke(revoked.keyId);
+    await expectEnvelope(await post({ authorization: `Bearer ${revoked.key}` }), 401, "revoked_api_key");
+
+    const transport = new StreamableHTTPClientTransport(server.url, {
+      requestInit: { headers: { authorization: `Bearer ${revoked.key}` } },
+    });
+    const client = new Client({ name: "social-mcp-test", version: "1.0.0" });
+    await expect(client.connect(transport)).rejects.toThrow("revoked_api_key");
+  });
+
+  test("an unknown toolset: 400 invalid_request naming the choices", async () => {
+    const url = new URL(server.url);
+    url.searchParams.set("toolsets", "dms");
+    const error = await expectEnvelope(
+      await post({ authorization: `Bearer ${world.account().key}` }, url),
+      400,
+      "invalid_request",
+    );
+    expect(error.message).toContain("Unknown toolset dms: choose from search");
+  });
+
+  test("GET (no server-sent stream in stateless mode): 405", async () => {
+    const response = await fetch(server.url, {
+      headers: { authorization: `Bearer ${world.account().key}`, accept: "text/event-stream" },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+});

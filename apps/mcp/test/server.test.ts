@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Services, Store } from "@social/core";
+import { createMcpServer } from "../src/server.ts";
+import { openServices } from "../src/services.ts";
+import { ALL_TOOLS } from "../src/tools.ts";
+import { openTestWorld, type TestWorld } from "./harness.ts";
+
+let world: TestWorld;
+let services: Services;
+beforeAll(async () => {
+  world = openTestWorld();
+  services = await openServices({ DATABASE_URL: world.databaseUrl, RATE_LIMIT_RPS: "0" });
+});
+afterAll(() => world.close());
+
+async function connect(serverServices: Services, apiKey: string, logged: unknown[] = []) {
+  const server = createMcpServer(serverServices, {
+    apiKey,
+    tools: ALL_TOOLS,
+    logError: (message, error) => logged.push(message, error),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "social-mcp-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  return client;
+}
+
+function onlyText(result: CallToolResult): string {
+  expect(result.isError).toBe(true);
+  const [block] = result.content;
+  return block?.type === "text" ? block.text : "";
+}
+
+test("a key revoked mid-session: calls fail with a result saying to reconnect, uncharged", async () => {
+  const caller = world.account();
+  const client = await connect(services, caller.key);
+  expect((await client.callTool({ name: "get_trends", arguments: {} })).isError ?? false).toBe(false);
+  world.revoke(caller.keyId);
+  const message = onlyText((await client.callTool({ name: "get_trends", arguments: {} })) as CallToolResult);
+  expect(message).toContain("This API key has been revoked");
+  expect(message).toContain("Reconnect with an active API key");
+  expect(await world.balance(caller.accountId)).toBe(999);
+  await client.close();
+});
+
+test("a failure of the service is logged, and the agent gets an uncharged internal_error without internals", async () => {
+  const caller = world.account();
+  const broken = new Proxy({} as Store, {
+    get: () => () => Promise.reject(new Error("SQLITE_IOERR: disk I/O error")),
+  });
+  const logged: unknown[] = [];
+  const client = await connect({ ...services, store: broken }, caller.key, logged);
+  const result = (await client.callTool({ name: "get_user", arguments: { id: "1" } })) as CallToolResult;
+  const message = onlyText(result);
+  expect(message).toContain("internal_error");
+  expect(message).toContain("Try again in a moment");
+  expect(message).not.toContain("SQLITE");
+  expect(String(logged[0])).toContain("get_user failed (request req_");
+  expect(String(logged[1])).toContain("SQLITE_IOERR");
+  expect(await world.balance(caller.accountId)).toBe(1000);
+  await client.close();
+});
