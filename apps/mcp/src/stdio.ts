@@ -1,11 +1,13 @@
 // The stdio MCP server: `bun run mcp`. Configuration comes from the environment (DATABASE_URL,
 // SOCIAL_API_KEY, SOCIAL_TOOLSETS, and TOKEN_SECRET / RATE_LIMIT_* as for the HTTP server). stdout
 // carries the protocol and nothing else; everything for people goes to stderr.
+import { existsSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ApiError } from "@social/core";
+import { databasePath } from "@social/store-sqlite";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer } from "./server.ts";
-import { openServices } from "./services.ts";
+import { DEFAULT_DATABASE_URL, openServices } from "./services.ts";
 import { parseToolsets, selectTools } from "./tools.ts";
 
 function fail(message: string): never {
@@ -15,7 +17,16 @@ function fail(message: string): never {
 
 async function main(env: Record<string, string | undefined>): Promise<void> {
   const tools = selectTools(parseToolsets(env.SOCIAL_TOOLSETS));
-  const services = await openServices(env);
+  const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  // Opening a missing file would create an empty database, and the key check would then report a
+  // bad key where the real mistake is the path.
+  const path = databasePath(databaseUrl);
+  if (path !== ":memory:" && !existsSync(path)) {
+    fail(
+      `no database at ${path} (DATABASE_URL=${databaseUrl}); create a key with \`npm run admin -- keys create\`, which creates it`,
+    );
+  }
+  const services = await openServices({ ...env, DATABASE_URL: databaseUrl });
   const apiKey = await checkConnectionKey(
     services.ledger,
     env.SOCIAL_API_KEY,

@@ -55,6 +55,16 @@ describe("stdio: the connection fails at start", () => {
     expect(run.stdout).toBe("");
   });
 
+  test("on a database file that does not exist", () => {
+    const run = Bun.spawnSync([process.execPath, STDIO_ENTRY], {
+      env: { ...stdioEnvironment(world, { key: world.account().key }), DATABASE_URL: "file:/nonexistent/social.db" },
+      stdin: "ignore",
+      timeout: 10_000,
+    });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr.toString()).toContain("no database at /nonexistent/social.db");
+  });
+
   test("with an unknown toolset", () => {
     const run = startBinary({ key: world.account().key, toolsets: "search,dms" });
     expect(run.exitCode).not.toBe(0);
