@@ -308,3 +308,14 @@ describe("pages", () => {
     expect(page).toContain("<h1>Billing");
   });
 });
+
+describe("over https", () => {
+  test("the cookies are Secure and take the __Host- prefix", async () => {
+    const dashboard = dashboardApp({ publicUrl: "https://dashboard.example" });
+    const response = await dashboard.request("/dashboard/sign-in");
+    const signInCookie = setCookie(response, "__Host-social_sign_in");
+    expect(signInCookie?.attributes).toContain("Secure");
+    expect(signInCookie?.attributes).toContain("Path=/");
+    expect(signInCookie?.attributes).toContain("HttpOnly");
+  });
+});

@@ -58,6 +58,16 @@ async function interaction(provider: Provider, request: IncomingMessage, respons
   response.end(interactionPage(details.uid, String(details.params.client_id)));
 }
 
+/** A fresh RS256 key, instead of the package's development key and its warning. */
+async function signingKey(): Promise<JsonWebKey> {
+  const pair = await crypto.subtle.generateKey(
+    { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+    true,
+    ["sign", "verify"],
+  );
+  return crypto.subtle.exportKey("jwk", pair.privateKey);
+}
+
 function listenOnFreePort(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -91,6 +101,9 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_context, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: [crypto.randomUUID()] },
+    jwks: { keys: [await signingKey()] },
+    // Explicit lifetimes (the defaults print a notice on every use): long enough for any test run.
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     claims: { openid: ["sub"], profile: ["name"], email: ["email"] },
     // Puts the profile claims in the ID token, as the big providers do, so the dashboard can name
     // the account without a userinfo call.

@@ -5,7 +5,8 @@ import { type Html, html } from "./html.ts";
 
 const WIDTH = 600;
 const HEIGHT = 160;
-const AXIS = 18;
+/** Room under the bars for the first and last day. */
+const AXIS = 26;
 
 export function dailyChart(
   id: string,
@@ -24,5 +25,6 @@ export function dailyChart(
   const last = days.at(-1)?.day ?? "";
   return html`<svg class="chart" id="${id}" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-title">
 <title id="${id}-title">${label}, ${first} to ${last}, highest ${peak}</title>${bars}
-<text x="0" y="${HEIGHT - 4}">${first}</text><text x="${WIDTH}" y="${HEIGHT - 4}" text-anchor="end">${last}</text></svg>`;
+<line x1="0" y1="${HEIGHT - AXIS}" x2="${WIDTH}" y2="${HEIGHT - AXIS}"></line>
+<text x="0" y="${HEIGHT - 3}">${first}</text><text x="${WIDTH}" y="${HEIGHT - 3}" text-anchor="end">${last}</text></svg>`;
 }

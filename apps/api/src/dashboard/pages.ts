@@ -2,9 +2,13 @@
 import { endpointsById } from "@social/core";
 import type { AccountDetails, DailyUsage, KeyInfo, RequestUsage } from "@social/store-sqlite";
 import { dailyChart } from "./chart.ts";
-import { csrfField, type Html, html, layout, type Viewer } from "./html.ts";
+import { csrfField, Html, html, layout, type Viewer } from "./html.ts";
 
 const KEY_NAME_MAX = 64;
+
+function count(amount: number, noun: string): string {
+  return `${amount.toLocaleString("en-US")} ${noun}${amount === 1 ? "" : "s"}`;
+}
 
 function when(epochMs: number | null): string {
   return epochMs === null ? "never" : `${new Date(epochMs).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -76,7 +80,7 @@ export function dashboardPage(view: DashboardView): Html {
   return layout(
     { title: "Dashboard", section: "dashboard", viewer: view.viewer },
     html`${newKey}<h2>Balance</h2>
-<p class="balance" id="balance">${view.account.balance.toLocaleString("en-US")} credits</p>
+<p class="balance" id="balance">${count(view.account.balance, "credit")}</p>
 <p><a href="/billing">Add credits or choose a plan</a> · <a href="/dashboard/usage">See your usage</a></p>
 <h2>API keys</h2>
 ${keyRows(view.viewer, view.keys)}
@@ -84,7 +88,7 @@ ${keyRows(view.viewer, view.keys)}
 <form method="post" action="/dashboard/keys">${csrfField(view.viewer)}${formError}
 <div class="field"><label for="key-name">Key name</label>
 <input type="text" id="key-name" name="name" required maxlength="${KEY_NAME_MAX}" autocomplete="off"
- aria-describedby="key-name-hint${view.formError ? " key-name-error" : ""}">
+ aria-describedby="key-name-hint${view.formError ? " key-name-error" : ""}"${view.formError ? new Html(' aria-invalid="true"') : ""}>
 <p class="muted" id="key-name-hint">What the key is for, so you can tell your keys apart (up to ${KEY_NAME_MAX} characters).</p></div>
 <button type="submit">Create key</button></form>`,
   );
@@ -113,7 +117,7 @@ export function usagePage(viewer: Viewer, days: readonly DailyUsage[], recent: r
   );
   return layout(
     { title: "Usage", section: "usage", viewer },
-    html`<p id="usage-summary">Last 30 days: ${totalRequests} requests, ${totalCredits} credits.</p>
+    html`<p id="usage-summary">Last 30 days: ${count(totalRequests, "request")}, ${count(totalCredits, "credit")}.</p>
 <h2>Requests per day</h2>${dailyChart("requests-chart", "Requests per day", days, (day) => day.requests)}
 <h2>Credits per day</h2>${dailyChart("credits-chart", "Credits per day", days, (day) => day.credits)}
 <h3>Days with requests</h3>

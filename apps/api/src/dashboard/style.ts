@@ -33,7 +33,8 @@ th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--
 td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
 .chart { width: 100%; height: auto; max-height: 16rem; }
 .chart rect { fill: var(--accent); }
-.chart text { fill: var(--muted); font-size: 10px; }
+.chart text { fill: var(--muted); font-size: 20px; }
+.chart line { stroke: var(--line); }
 .plans { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .plans section { border: 1px solid var(--line); border-radius: 6px; padding: 0 1rem 1rem; }
 `;
