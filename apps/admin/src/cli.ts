@@ -12,6 +12,7 @@ Commands:
   credits grant ACCOUNT_ID N [--reason TEXT]   add N credits to an account
   usage ACCOUNT_ID [--days N] [--limit N]      balance, credits spent per day, latest requests
   fixtures build [--tweets N] [--seed SEED]    rebuild the social world from the fixture generator
+                                               (default 20000 tweets, at least 1000); keys and credits stay
   help                                         show this text
 
 Environment:

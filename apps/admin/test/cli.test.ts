@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashApiKeySync, openDatabase, SqliteLedger } from "@social/store-sqlite";
+import { hashApiKeySync, openDatabase, readWorldMeta, SqliteLedger } from "@social/store-sqlite";
 
 const repoRoot = new URL("../../../", import.meta.url).pathname;
 let dir: string;
@@ -156,6 +156,22 @@ describe("credits and usage", () => {
   });
 });
 
+describe("fixtures build", () => {
+  test("builds the world with a progress bar and counts, leaving the ledger as it was", async () => {
+    const { key, accountId } = await createKey("--credits", "77");
+    const result = await admin("fixtures", "build", "--tweets", "1000", "--seed", "cli-test");
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("100%");
+    expect(result.stdout).toMatch(/built world "cli-test"/);
+    expect(result.stdout).toMatch(/tweet\s+1,000\n/);
+    await withDb(async (db, ledger) => {
+      expect(readWorldMeta(db)?.counts.tweet).toBe(1000);
+      expect((await ledger.checkKey(hashApiKeySync(key))).status).toBe("active");
+      expect(await ledger.balance(accountId)).toBe(77);
+    });
+  }, 60_000);
+});
+
 describe("bad arguments", () => {
   const cases: string[][] = [
     [],
@@ -175,6 +191,9 @@ describe("bad arguments", () => {
     ["usage"],
     ["usage", "acct_x", "--days", "0"],
     ["fixtures", "build", "--tweets", "many"],
+    ["fixtures", "build", "--seed", ""],
+    ["fixtures", "build", "--tweets", "999"],
+    ["fixtures", "rebuild"],
   ];
 
   test.each(cases.map((args) => [args.join(" ") || "(no arguments)", args] as const))(
