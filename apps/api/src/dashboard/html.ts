@@ -1,5 +1,6 @@
 // Server-rendered HTML: a tagged template that escapes every interpolated value unless it is already
 // Html, the page layout, and the headers every HTML page is sent with.
+import { CSRF_FIELD } from "./csrf.ts";
 
 export class Html {
   constructor(readonly text: string) {}
@@ -72,7 +73,7 @@ const NAVIGATION: readonly { section: Section; href: string; label: string }[] =
 ];
 
 export function csrfField(viewer: Viewer): Html {
-  return html`<input type="hidden" name="csrf_token" value="${viewer.csrfToken}">`;
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrfToken}">`;
 }
 
 export function layout(options: PageOptions, main: Html): Html {

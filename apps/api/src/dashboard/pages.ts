@@ -10,6 +10,11 @@ function count(amount: number, noun: string): string {
   return `${amount.toLocaleString("en-US")} ${noun}${amount === 1 ? "" : "s"}`;
 }
 
+/** A wide table scrolls inside its own box on a phone; the box takes focus so the keyboard can scroll it. */
+function scrollable(label: string, table: Html): Html {
+  return html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+}
+
 function when(epochMs: number | null): string {
   return epochMs === null ? "never" : `${new Date(epochMs).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
@@ -53,9 +58,13 @@ function keyRows(viewer: Viewer, keys: readonly KeyInfo[]): Html {
         : html`revoked ${when(key.revokedAt)}`
     }</td></tr>`,
   );
-  return html`<div class="table-wrap"><table><caption class="muted">Only the first characters of each key are kept for display.</caption>
+  return html`<p class="muted">Only the first characters of each key are kept, to tell them apart.</p>
+${scrollable(
+  "Your API keys",
+  html`<table>
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
-<tbody>${rows}</tbody></table></div>`;
+<tbody>${rows}</tbody></table>`,
+)}`;
 }
 
 export interface DashboardView {
@@ -124,16 +133,22 @@ export function usagePage(viewer: Viewer, days: readonly DailyUsage[], recent: r
 ${
   dayRows.length === 0
     ? html`<p>No requests in the last 30 days.</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Credits</th></tr></thead>
-<tbody>${dayRows}</tbody></table></div>`
+    : scrollable(
+        "Requests and credits per day",
+        html`<table><thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Credits</th></tr></thead>
+<tbody>${dayRows}</tbody></table>`,
+      )
 }
 <h2>Latest requests</h2>
 <p class="muted">Only successful requests are charged, so only they are listed; failed ones cost nothing.</p>
 ${
   requestRows.length === 0
     ? html`<p>No requests yet.</p>`
-    : html`<div class="table-wrap"><table id="latest-requests"><thead><tr><th scope="col">Time</th><th scope="col">Endpoint</th><th scope="col" class="number">Status</th><th scope="col" class="number">Credits</th><th scope="col">Request id</th></tr></thead>
-<tbody>${requestRows}</tbody></table></div>`
+    : scrollable(
+        "Latest requests",
+        html`<table id="latest-requests"><thead><tr><th scope="col">Time</th><th scope="col">Endpoint</th><th scope="col" class="number">Status</th><th scope="col" class="number">Credits</th><th scope="col">Request id</th></tr></thead>
+<tbody>${requestRows}</tbody></table>`,
+      )
 }`,
   );
 }

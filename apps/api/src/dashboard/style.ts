@@ -25,6 +25,7 @@ button.secondary { background: transparent; color: var(--accent); }
 .field { margin: 1rem 0; }
 .notice { border: 2px solid var(--accent); border-radius: 6px; padding: 1rem; margin: 1rem 0; }
 .error { border-color: #c62828; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 code, .key { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
 .key { font-size: 1.1rem; padding: .5rem; border: 1px dashed var(--muted); display: block; }
 .table-wrap { overflow-x: auto; }
