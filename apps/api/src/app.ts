@@ -17,6 +17,7 @@ import { isOutage } from "./http/outage.ts";
 import { beginRequest, finishRequest, type LogSink, requestIdOf } from "./http/request-log.ts";
 import { errorResponse, json, newRequestId, rateHeaders } from "./http/respond.ts";
 import { type RouteContext, registerV1Routes } from "./v1/routes.ts";
+import { registerV2Routes } from "./v2/routes.ts";
 
 /** Longest URL accepted; the longest legitimate one (100 ids, a 512-character query, a token) is far shorter. */
 export const MAX_URL_LENGTH = 8192;
@@ -156,6 +157,7 @@ export function createApp(options: AppOptions) {
     });
 
   registerV1Routes(app as unknown as Elysia, context);
+  registerV2Routes(app as unknown as Elysia, context);
   registerDashboardRoutes(app as unknown as Elysia, context, options.dashboard);
   return app;
 }

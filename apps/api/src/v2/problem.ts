@@ -1,0 +1,72 @@
+// /2 error bodies: this service's error object (the same as on /v1, so one client can handle both) and
+// X API v2's RFC 7807 members, so code written for X reads the failure as it would there.
+import { ApiError, type ErrorCode, type ErrorEnvelope, errorEnvelope } from "@social/core";
+import { json } from "../http/respond.ts";
+
+const PROBLEM_BASE = "https://api.twitter.com/2/problems/";
+
+// 401 and 429 carry type about:blank, as X API v2 answers them.
+const PROBLEMS: Record<ErrorCode, { type: string; title: string }> = {
+  invalid_request: { type: `${PROBLEM_BASE}invalid-request`, title: "Invalid Request" },
+  invalid_api_key: { type: "about:blank", title: "Unauthorized" },
+  revoked_api_key: { type: "about:blank", title: "Unauthorized" },
+  insufficient_credits: { type: `${PROBLEM_BASE}usage-capped`, title: "Payment Required" },
+  endpoint_not_found: { type: `${PROBLEM_BASE}resource-not-found`, title: "Not Found Error" },
+  rate_limited: { type: "about:blank", title: "Too Many Requests" },
+  internal_error: { type: "about:blank", title: "Internal Server Error" },
+  service_unavailable: { type: "about:blank", title: "Service Unavailable" },
+};
+
+/** The raw values a request gave a parameter (path or query), for X API v2's `errors[].parameters`. */
+export type RawValues = (parameter: string) => string[];
+
+function problemErrors(error: ApiError, rawValues: RawValues) {
+  if (error.code !== "invalid_request" || !error.details) return [{ message: error.message }];
+  return error.details.map((detail) =>
+    detail.parameter
+      ? {
+          parameters: { [detail.parameter]: rawValues(detail.parameter) },
+          message: `The \`${detail.parameter}\` query parameter ${detail.message}`,
+        }
+      : { parameters: {}, message: detail.message },
+  );
+}
+
+/**
+ * Every /2 error body carries `errors`, even where X API v2 leaves it out: twitter-api-v2 rewrites a
+ * body that has an `error` member but no `errors` into a v1-style error, which would hide the problem.
+ */
+export function problemBody(error: ApiError, requestId: string, helpUrl: string, rawValues: RawValues) {
+  const problem = PROBLEMS[error.code];
+  return {
+    ...errorEnvelope(error, requestId, helpUrl),
+    title: problem.title,
+    detail: error.message,
+    type: problem.type,
+    status: error.status,
+    errors: problemErrors(error, rawValues),
+  };
+}
+
+export function problemResponse(
+  error: ApiError,
+  requestId: string,
+  helpUrl: string,
+  rawValues: RawValues,
+  headers: Record<string, string> = {},
+): Response {
+  const retry: Record<string, string> =
+    error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
+  return json(problemBody(error, requestId, helpUrl, rawValues), error.status, {
+    "x-request-id": requestId,
+    ...retry,
+    ...headers,
+  });
+}
+
+/** Re-renders an answer in the /v1 error envelope (the app's 500 and 503) as a /2 problem. */
+export async function asProblem(response: Response, helpUrl: string): Promise<Response> {
+  const { error } = (await response.json()) as ErrorEnvelope;
+  const body = problemBody(new ApiError(error.code, error.message), error.request_id, helpUrl, () => []);
+  return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+}

@@ -1,0 +1,133 @@
+// The /2 query of one route as a valibot schema whose output is the /v1 entry's parameters: the shared
+// pipeline validates it (after authentication and rate limiting, as on /v1), reads with the /v1
+// parameters and charges by the /v1 cost rule. What only shapes the /2 body (fields, expansions) is read
+// again from the same values once the read succeeded.
+import { integerParam, nextTokenParam, numericParams, pathParamNames } from "@social/core";
+import * as v from "valibot";
+import { TWEET_FIELDS, type TweetField, USER_FIELDS, type UserField } from "./fields.ts";
+import type { V2Route } from "./rules.ts";
+
+const EXPANSIONS = ["author_id"] as const;
+const TOKEN_PARAMS = ["pagination_token", "next_token"] as const;
+
+/** A comma-separated list of values out of `allowed`; the message names the offenders and the allowed values. */
+function listParam<const T extends readonly string[]>(allowed: T, description: string) {
+  return v.optional(
+    v.pipe(
+      v.string("must be a comma-separated list"),
+      v.description(description),
+      v.transform((text) => text.split(",")),
+      v.check(
+        (values) => values.every((value) => allowed.includes(value)),
+        (issue) => {
+          const unknown = (issue.input as string[]).filter((value) => !allowed.includes(value));
+          return `value [${unknown.join(",")}] is not one of [${allowed.join(",")}]`;
+        },
+      ),
+      v.transform((values) => new Set(values as T[number][])),
+    ),
+  );
+}
+
+const tweetFieldsParam = listParam(
+  TWEET_FIELDS,
+  "Comma-separated tweet fields beyond the defaults (id, text, edit_history_tweet_ids). Fields this service holds no data for are accepted and left out.",
+);
+
+const RENDER_ENTRIES = {
+  "tweet.fields": tweetFieldsParam,
+  "post.fields": tweetFieldsParam,
+  "user.fields": listParam(
+    USER_FIELDS,
+    "Comma-separated user fields beyond the defaults (id, name, username). Fields this service holds no data for are accepted and left out.",
+  ),
+};
+
+const EXPANSION_ENTRY = {
+  expansions: listParam(EXPANSIONS, "Only author_id: puts the tweets' authors in includes.users."),
+};
+
+const tokenEntry = (other: string) =>
+  v.optional(
+    v.pipe(
+      nextTokenParam.wrapped,
+      v.description(`The previous page's meta.next_token (the same as ${other}; send one of the two).`),
+    ),
+  );
+
+const TOKEN_ENTRIES = {
+  pagination_token: tokenEntry("next_token"),
+  next_token: tokenEntry("pagination_token"),
+};
+
+export interface RenderOptions {
+  tweetFields: ReadonlySet<TweetField>;
+  userFields: ReadonlySet<UserField>;
+  authors: boolean;
+}
+
+const RenderSchema = v.object({ ...RENDER_ENTRIES, ...EXPANSION_ENTRY });
+
+/** The body options of values the route's schema already accepted. */
+export function renderOptions(values: Record<string, unknown>): RenderOptions {
+  const parsed = v.parse(RenderSchema, values);
+  return {
+    tweetFields: new Set([...(parsed["tweet.fields"] ?? []), ...(parsed["post.fields"] ?? [])]),
+    userFields: parsed["user.fields"] ?? new Set(),
+    authors: parsed.expansions?.has("author_id") ?? false,
+  };
+}
+
+export interface V2Query {
+  /** Validates the /2 parameters; its output is the /v1 entry's validated parameters. */
+  schema: v.GenericSchema<Record<string, unknown>, Record<string, unknown>>;
+  /** The /2 parameters alone, for the docs. */
+  entries: v.GenericSchema;
+  numeric: ReadonlySet<string>;
+}
+
+function v1Entries(route: V2Route): v.ObjectEntries {
+  const all = (route.endpoint.params as unknown as { entries: v.ObjectEntries }).entries;
+  const names = [...pathParamNames(route.path), ...(route.rule.passThrough ?? [])];
+  return Object.fromEntries(names.map((name) => [name, all[name] as v.ObjectEntries[string]]));
+}
+
+export function v2Query(route: V2Route): V2Query {
+  const { rule } = route;
+  const passThrough = v1Entries(route);
+  const paging = rule.maxResults
+    ? {
+        max_results: v.pipe(
+          integerParam(rule.maxResults.min, rule.maxResults.max, rule.maxResults.fallback),
+          v.description(`Items per page, ${rule.maxResults.min} to ${rule.maxResults.max}.`),
+        ),
+        ...TOKEN_ENTRIES,
+      }
+    : {};
+  const own = { ...paging, ...RENDER_ENTRIES, ...(rule.resource === "tweet" ? EXPANSION_ENTRY : {}) };
+  const strict = (entries: v.ObjectEntries) => v.strictObject(entries, "is not a parameter of this endpoint");
+  // The /v1 parameters are checked once, by the /v1 schema at the end, on their raw values.
+  const unchecked = Object.fromEntries(Object.keys(passThrough).map((name) => [name, v.optional(v.unknown())]));
+  const toV1 = (params: Record<string, unknown>): Record<string, unknown> => {
+    const v1: Record<string, unknown> = { ...rule.fixed };
+    for (const name of Object.keys(passThrough)) if (params[name] !== undefined) v1[name] = params[name];
+    const token = params.pagination_token ?? params.next_token;
+    if (token !== undefined) v1.next_token = token;
+    if (rule.maxResults?.v1Param) v1[rule.maxResults.v1Param] = params.max_results;
+    return v1;
+  };
+  const schema = v.pipe(
+    strict({ ...unchecked, ...own }),
+    v.forward(
+      v.check(
+        (params: Record<string, unknown>) => TOKEN_PARAMS.some((name) => params[name] === undefined),
+        "cannot be combined with next_token: they mean the same, send one of them",
+      ),
+      ["pagination_token"],
+    ),
+    v.transform(toV1),
+    route.endpoint.params,
+  );
+  const entries = strict({ ...passThrough, ...own });
+  return { schema, entries, numeric: numericParams(entries) };
+}

@@ -1,0 +1,127 @@
+// The /2 surface, derived from the catalogue's v2Path entries: each route runs its /v1 entry through the
+// shared pipeline (same authentication, rate limits, validation order and cost) and answers in X API
+// v2's shape.
+import {
+  ApiError,
+  decodeParams,
+  type Endpoint,
+  executeRead,
+  hashApiKey,
+  type ReadOutcome,
+  rateLimitError,
+  type Services,
+} from "@social/core";
+import type { Elysia } from "elysia";
+import { bearerKey, json, rateHeaders } from "../http/respond.ts";
+import { methodNotAllowed, pathEntries, type RouteContext, routerPath } from "../v1/routes.ts";
+import { notFoundError, successBody } from "./body.ts";
+import { asProblem, problemResponse, type RawValues } from "./problem.ts";
+import { renderOptions, v2Query } from "./query.ts";
+import { type V2Route, v2Routes } from "./rules.ts";
+
+type Handler = (input: { request: Request; params: Record<string, string | null | undefined> }) => Promise<Response>;
+
+/** The page size a /2 read asks for when max_results does not map onto a /v1 parameter. */
+function pageSizeOf(route: V2Route, values: Record<string, unknown>): number | undefined {
+  const bounds = route.rule.maxResults;
+  if (!bounds || bounds.v1Param) return undefined;
+  return typeof values.max_results === "number" ? values.max_results : bounds.fallback;
+}
+
+/** A lookup of one id or username: X API v2 answers a missing one with 200 and `errors`. */
+function singleLookupParam(route: V2Route): string | undefined {
+  const [name, ...others] = route.path.match(/\{(\w+)\}/g) ?? [];
+  return !route.rule.maxResults && name && others.length === 0 ? name.slice(1, -1) : undefined;
+}
+
+async function remainingCredits(services: Services, apiKey: string | undefined): Promise<number> {
+  const check = apiKey ? await services.ledger.checkKey(await hashApiKey(apiKey)) : undefined;
+  return check?.status === "active" ? services.ledger.balance(check.accountId) : 0;
+}
+
+function v2Handler(route: V2Route, context: RouteContext): Handler {
+  const query = v2Query(route);
+  const endpoint: Endpoint = { ...route.endpoint, params: query.schema };
+  const lookupParam = singleLookupParam(route);
+
+  return async ({ request, params }) => {
+    const requestId = context.requestId(request);
+    const url = new URL(request.url);
+    const path = pathEntries(params, request, route.path);
+    const rawValues: RawValues = (name) => {
+      const inPath = path.find(([pathName]) => pathName === name);
+      return inPath ? [inPath[1]] : url.searchParams.getAll(name);
+    };
+    try {
+      const { values, repeated } = decodeParams([...url.searchParams, ...path], query.numeric);
+      const apiKey = bearerKey(request);
+      const pageSize = pageSizeOf(route, values);
+      const outcome: ReadOutcome = await executeRead(context.services, {
+        endpoint,
+        params: values,
+        repeated,
+        apiKey,
+        requestId,
+        ...(pageSize === undefined ? {} : { pageSize }),
+      });
+      const rate = outcome.rate ?? context.anonymousRate(request);
+      const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
+      if (!outcome.ok) {
+        const error = rate.allowed ? outcome.error : rateLimitError(rate);
+        if (lookupParam && error.code === "endpoint_not_found") {
+          // Not charged, as /v1 does not charge its 404; X API v2's 200 keeps v2 clients' handling.
+          const value = String(values[lookupParam]);
+          const credits = { charged: 0, remaining: await remainingCredits(context.services, apiKey) };
+          const body = { errors: [notFoundError(route.rule.resource, lookupParam, value)] };
+          return context.finish(request, json(body, 200, { ...headers, ...creditHeaders(credits) }));
+        }
+        return context.finish(request, problemResponse(error, requestId, context.helpUrl, rawValues, headers));
+      }
+      const ids = route.rule.passThrough?.includes("ids") ? [...new Set(String(values.ids).split(","))] : undefined;
+      const body = await successBody(
+        route,
+        { data: outcome.data, ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}), requestedIds: ids },
+        renderOptions(values),
+        context.services.store,
+      );
+      return context.finish(
+        request,
+        json(body, 200, { ...headers, ...creditHeaders(outcome.credits) }),
+        outcome.credits.charged,
+      );
+    } catch (error) {
+      return asProblem(context.failure(request, error), context.helpUrl);
+    }
+  };
+}
+
+function creditHeaders(credits: { charged: number; remaining: number }): Record<string, string> {
+  return { "x-credits-charged": String(credits.charged), "x-credits-remaining": String(credits.remaining) };
+}
+
+function refusal(context: RouteContext, error: (request: Request) => ApiError, headers: Record<string, string> = {}) {
+  return ({ request }: { request: Request }) =>
+    context.finish(
+      request,
+      problemResponse(error(request), context.requestId(request), context.helpUrl, () => [], headers),
+    );
+}
+
+export function registerV2Routes(app: Elysia, context: RouteContext): void {
+  for (const route of v2Routes()) {
+    const path = routerPath(route.path);
+    app.get(path, v2Handler(route, context));
+    app.all(
+      path,
+      refusal(context, (request) => methodNotAllowed(request, route.path), { allow: "GET, HEAD" }),
+    );
+  }
+  app.all(
+    "/2/*",
+    refusal(
+      context,
+      (request) =>
+        new ApiError("endpoint_not_found", `No endpoint at ${new URL(request.url).pathname}: see /openapi.json`),
+    ),
+  );
+}
