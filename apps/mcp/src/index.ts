@@ -1,3 +1,2 @@
+// What the HTTP app mounts at /mcp.
 export { handleMcpRequest, type McpHttpOptions } from "./http.ts";
-export { createMcpServer, type McpServerOptions } from "./server.ts";
-export { type AgentTool, ALL_TOOLS, selectTools, TOOLSETS, UnknownToolsetError } from "./tools.ts";

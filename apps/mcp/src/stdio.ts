@@ -4,10 +4,11 @@
 import { existsSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ApiError } from "@social/core";
-import { databasePath } from "@social/store-sqlite";
+import { DEFAULT_WORLD } from "@social/fixtures";
+import { buildWorld, databasePath, hasWorld, openDatabase } from "@social/store-sqlite";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer } from "./server.ts";
-import { DEFAULT_DATABASE_URL, openServices } from "./services.ts";
+import { DEFAULT_DATABASE_URL, servicesOn } from "./services.ts";
 import { parseToolsets, selectTools } from "./tools.ts";
 
 function fail(message: string): never {
@@ -26,13 +27,19 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
       `no database at ${path} (DATABASE_URL=${databaseUrl}); create a key with \`npm run admin -- keys create\`, which creates it`,
     );
   }
-  const services = await openServices({ ...env, DATABASE_URL: databaseUrl });
+  const db = openDatabase(databaseUrl);
+  const services = await servicesOn(db, env);
   const apiKey = await checkConnectionKey(
     services.ledger,
     env.SOCIAL_API_KEY,
     "set the SOCIAL_API_KEY environment variable to an API key from the dashboard",
   );
   if (apiKey instanceof ApiError) fail(apiKey.message);
+  // As the HTTP server does on its first start, so that a key made with the CLI alone is enough.
+  if (!hasWorld(db)) {
+    console.error("social-data-api MCP server: building the default fixture world (a few seconds)…");
+    buildWorld(db, DEFAULT_WORLD);
+  }
 
   const server = createMcpServer(services, {
     apiKey,

@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { DEFAULT_WORLD, generateWorld } from "@social/fixtures";
-import { createAccount, createKey, openDatabase, revokeKey, SqliteLedger, WorldWriter } from "@social/store-sqlite";
+import { DEFAULT_WORLD } from "@social/fixtures";
+import { buildWorld, createAccount, createKey, openDatabase, revokeKey, SqliteLedger } from "@social/store-sqlite";
 import { handleMcpRequest } from "../src/http.ts";
-import { openServices } from "../src/services.ts";
+import { servicesOn } from "../src/services.ts";
 
 export const STDIO_ENTRY = join(import.meta.dir, "..", "src", "stdio.ts");
 export const HELP_URL = "http://127.0.0.1/billing";
@@ -21,8 +21,7 @@ function worldTemplate(): string {
     const dir = mkdtempSync(join(tmpdir(), "social-mcp-world-"));
     template = join(dir, "world.db");
     const db = openDatabase(template);
-    generateWorld(DEFAULT_WORLD, new WorldWriter(db));
-    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    buildWorld(db, DEFAULT_WORLD);
     db.close();
   }
   return template;
@@ -35,10 +34,7 @@ export interface TestAccount {
 }
 
 /** Rate-limit settings as the environment gives them; the default turns limiting off. */
-export interface RateLimitEnv {
-  RATE_LIMIT_RPS: string;
-  RATE_LIMIT_BURST?: string;
-}
+export type RateLimitEnv = { RATE_LIMIT_RPS: string; RATE_LIMIT_BURST?: string };
 
 export interface ConnectOptions {
   key: string;
@@ -123,7 +119,7 @@ export interface McpHttpServer {
 
 /** A real HTTP server on a free loopback port that routes /mcp to handleMcpRequest, as the API does. */
 export async function startMcpHttpServer(world: TestWorld, rateLimit = NO_RATE_LIMIT): Promise<McpHttpServer> {
-  const services = await openServices({ DATABASE_URL: world.databaseUrl, ...rateLimit });
+  const services = await servicesOn(openDatabase(world.databaseUrl), rateLimit);
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,

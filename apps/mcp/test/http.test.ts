@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorEnvelopeSchema } from "@social/core";
 import * as v from "valibot";
 import { toolSuite } from "./conformance.ts";
 import { httpConnector, type McpHttpServer, openTestWorld, startMcpHttpServer, type TestWorld } from "./harness.ts";
+
+// Real servers, a real world build and spawned processes: slow on a busy two-core machine, never stuck.
+setDefaultTimeout(30_000);
 
 let world: TestWorld;
 let server: McpHttpServer;

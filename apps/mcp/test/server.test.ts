@@ -1,18 +1,22 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Services, Store } from "@social/core";
+import { openDatabase } from "@social/store-sqlite";
 import { createMcpServer } from "../src/server.ts";
-import { openServices } from "../src/services.ts";
+import { servicesOn } from "../src/services.ts";
 import { ALL_TOOLS } from "../src/tools.ts";
 import { openTestWorld, type TestWorld } from "./harness.ts";
+
+// Real servers, a real world build and spawned processes: slow on a busy two-core machine, never stuck.
+setDefaultTimeout(30_000);
 
 let world: TestWorld;
 let services: Services;
 beforeAll(async () => {
   world = openTestWorld();
-  services = await openServices({ DATABASE_URL: world.databaseUrl, RATE_LIMIT_RPS: "0" });
+  services = await servicesOn(openDatabase(world.databaseUrl), { RATE_LIMIT_RPS: "0" });
 });
 afterAll(() => world.close());
 

@@ -1,5 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
 import { toolSuite } from "./conformance.ts";
+import { examples } from "./examples.ts";
 import {
   type ConnectOptions,
   openTestWorld,
@@ -8,6 +15,9 @@ import {
   stdioEnvironment,
   type TestWorld,
 } from "./harness.ts";
+
+// Real servers, a real world build and spawned processes: slow on a busy two-core machine, never stuck.
+setDefaultTimeout(30_000);
 
 let world: TestWorld;
 beforeAll(() => {
@@ -70,4 +80,28 @@ describe("stdio: the connection fails at start", () => {
     expect(run.exitCode).not.toBe(0);
     expect(run.stderr).toContain("Unknown toolset dms: choose from search, users, graph");
   });
+});
+
+test("stdio: on a database that has keys but no world yet, the first start builds the default world", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "social-mcp-empty-"));
+  const databaseUrl = `file:${join(dir, "social.db")}`;
+  const db = openDatabase(databaseUrl);
+  const { key } = createKey(db, createAccount(db, "cli only").id, "key");
+  db.close();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [STDIO_ENTRY],
+    env: { ...getDefaultEnvironment(), DATABASE_URL: databaseUrl, SOCIAL_API_KEY: key, SOCIAL_TOOLSETS: "users" },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "social-mcp-test", version: "1.0.0" });
+  try {
+    await client.connect(transport);
+    const result = await client.callTool({ name: "get_user_by_username", arguments: { username: examples.username } });
+    expect(result.isError ?? false).toBe(false);
+    expect(result.structuredContent).toMatchObject({ data: { id: examples.user_id }, credits: { charged: 1 } });
+  } finally {
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
