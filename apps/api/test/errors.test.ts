@@ -26,12 +26,13 @@ async function expectError(response: Response, status: number, code: string): Pr
 
 describe("authentication", () => {
   it("401 invalid_api_key without a key, with an unknown key, or a malformed header; with rate-limit headers", async () => {
-    for (const headers of [
+    const variants: Record<string, string>[] = [
       {},
       { authorization: "Bearer sk_live_nope" },
       { authorization: "Basic abc" },
       { authorization: "Bearer" },
-    ]) {
+    ];
+    for (const headers of variants) {
       const response = await server.get(`/v1/tweets/${examples.tweet_id}`, undefined, { headers });
       await expectError(response, 401, "invalid_api_key");
       expect(response.headers.get("x-rate-limit-limit")).toMatch(/^\d+$/);

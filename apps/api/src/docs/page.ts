@@ -43,7 +43,7 @@ function section(baseUrl: string, endpoint: Endpoint): string {
   const rows = entrySchemas(endpoint.params)
     .map(
       ([name, schema, required]) =>
-        `<tr><th scope="row"><code>${escapeHtml(name)}</code></th><td>${required || endpoint.path.includes(`{${name}}`) ? "required" : "optional"}</td><td>${escapeHtml(rule(schema))}</td></tr>`,
+        `<tr><th scope="row"><code>${escapeHtml(name)}</code></th><td>${required || endpoint.path.includes(`{${name}}`) ? "required" : "optional"}</td><td>${escapeHtml(rule(schema as Record<string, unknown>))}</td></tr>`,
     )
     .join("");
   return `<section id="${endpoint.id}" aria-labelledby="${endpoint.id}-title">

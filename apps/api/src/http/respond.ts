@@ -22,7 +22,8 @@ export function errorResponse(
   helpUrl: string,
   headers: Record<string, string> = {},
 ): Response {
-  const retry = error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
+  const retry: Record<string, string> =
+    error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
   return json(errorEnvelope(error, requestId, helpUrl), error.status, {
     "x-request-id": requestId,
     ...retry,
