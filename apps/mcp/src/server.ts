@@ -13,7 +13,7 @@ import { ApiError, executeRead, type Services } from "@social/core";
 import { errorResult, successResult } from "./results.ts";
 import type { AgentTool } from "./tools.ts";
 
-export const SERVER_INFO = { name: "social-data-api", version: "1.0.0" };
+const SERVER_INFO = { name: "social-data-api", version: "1.0.0" };
 
 const INSTRUCTIONS =
   "Read-only public social data (tweets, users, follower graphs, lists, communities). Every successful call costs credits, stated in each tool's description and reported in the result; failed calls are free. Prefer the workflow tools (get_profile_by_username, get_tweet_context, get_tweet_thread) over several basic reads.";
