@@ -176,6 +176,10 @@ describe("/2 over plain HTTP", () => {
     expect(both.status).toBe(400);
     const problem = (await both.json()) as ProblemBody;
     expect(problem.errors[0]?.parameters).toEqual({ pagination_token: [token] });
+    const tampered = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
+    const refused = await server.get(`${path}&pagination_token=${tampered}`, key);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as ProblemBody).errors[0]?.parameters).toEqual({ pagination_token: [tampered] });
   });
 
   it("an empty page is {meta: {result_count: 0}}, charged the /v1 base credit", async () => {

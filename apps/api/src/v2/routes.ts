@@ -75,7 +75,8 @@ function v2Handler(route: V2Route, context: RouteContext): Handler {
           const body = { errors: [notFoundError(route.rule.resource, lookupParam, value)] };
           return context.finish(request, json(body, 200, { ...headers, ...creditHeaders(credits) }));
         }
-        return context.finish(request, problemResponse(error, requestId, context.helpUrl, rawValues, headers));
+        const named = namedAsSent(error, url);
+        return context.finish(request, problemResponse(named, requestId, context.helpUrl, rawValues, headers));
       }
       const ids = route.rule.passThrough?.includes("ids") ? [...new Set(String(values.ids).split(","))] : undefined;
       const body = await successBody(
@@ -93,6 +94,15 @@ function v2Handler(route: V2Route, context: RouteContext): Handler {
       return asProblem(context.failure(request, error), context.helpUrl);
     }
   };
+}
+
+/** The pipeline knows the token as next_token; a client that sent pagination_token reads that name back. */
+function namedAsSent(error: ApiError, url: URL): ApiError {
+  if (!error.details || !url.searchParams.has("pagination_token")) return error;
+  const details = error.details.map((detail) =>
+    detail.parameter === "next_token" ? { ...detail, parameter: "pagination_token" } : detail,
+  );
+  return new ApiError(error.code, error.message, { details });
 }
 
 function creditHeaders(credits: { charged: number; remaining: number }): Record<string, string> {
