@@ -3,7 +3,7 @@
 // exactly what the /v1 counterpart charges for the same items.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import http from "node:http";
-import { costOf, PER_ITEM } from "@social/core";
+import { costOf, PER_ITEM, type Tweet, type User } from "@social/core";
 import { examples } from "@social/fixtures";
 import { Client, PostPaginator, UserPaginator } from "@xdevplatform/xdk";
 import { TwitterApi } from "twitter-api-v2";
@@ -209,6 +209,70 @@ describe("twitter-api-v2 paginators, to the last page", () => {
     expect(charged).toBe(costOf(PER_ITEM, count));
     const v1 = await v1Walk(`/v1/users/${examples.user_id}/followers`);
     expect(page.data.map((user) => user.id)).toEqual(v1.result.slice(0, count));
+  });
+});
+
+describe("fields in X API v2's names, from the same data /v1 serves", () => {
+  it("quote tweets: public_metrics, created_at, entities and the quoted reference", async () => {
+    const { key } = server.account(START);
+    const v1 = (await (await server.get(`/v1/tweets/${examples.quoted_tweet_id}/quotes`, key)).json()) as {
+      data: Tweet[];
+    };
+    const paginator = await twitterClient(key).v2.quotes(examples.quoted_tweet_id, {
+      max_results: 20,
+      "tweet.fields": ["author_id", "created_at", "entities", "lang", "public_metrics", "referenced_tweets"],
+    });
+    expect(paginator.tweets.length).toBe(v1.data.length);
+    paginator.tweets.forEach((tweet, index) => {
+      const source = v1.data[index] as Tweet;
+      expect(tweet).toMatchObject({
+        id: source.id,
+        text: source.text,
+        author_id: source.author_id,
+        created_at: source.created_at,
+        lang: source.lang,
+        public_metrics: {
+          retweet_count: source.retweet_count,
+          reply_count: source.reply_count,
+          like_count: source.like_count,
+          quote_count: source.quote_count,
+          bookmark_count: source.bookmark_count,
+        },
+      });
+      expect(tweet.referenced_tweets).toContainEqual({ type: "quoted", id: examples.quoted_tweet_id });
+      for (const kind of ["hashtags", "mentions", "urls"] as const) {
+        const expected = source.entities[kind];
+        expect(tweet.entities?.[kind] as unknown).toEqual(expected.length > 0 ? expected : undefined);
+      }
+    });
+  });
+
+  it("followers: public_metrics counts, verified, created_at and description", async () => {
+    const { key } = server.account(START);
+    const v1 = (await (await server.get(`/v1/users/${examples.user_id}/followers`, key)).json()) as { data: User[] };
+    const page = await twitterClient(key).v2.followers(examples.user_id, {
+      max_results: 20,
+      "user.fields": ["created_at", "description", "public_metrics", "verified", "protected", "profile_image_url"],
+    });
+    expect(page.data.length).toBe(v1.data.length);
+    page.data.forEach((user, index) => {
+      const source = v1.data[index] as User;
+      expect(user).toMatchObject({
+        id: source.id,
+        username: source.username,
+        name: source.name,
+        created_at: source.created_at,
+        description: source.description,
+        verified: source.verified,
+        protected: source.protected,
+        profile_image_url: source.profile_image_url,
+        public_metrics: {
+          followers_count: source.follower_count,
+          following_count: source.following_count,
+          tweet_count: source.tweet_count,
+        },
+      });
+    });
   });
 });
 
