@@ -40,7 +40,7 @@ if (installedVersion !== pinned) {
 // Reinstall the workspace only when the lockfile changed since the last install.
 const stamp = join(root, "node_modules", ".installed");
 if (newer(join(root, "bun.lock"), stamp)) {
-  if (run(bun, ["install", "--frozen-lockfile"], { env }) !== 0) fail("bun install failed");
+  if (run(bun, ["install", "--frozen-lockfile"], { env, stdio: ["ignore", 2, 2] }) !== 0) fail("bun install failed");
   writeFileSync(stamp, new Date().toISOString());
 }
 
