@@ -116,10 +116,10 @@ describe("twitter-api-v2 paginators, to the last page", () => {
 
   const walks: { name: string; v1: string; ids(client: TwitterApi): Promise<string[]> }[] = [
     {
-      name: "user timeline",
+      name: "user timeline without replies",
       v1: `/v1/users/${examples.user_id}/tweets`,
       ids: async (client) => {
-        const paginator = await client.v2.userTimeline(examples.user_id, { max_results: 20 });
+        const paginator = await client.v2.userTimeline(examples.user_id, { max_results: 20, exclude: ["replies"] });
         await toLastPage(paginator);
         return paginator.tweets.map((tweet) => tweet.id);
       },

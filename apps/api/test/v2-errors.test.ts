@@ -74,6 +74,11 @@ describe("twitter-api-v2 ApiResponseError", () => {
       ],
       [() => client.v2.search(examples.search_query, { sort_order: "oldest" as "recency" }), "sort_order", ["oldest"]],
       [() => client.v2.search(examples.search_query, { since_id: "1" }), "since_id", ["1"]],
+      [
+        () => client.v2.userTimeline(examples.user_id, { exclude: ["replies", "retweets"] }),
+        "exclude",
+        ["replies,retweets"],
+      ],
       [() => client.v2.user("12ab"), "id", ["12ab"]],
     ];
     for (const [call, parameter, raw] of cases) {

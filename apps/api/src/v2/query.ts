@@ -47,6 +47,13 @@ const EXPANSION_ENTRY = {
   expansions: listParam(EXPANSIONS, "Only author_id: puts the tweets' authors in includes.users."),
 };
 
+const EXCLUDE_ENTRY = {
+  exclude: listParam(
+    ["replies"],
+    "Only replies, which this timeline always leaves out; retweets cannot be excluded here.",
+  ),
+};
+
 const tokenEntry = (other: string) =>
   v.optional(
     v.pipe(
@@ -104,7 +111,12 @@ export function v2Query(route: V2Route): V2Query {
         ...TOKEN_ENTRIES,
       }
     : {};
-  const own = { ...paging, ...RENDER_ENTRIES, ...(rule.resource === "tweet" ? EXPANSION_ENTRY : {}) };
+  const own = {
+    ...paging,
+    ...RENDER_ENTRIES,
+    ...(rule.resource === "tweet" ? EXPANSION_ENTRY : {}),
+    ...(rule.excludesReplies ? EXCLUDE_ENTRY : {}),
+  };
   const strict = (entries: v.ObjectEntries) => v.strictObject(entries, "is not a parameter of this endpoint");
   // The /v1 parameters are checked once, by the /v1 schema at the end, on their raw values.
   const unchecked = Object.fromEntries(Object.keys(passThrough).map((name) => [name, v.optional(v.unknown())]));

@@ -27,6 +27,11 @@ export interface V2Rule {
   idRange?: boolean;
   /** /v1 query parameters passed through under the same name. */
   passThrough?: readonly string[];
+  /**
+   * Accepts exclude=replies: X API v2's user timeline includes replies unless told not to, while the
+   * /v1 timeline it maps to already leaves them out, so code that excludes them runs unchanged.
+   */
+  excludesReplies?: boolean;
 }
 
 // Bounds: SPEC.md's for search, user tweets, followers and following; X API v2's for the others.
@@ -40,7 +45,12 @@ const RULES: Readonly<Record<string, V2Rule>> = {
   user: { resource: "user" },
   user_by_username: { resource: "user" },
   users: { resource: "user", passThrough: ["ids"] },
-  user_tweets: { resource: "tweet", maxResults: { min: 5, max: 100, fallback: 20 }, idRange: true },
+  user_tweets: {
+    resource: "tweet",
+    maxResults: { min: 5, max: 100, fallback: 20 },
+    idRange: true,
+    excludesReplies: true,
+  },
   users_followers: { resource: "user", maxResults: { min: 1, max: 1000, fallback: 100 }, fixed: { mode: "profiles" } },
   users_following: { resource: "user", maxResults: { min: 1, max: 1000, fallback: 100 }, fixed: { mode: "profiles" } },
   tweet: { resource: "tweet" },
