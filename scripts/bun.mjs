@@ -33,8 +33,10 @@ const pinned = JSON.parse(readFileSync(join(toolchain, "package.json"), "utf8"))
 const installedVersion = existsSync(bun) ? spawnSync(bun, ["--version"], { encoding: "utf8" }).stdout?.trim() : "";
 if (installedVersion !== pinned) {
   console.error(`setup: installing bun ${pinned} and deno from the npm registry into toolchain/`);
-  if (run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: toolchain }) !== 0)
-    fail("npm ci in toolchain/ failed");
+  // No lockfile: bun and deno are pinned exactly, and each pins its platform binary package exactly.
+  // Install output goes to stderr so that a stdio protocol (the MCP server) never sees it on stdout.
+  const args = ["install", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error"];
+  if (run("npm", args, { cwd: toolchain, stdio: ["ignore", 2, 2] }) !== 0) fail("npm install in toolchain/ failed");
 }
 
 // Reinstall the workspace only when the lockfile changed since the last install.

@@ -2,20 +2,21 @@
 // the docs page. Every answer, including unknown paths and thrown errors, is the error envelope.
 import {
   ApiError,
+  newRequestId,
   type RateLimiter,
   type RateState,
   rateLimitError,
   type Services,
   successEnvelope,
 } from "@social/core";
+import { isDatabaseOutage } from "@social/store-sqlite";
 import { Elysia } from "elysia";
 import { type DashboardOptions, registerDashboardRoutes } from "./dashboard/routes.ts";
 import { Demo, demoRun } from "./demo.ts";
 import { buildOpenApi } from "./docs/openapi.ts";
 import { docsPage } from "./docs/page.ts";
-import { isOutage } from "./http/outage.ts";
 import { beginRequest, finishRequest, type LogSink, requestIdOf } from "./http/request-log.ts";
-import { errorResponse, json, newRequestId, rateHeaders } from "./http/respond.ts";
+import { errorResponse, json, rateHeaders } from "./http/respond.ts";
 import { type RouteContext, registerV1Routes } from "./v1/routes.ts";
 import { registerV2Routes } from "./v2/routes.ts";
 
@@ -53,7 +54,7 @@ export function createApp(options: AppOptions) {
   const finish = (request: Request, response: Response, credits = 0) => finishRequest(log, request, response, credits);
   const failure = (request: Request, error: unknown) => {
     const id = requestId(request);
-    const outage = isOutage(error);
+    const outage = isDatabaseOutage(error);
     console.error(
       JSON.stringify({
         at: new Date().toISOString(),

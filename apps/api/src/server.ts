@@ -1,7 +1,6 @@
 // Opens the database, builds the default fixture world on first start, and serves the app.
-import { createServices } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
-import { buildWorld, hasWorld, openDatabase, persistentSecret, SqliteLedger, SqliteStore } from "@social/store-sqlite";
+import { buildWorld, hasWorld, openDatabase, persistentSecret, sqliteServices } from "@social/store-sqlite";
 import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";
@@ -22,12 +21,7 @@ export async function startServer(
     options.onWorldBuild?.();
     buildWorld(db, DEFAULT_WORLD);
   }
-  const services = await createServices({
-    store: new SqliteStore(db),
-    ledger: new SqliteLedger(db),
-    tokenSecret: config.tokenSecret ?? persistentSecret(db, "pagination_token_secret"),
-    rateLimit: config.rateLimit,
-  });
+  const services = await sqliteServices(db, { tokenSecret: config.tokenSecret, rateLimit: config.rateLimit });
   const dashboard = {
     db,
     publicUrl: config.publicUrl,

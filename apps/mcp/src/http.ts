@@ -2,9 +2,9 @@
 // API process can answer any request and nothing is kept between them. The key is checked before
 // the MCP layer sees the request, and a bad key is answered like every other 401 of the API.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ApiError, errorEnvelope, invalidRequest, type Services } from "@social/core";
+import { ApiError, bearerKey, errorEnvelope, invalidRequest, newRequestId, type Services } from "@social/core";
 import { checkConnectionKey } from "./auth.ts";
-import { createMcpServer, newRequestId } from "./server.ts";
+import { createMcpServer } from "./server.ts";
 import { type AgentTool, parseToolsets, selectTools, UnknownToolsetError } from "./tools.ts";
 
 export interface McpHttpOptions {
@@ -18,11 +18,6 @@ export interface McpHttpOptions {
 }
 
 const HOW_TO_SEND_KEY = "send the header Authorization: Bearer <API_KEY>";
-
-/** The API key of an `Authorization: Bearer <key>` header; anything else counts as no key. */
-function bearerKey(request: Request): string | undefined {
-  return request.headers.get("authorization")?.match(/^Bearer[ ]+(\S+)[ ]*$/i)?.[1];
-}
 
 function errorResponse(error: ApiError, requestId: string, helpUrl: string, headers: Record<string, string> = {}) {
   return Response.json(errorEnvelope(error, requestId, helpUrl), {

@@ -9,7 +9,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ApiError, executeRead, type Services } from "@social/core";
+import { ApiError, executeRead, newRequestId, type Services } from "@social/core";
 import { errorResult, successResult } from "./results.ts";
 import type { AgentTool } from "./tools.ts";
 
@@ -26,10 +26,6 @@ export interface McpServerOptions {
   billingUrl?: string;
   /** Where failures that are the service's fault are reported; never stdout, which stdio uses. */
   logError: (message: string, error: unknown) => void;
-}
-
-export function newRequestId(): string {
-  return `req_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
 export function createMcpServer(services: Services, options: McpServerOptions): Server {

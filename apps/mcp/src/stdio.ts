@@ -3,18 +3,19 @@
 // carries the protocol and nothing else; everything for people goes to stderr.
 import { existsSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ApiError } from "@social/core";
+import { ApiError, rateLimitFromEnv } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
-import { buildWorld, databasePath, hasWorld, openDatabase } from "@social/store-sqlite";
+import { buildWorld, databasePath, hasWorld, openDatabase, sqliteServices } from "@social/store-sqlite";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer } from "./server.ts";
-import { DEFAULT_DATABASE_URL, servicesOn } from "./services.ts";
 import { parseToolsets, selectTools } from "./tools.ts";
 
 function fail(message: string): never {
   console.error(`social-data-api MCP server: ${message}`);
   process.exit(1);
 }
+
+const DEFAULT_DATABASE_URL = "file:data/social.db";
 
 async function main(env: Record<string, string | undefined>): Promise<void> {
   const tools = selectTools(parseToolsets(env.SOCIAL_TOOLSETS));
@@ -28,7 +29,10 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
     );
   }
   const db = openDatabase(databaseUrl);
-  const services = await servicesOn(db, env);
+  const services = await sqliteServices(db, {
+    tokenSecret: env.TOKEN_SECRET,
+    rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
+  });
   const apiKey = await checkConnectionKey(
     services.ledger,
     env.SOCIAL_API_KEY,

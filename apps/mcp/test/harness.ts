@@ -6,10 +6,18 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { rateLimitFromEnv } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
-import { buildWorld, createAccount, createKey, openDatabase, revokeKey, SqliteLedger } from "@social/store-sqlite";
+import {
+  buildWorld,
+  createAccount,
+  createKey,
+  openDatabase,
+  revokeKey,
+  SqliteLedger,
+  sqliteServices,
+} from "@social/store-sqlite";
 import { handleMcpRequest } from "../src/http.ts";
-import { servicesOn } from "../src/services.ts";
 
 export const STDIO_ENTRY = join(import.meta.dir, "..", "src", "stdio.ts");
 export const HELP_URL = "http://127.0.0.1/billing";
@@ -119,7 +127,9 @@ export interface McpHttpServer {
 
 /** A real HTTP server on a free loopback port that routes /mcp to handleMcpRequest, as the API does. */
 export async function startMcpHttpServer(world: TestWorld, rateLimit = NO_RATE_LIMIT): Promise<McpHttpServer> {
-  const services = await servicesOn(openDatabase(world.databaseUrl), rateLimit);
+  const services = await sqliteServices(openDatabase(world.databaseUrl), {
+    rateLimit: rateLimitFromEnv(rateLimit.RATE_LIMIT_RPS, rateLimit.RATE_LIMIT_BURST),
+  });
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,

@@ -3,9 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Services, Store } from "@social/core";
-import { openDatabase } from "@social/store-sqlite";
+import { openDatabase, sqliteServices } from "@social/store-sqlite";
 import { createMcpServer } from "../src/server.ts";
-import { servicesOn } from "../src/services.ts";
 import { ALL_TOOLS } from "../src/tools.ts";
 import { openTestWorld, type TestWorld } from "./harness.ts";
 
@@ -16,7 +15,7 @@ let world: TestWorld;
 let services: Services;
 beforeAll(async () => {
   world = openTestWorld();
-  services = await servicesOn(openDatabase(world.databaseUrl), { RATE_LIMIT_RPS: "0" });
+  services = await sqliteServices(openDatabase(world.databaseUrl), { rateLimit: { ratePerSecond: 0, burst: 1 } });
 });
 afterAll(() => world.close());
 

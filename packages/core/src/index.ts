@@ -8,6 +8,7 @@ export * from "./model.ts";
 export * from "./params.ts";
 export * from "./ports.ts";
 export * from "./ratelimit.ts";
+export * from "./request.ts";
 export * from "./search/index.ts";
 export * from "./search-query.ts";
 export * from "./services.ts";

@@ -30,14 +30,3 @@ export function errorResponse(
     ...headers,
   });
 }
-
-export function newRequestId(): string {
-  return `req_${crypto.randomUUID().replaceAll("-", "")}`;
-}
-
-/** The API key of an `Authorization: Bearer <key>` header; anything else counts as no key. */
-export function bearerKey(request: Request): string | undefined {
-  const header = request.headers.get("authorization");
-  const match = header?.match(/^Bearer[ ]+([^\s]+)[ ]*$/i);
-  return match?.[1];
-}

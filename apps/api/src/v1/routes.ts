@@ -2,6 +2,7 @@
 // path is answered in the error envelope.
 import {
   ApiError,
+  bearerKey,
   catalogue,
   decodeParams,
   type Endpoint,
@@ -13,7 +14,7 @@ import {
   successEnvelope,
 } from "@social/core";
 import type { Elysia } from "elysia";
-import { bearerKey, errorResponse, json, rateHeaders } from "../http/respond.ts";
+import { errorResponse, json, rateHeaders } from "../http/respond.ts";
 
 export interface RouteContext {
   services: Services;

@@ -3,6 +3,7 @@
 // v2's shape.
 import {
   ApiError,
+  bearerKey,
   decodeParams,
   type Endpoint,
   executeRead,
@@ -12,7 +13,7 @@ import {
   type Services,
 } from "@social/core";
 import type { Elysia } from "elysia";
-import { bearerKey, json, rateHeaders } from "../http/respond.ts";
+import { json, rateHeaders } from "../http/respond.ts";
 import { methodNotAllowed, pathEntries, type RouteContext, routerPath } from "../v1/routes.ts";
 import { notFoundError, successBody } from "./body.ts";
 import { asProblem, problemResponse, type RawValues } from "./problem.ts";

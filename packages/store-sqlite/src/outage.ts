@@ -12,7 +12,7 @@ const OUTAGE_CODES = new Set([
   "SQLITE_NOMEM",
 ]);
 
-export function isOutage(error: unknown): boolean {
+export function isDatabaseOutage(error: unknown): boolean {
   if (error instanceof SQLiteError) return OUTAGE_CODES.has(String(error.code).split("_").slice(0, 2).join("_"));
   // bun:sqlite throws a plain Error for a closed database handle.
   return error instanceof Error && /closed database/i.test(error.message);

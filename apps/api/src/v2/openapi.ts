@@ -1,0 +1,79 @@
+// The /2 paths of the OpenAPI document, derived from the same routes, query schemas and body schemas
+// that serve them; the cost is the /v1 counterpart's rule.
+import { costRuleFor, describeCostRule, ERROR_STATUS, pathParamNames } from "@social/core";
+import { entrySchemas, jsonSchemaOf } from "../docs/json-schema.ts";
+import { type ExtraPaths, exampleParams } from "../docs/openapi.ts";
+import { v2Query } from "./query.ts";
+import { type V2Route, v2Routes } from "./rules.ts";
+import { successSchema, V2ErrorSchema } from "./schemas.ts";
+
+type Json = Record<string, unknown>;
+
+const V2_DECISIONS = `
+/2 compatibility layer (X API v2 shapes; same key, rate limits, error codes and cost as the /v1 counterpart):
+- max_results: search 1-20 (default 20), user tweets 5-100 (20), followers/following 1-1000 (100) per SPEC.md; as in X API v2: quote_tweets 10-100 (10), retweeted_by and the list reads 1-100 (100). Out of range is 400.
+- pagination_token and next_token are accepted on every paginated /2 path and mean the same; both at once is 400. next_token is absent on the last page and on an empty page ({"meta":{"result_count":0}}). previous_token is not issued: pages are read forward only.
+- tweet.fields (or post.fields) and user.fields accept every X API v2 value; fields without data here (context_annotations, geo, withheld, ...) are left out; impression_count and listed_count are not tracked and read 0; verified_type is blue or none. An unknown value is 400.
+- expansions: only author_id (tweet reads), giving includes.users; those joins are not charged.
+- /2/users/{id}/tweets leaves replies out, as /v1/users/{id}/tweets does: exclude=replies is accepted, exclude=retweets is 400. since_id, until_id, start_time and end_time are not supported (400): page with pagination_token.
+- Lookups by ids answer found items in data and each missing id in errors (200). A single lookup of a missing id answers 200 with errors and no data, charged 0 (as /v1's 404 is not charged). A paginated read below a missing user, tweet or list is 404.
+- Errors: this service's error object plus title, detail, type, status and errors (every error, not only 400, so twitter-api-v2 keeps the body as sent).
+`.trim();
+
+const successHeaders = {
+  "x-request-id": { schema: { type: "string" }, description: "Request identifier." },
+  "x-credits-charged": { schema: { type: "integer" }, description: "Credits charged: the /v1 counterpart's cost." },
+  "x-credits-remaining": { schema: { type: "integer" }, description: "Credits left after this request." },
+  "x-rate-limit-limit": { schema: { type: "integer" }, description: "Bucket capacity for this key." },
+  "x-rate-limit-remaining": { schema: { type: "integer" }, description: "Requests left in the bucket." },
+  "x-rate-limit-reset": { schema: { type: "integer" }, description: "Unix seconds when the bucket is full again." },
+};
+
+const errorSchema = jsonSchemaOf(V2ErrorSchema);
+
+function parameters(route: V2Route): Json[] {
+  const inPath = new Set(pathParamNames(route.path));
+  const example = exampleParams(route.endpoint);
+  return entrySchemas(v2Query(route).entries).map(([name, schema, required]) => ({
+    name,
+    in: inPath.has(name) ? "path" : "query",
+    required: inPath.has(name) || required,
+    schema,
+    ...(typeof schema.description === "string" ? { description: schema.description } : {}),
+    ...(example[name] ? { example: example[name] } : {}),
+  }));
+}
+
+function operation(route: V2Route): Json {
+  const { endpoint } = route;
+  const cost = describeCostRule(costRuleFor(endpoint, { ...route.rule.fixed }));
+  const paged = route.rule.maxResults ? " Paginated: pass meta.next_token as pagination_token (or next_token)." : "";
+  return {
+    operationId: `v2_${endpoint.id}`,
+    summary: endpoint.summary,
+    description: `X API v2 form of ${endpoint.path}. ${endpoint.summary}\n\nCost: ${cost} (as ${endpoint.path}).${paged}\n\n${V2_DECISIONS}`,
+    tags: [endpoint.toolset],
+    "x-cost": cost,
+    parameters: parameters(route),
+    responses: {
+      "200": {
+        description: `Success in X API v2's shape. Charged: ${cost}.`,
+        headers: successHeaders,
+        content: { "application/json": { schema: jsonSchemaOf(successSchema(route)) } },
+      },
+      ...Object.fromEntries(
+        [...new Set(Object.values(ERROR_STATUS))].map((status) => [
+          String(status),
+          {
+            description: "This service's error object with X API v2's problem members. Never charged.",
+            content: { "application/json": { schema: errorSchema } },
+          },
+        ]),
+      ),
+    },
+  };
+}
+
+export function v2OpenApiPaths(): ExtraPaths {
+  return Object.fromEntries(v2Routes().map((route) => [route.path, { get: operation(route) }]));
+}
