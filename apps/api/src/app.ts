@@ -9,6 +9,7 @@ import {
   type Services,
   successEnvelope,
 } from "@social/core";
+import { handleMcpRequest } from "@social/mcp";
 import { isDatabaseOutage } from "@social/store-sqlite";
 import { Elysia } from "elysia";
 import { type DashboardOptions, registerDashboardRoutes } from "./dashboard/routes.ts";
@@ -160,5 +161,14 @@ export function createApp(options: AppOptions) {
   registerV1Routes(app as unknown as Elysia, context);
   registerV2Routes(app as unknown as Elysia, context);
   registerDashboardRoutes(app as unknown as Elysia, context, options.dashboard);
+  // MCP over Streamable HTTP: the same pipeline, key and ledger as /v1; the handler reads the body.
+  app.all("/mcp", async ({ request }) => {
+    try {
+      const response = await handleMcpRequest(request, services, { helpUrl, requestId: requestId(request) });
+      return finish(request, response);
+    } catch (error) {
+      return failure(request, error);
+    }
+  });
   return app;
 }
