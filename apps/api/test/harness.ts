@@ -13,7 +13,8 @@ import { type RunningServer, startServer } from "../src/server.ts";
 
 let template: string | undefined;
 
-function worldTemplate(): string {
+/** The default fixture world, built once per process; copy it, never open it for writing. */
+export function worldTemplate(): string {
   if (!template) {
     const dir = mkdtempSync(join(tmpdir(), "social-api-world-"));
     template = join(dir, "world.db");

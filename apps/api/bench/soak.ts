@@ -1,0 +1,40 @@
+// `bun run soak [--requests N] [--concurrency N] [--accounts N] [--max-seconds N]`: the ledger soak
+// against the real server process on loopback (see test/reliability/soak.ts). Exits 1 on any discrepancy.
+import { parseArgs } from "node:util";
+import { DEFAULT_SOAK, runSoak, type SoakOptions } from "../test/reliability/soak.ts";
+
+function positiveInteger(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: "string" },
+    concurrency: { type: "string" },
+    accounts: { type: "string" },
+    "max-seconds": { type: "string" },
+  },
+});
+const options: SoakOptions = {
+  requests: positiveInteger("requests", values.requests, DEFAULT_SOAK.requests),
+  concurrency: positiveInteger("concurrency", values.concurrency, DEFAULT_SOAK.concurrency),
+  accounts: positiveInteger("accounts", values.accounts, DEFAULT_SOAK.accounts),
+  maxSeconds: positiveInteger("max-seconds", values["max-seconds"], DEFAULT_SOAK.maxSeconds),
+};
+
+console.error(
+  `soak: ${options.requests} requests, ${options.concurrency} clients, ${options.accounts} accounts, at most ${options.maxSeconds} s`,
+);
+const report = await runSoak(options);
+console.log(`requests:         ${report.requests} in ${report.seconds.toFixed(1)} s
+requests/s:       ${Math.round(report.requestsPerSecond)}
+latency p50/p99:  ${report.p50Ms.toFixed(1)} / ${report.p99Ms.toFixed(1)} ms
+statuses:         ${JSON.stringify(report.statuses)}
+accounts refused: ${report.accountsRefused} of ${options.accounts} ran out of credits mid-way
+discrepancies:    ${report.discrepancies.length}`);
+for (const discrepancy of report.discrepancies.slice(0, 50)) console.log(`  ${discrepancy}`);
+if (report.requests < options.requests) console.log(`stopped at the ${options.maxSeconds} s bound`);
+process.exit(report.discrepancies.length === 0 && report.requests === options.requests ? 0 : 1);

@@ -1,0 +1,75 @@
+// What a client learns from one HTTP answer of /v1 or /2, and every way that answer can break the
+// contract: a 5xx, a body that is not the envelope, an error code that does not match its status, a
+// missing request id, or a 402 for a request the balance actually covered.
+import { ERROR_STATUS, type ErrorCode } from "@social/core";
+
+export interface Answer {
+  status: number;
+  requestId: string;
+  /** Credits the answer says were charged: meta.credits.charged on /v1, x-credits-charged on /2. */
+  charged: number;
+  errorCode?: string;
+  nextToken?: string;
+  /** Broken promises, as sentences; empty when the answer keeps the contract. */
+  problems: string[];
+}
+
+interface Body {
+  meta?: { credits?: { charged?: unknown }; next_token?: unknown; pagination?: { next_token?: unknown } };
+  error?: { code?: unknown; message?: unknown; request_id?: unknown };
+}
+
+const COST_MESSAGE = /costs (\d+) credits and the account has (\d+) remaining/;
+
+function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
+}
+
+function chargedOf(response: Response, body: Body): number {
+  const header = response.headers.get("x-credits-charged");
+  if (header !== null) return Number(header);
+  const charged = body.meta?.credits?.charged;
+  return typeof charged === "number" ? charged : 0;
+}
+
+function errorProblems(status: number, body: Body, requestId: string): string[] {
+  const error = body.error;
+  if (!error || !isErrorCode(error.code)) return [`${status} without the error envelope`];
+  const problems: string[] = [];
+  if (ERROR_STATUS[error.code] !== status) problems.push(`${status} carries code ${error.code}`);
+  if (error.request_id !== requestId) problems.push(`${status}: body request id differs from x-request-id`);
+  // "Never clamped": a refused request must really cost more than the balance it found.
+  const cost = typeof error.message === "string" ? COST_MESSAGE.exec(error.message) : null;
+  if (error.code === "insufficient_credits" && (!cost || Number(cost[1]) <= Number(cost[2]))) {
+    problems.push(`402 for a request the balance covered: ${String(error.message)}`);
+  }
+  return problems;
+}
+
+/** Reads the whole answer; never throws for a bad body, which is reported as a problem instead. */
+export async function readAnswer(response: Response): Promise<Answer> {
+  const { status } = response;
+  const requestId = response.headers.get("x-request-id") ?? "";
+  const text = await response.text();
+  let body: Body = {};
+  const problems: string[] = [];
+  try {
+    body = JSON.parse(text) as Body;
+  } catch {
+    problems.push(`${status} with a body that is not JSON: ${text.slice(0, 80)}`);
+  }
+  if (status >= 500) problems.push(`${status} ${text.slice(0, 200)}`);
+  if (!requestId) problems.push(`${status} without x-request-id`);
+  if (status >= 400) problems.push(...errorProblems(status, body, requestId));
+  const charged = chargedOf(response, body);
+  if (status !== 200 && charged !== 0) problems.push(`${status} reported a charge of ${charged}`);
+  const token = body.meta?.pagination?.next_token ?? body.meta?.next_token;
+  return {
+    status,
+    requestId,
+    charged,
+    ...(typeof body.error?.code === "string" ? { errorCode: body.error.code } : {}),
+    ...(typeof token === "string" ? { nextToken: token } : {}),
+    problems,
+  };
+}

@@ -1,0 +1,64 @@
+// The soak at CI size through the same code as `bun run soak`, and the edge it relies on: a request
+// that costs more than the balance is refused whole, never charged down to zero.
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { examples } from "@social/fixtures";
+import { startTestServer, type TestServer } from "../harness.ts";
+import { readAnswer } from "./answer.ts";
+import { runSoak } from "./soak.ts";
+
+describe("soak", () => {
+  it("3,000 mixed requests from 64 clients over 8 accounts: the ledger balances, no 5xx", async () => {
+    const report = await runSoak({ requests: 3000, concurrency: 64, accounts: 8, maxSeconds: 45 });
+    expect(report.discrepancies).toEqual([]);
+    expect(report.requests).toBe(3000);
+    expect(Object.keys(report.statuses).every((status) => Number(status) < 500)).toBe(true);
+    expect(report.statuses["200"]).toBeGreaterThan(0);
+    // Half the accounts are granted too little: the run must actually cross the 402 edge.
+    expect(report.accountsRefused).toBeGreaterThan(0);
+  }, 90_000);
+});
+
+describe("a request that costs more than the balance", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const search = `/v1/search/recent?query=${encodeURIComponent(examples.search_query)}&limit=20`;
+
+  it("is 402 and uncharged, and a cheaper request still succeeds on the same balance", async () => {
+    const { accountId, key } = server.account(5);
+    const refused = await readAnswer(await server.get(search, key));
+    expect(refused).toMatchObject({ status: 402, errorCode: "insufficient_credits", charged: 0, problems: [] });
+    expect(server.balance(accountId)).toBe(5);
+    expect(server.usageTotal(accountId)).toBe(0);
+
+    const lookup = await readAnswer(await server.get(`/v1/tweets/${examples.tweet_id}`, key));
+    expect(lookup).toMatchObject({ status: 200, charged: 1, problems: [] });
+    expect(server.balance(accountId)).toBe(4);
+  });
+
+  it("one credit short is refused; exactly enough is charged down to zero", async () => {
+    const probe = server.account(1000);
+    const { charged: cost } = await readAnswer(await server.get(search, probe.key));
+    expect(cost).toBeGreaterThan(1);
+
+    const short = server.account(cost - 1);
+    expect((await readAnswer(await server.get(search, short.key))).status).toBe(402);
+    expect(server.balance(short.accountId)).toBe(cost - 1);
+
+    const exact = server.account(cost);
+    expect(await readAnswer(await server.get(search, exact.key))).toMatchObject({ status: 200, charged: cost });
+    expect(server.balance(exact.accountId)).toBe(0);
+    expect(server.usageTotal(exact.accountId)).toBe(cost);
+  });
+
+  it("is 402 and uncharged on /2 too", async () => {
+    const { accountId, key } = server.account(3);
+    const path = `/2/tweets/search/recent?query=${encodeURIComponent(examples.search_query)}&max_results=10`;
+    const refused = await readAnswer(await server.get(path, key));
+    expect(refused).toMatchObject({ status: 402, errorCode: "insufficient_credits", charged: 0, problems: [] });
+    expect(server.balance(accountId)).toBe(3);
+  });
+});

@@ -1,0 +1,83 @@
+// The soak: the real server process on a private copy of the world, several accounts (half of them
+// granted too little to last the run, so they hit 402 mid-way), a mixed load, then the ledger audit.
+// `bun run soak` runs it at full size; soak.test.ts runs a small one through this same code.
+import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
+import { auditLedger } from "./ledger-audit.ts";
+import { driveLoad, type LoadAccount, quantile } from "./load.ts";
+import { spawnServer, worldCopy } from "./server-process.ts";
+
+export interface SoakOptions {
+  requests: number;
+  concurrency: number;
+  accounts: number;
+  /** A hard bound on the load phase; the report says how many requests fitted in it. */
+  maxSeconds: number;
+}
+
+export interface SoakReport {
+  requests: number;
+  seconds: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  statuses: Record<string, number>;
+  /** Accounts whose balance ran out mid-way (they received 402s). */
+  accountsRefused: number;
+  discrepancies: string[];
+}
+
+export const DEFAULT_SOAK: SoakOptions = { requests: 100_000, concurrency: 64, accounts: 8, maxSeconds: 600 };
+
+/** Enough for every request an account makes at the mix's highest cost, or a tenth of its average. */
+function startingCredits(index: number, options: SoakOptions): number {
+  const perAccount = Math.ceil(options.requests / options.accounts);
+  return index % 2 === 0 ? perAccount * 110 : perAccount * 2;
+}
+
+function openAccounts(databasePath: string, options: SoakOptions): LoadAccount[] {
+  const db = openDatabase(databasePath);
+  try {
+    return Array.from({ length: options.accounts }, (_, index) => {
+      const account = createAccount(db, `soak ${index}`, startingCredits(index, options));
+      return { accountId: account.id, key: createKey(db, account.id, "soak").key };
+    });
+  } finally {
+    db.close();
+  }
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const world = worldCopy();
+  try {
+    const accounts = openAccounts(world.databasePath, options);
+    const server = await spawnServer(world.databasePath);
+    let load: Awaited<ReturnType<typeof driveLoad>>;
+    try {
+      load = await driveLoad(server.url, accounts, {
+        requests: options.requests,
+        concurrency: options.concurrency,
+        deadline: Date.now() + options.maxSeconds * 1000,
+      });
+    } finally {
+      await server.stop();
+    }
+    const answered = load.latencies.length;
+    const discrepancies = [
+      ...load.problems,
+      ...(load.unanswered > 0 ? [`${load.unanswered} requests got no answer`] : []),
+      ...auditLedger(world.databasePath, load.accounts),
+    ];
+    return {
+      requests: answered,
+      seconds: load.seconds,
+      requestsPerSecond: answered / load.seconds,
+      p50Ms: quantile(load.latencies, 0.5),
+      p99Ms: quantile(load.latencies, 0.99),
+      statuses: Object.fromEntries([...load.statuses].sort(([a], [b]) => a - b)),
+      accountsRefused: load.refusedAccounts.size,
+      discrepancies,
+    };
+  } finally {
+    world.remove();
+  }
+}
