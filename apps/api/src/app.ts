@@ -19,6 +19,7 @@ import { docsPage } from "./docs/page.ts";
 import { beginRequest, finishRequest, type LogSink, requestIdOf } from "./http/request-log.ts";
 import { errorResponse, json, rateHeaders } from "./http/respond.ts";
 import { type RouteContext, registerV1Routes } from "./v1/routes.ts";
+import { v2OpenApiPaths } from "./v2/openapi.ts";
 import { registerV2Routes } from "./v2/routes.ts";
 
 /** Longest URL accepted; the longest legitimate one (100 ids, a 512-character query, a token) is far shorter. */
@@ -46,7 +47,7 @@ export function createApp(options: AppOptions) {
   const { services, publicUrl } = options;
   const log = options.log ?? ((line: string) => console.log(line));
   const helpUrl = `${publicUrl}/billing`;
-  const openApi = JSON.stringify(buildOpenApi(publicUrl));
+  const openApi = JSON.stringify(buildOpenApi(publicUrl, v2OpenApiPaths()));
   const docs = docsPage(publicUrl);
   const demo = new Demo(services.store);
   let server: { requestIP(request: Request): { address: string } | null } | null = null;

@@ -1,8 +1,9 @@
 // /2 failures and headers: twitter-api-v2's ApiResponseError on 400, 401, 402, 404 and 429 with both
 // this service's error object and X API v2's problem members, nothing charged; the success headers; the
-// pagination parameters.
+// pagination parameters; and the /2 paths in /openapi.json.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import http from "node:http";
+import { catalogue, costRuleFor, describeCostRule } from "@social/core";
 import { examples } from "@social/fixtures";
 import { ApiResponseError, TwitterApi } from "twitter-api-v2";
 import { startTestServer, type TestServer } from "./harness.ts";
@@ -202,5 +203,24 @@ describe("/2 over plain HTTP", () => {
     expect(((await post.json()) as ProblemBody).error.code).toBe("endpoint_not_found");
     const unknown = (await (await server.get("/2/nothing/here", key)).json()) as ProblemBody;
     expect(unknown).toMatchObject({ status: 404, title: "Not Found Error", error: { code: "endpoint_not_found" } });
+  });
+});
+
+describe("/openapi.json", () => {
+  it("describes the 14 /2 paths with their parameters and the /v1 counterpart's cost", async () => {
+    const doc = (await (await server.get("/openapi.json")).json()) as {
+      paths: Record<string, { get?: { description: string; parameters: { name: string }[] } }>;
+    };
+    const mapped = catalogue.filter((endpoint) => endpoint.v2Path);
+    expect(mapped).toHaveLength(14);
+    for (const endpoint of mapped) {
+      const operation = doc.paths[endpoint.v2Path as string]?.get;
+      const cost = describeCostRule(costRuleFor(endpoint, { mode: "profiles" }));
+      expect(operation?.description).toContain(`Cost: ${cost}`);
+      const names = operation?.parameters.map((parameter) => parameter.name) ?? [];
+      expect(names).toEqual(expect.arrayContaining(["tweet.fields", "user.fields"]));
+      if (endpoint.pageSize)
+        expect(names).toEqual(expect.arrayContaining(["max_results", "pagination_token", "next_token"]));
+    }
   });
 });
