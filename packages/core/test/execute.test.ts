@@ -116,6 +116,14 @@ describe("executeRead", () => {
     assert.equal(ledger.balance_, 20);
   });
 
+  it("charges nothing when the read itself fails", async () => {
+    const { ledger, read } = await setup();
+    const failing = { ...quotes, run: async () => Promise.reject(new Error("disk gone")) };
+    await assert.rejects(read(failing, { id: "7" }), /disk gone/);
+    assert.equal(ledger.usage.length, 0);
+    assert.equal(ledger.balance_, 30);
+  });
+
   it("rate-limits per key with 429 and Retry-After, uncharged", async () => {
     const { ledger, read } = await setup({ ratePerSecond: 1, burst: 2 });
     ledger.balance_ = 1000;

@@ -28,9 +28,17 @@ function idRange(tweets: readonly Tweet[]): Json {
   return { newest_id: String(ids.at(-1)), oldest_id: String(ids[0]) };
 }
 
-async function authorIncludes(store: Store, tweets: readonly Tweet[], options: RenderOptions): Promise<Json> {
-  if (!options.authors || tweets.length === 0) return {};
-  const authors = await store.usersByIds([...new Set(tweets.map((tweet) => tweet.author_id))]);
+/**
+ * The authors that expansions=author_id puts in includes.users. It runs inside the read, before the
+ * charge, so a failure here leaves the request uncharged like any other failed read.
+ */
+export async function expandedAuthors(store: Store, data: unknown, resource: Resource, options: RenderOptions) {
+  if (!options.authors || resource !== "tweet") return [];
+  const tweets = (Array.isArray(data) ? data : [data]) as Tweet[];
+  return tweets.length === 0 ? [] : store.usersByIds([...new Set(tweets.map((tweet) => tweet.author_id))]);
+}
+
+function authorIncludes(authors: readonly User[], options: RenderOptions): Json {
   return authors.length > 0 ? { includes: { users: authors.map((user) => v2User(user, options.userFields)) } } : {};
 }
 
@@ -45,14 +53,16 @@ export interface ReadData {
   nextToken?: string;
   /** For lookups by ids: the ids asked for, so the missing ones can be reported. */
   requestedIds?: readonly string[];
+  /** The authors of expansions=author_id, read before the charge. */
+  authors: readonly User[];
 }
 
-export async function successBody(route: V2Route, read: ReadData, options: RenderOptions, store: Store): Promise<Json> {
+export function successBody(route: V2Route, read: ReadData, options: RenderOptions): Json {
   const { resource } = route.rule;
   const items = Array.isArray(read.data) ? read.data : [read.data];
   const tweets = resource === "tweet" ? (items as Tweet[]) : [];
   const rendered = render(resource, items, options);
-  const includes = await authorIncludes(store, tweets, options);
+  const includes = authorIncludes(read.authors, options);
   const data = rendered.length === 0 ? {} : { data: Array.isArray(read.data) ? rendered : rendered[0] };
   if (route.rule.maxResults) {
     // A token on an empty page would send @xdevplatform/xdk round in circles, so it goes with data only.

@@ -11,13 +11,14 @@ import {
   type ReadOutcome,
   rateLimitError,
   type Services,
+  type User,
 } from "@social/core";
 import type { Elysia } from "elysia";
 import { json, rateHeaders } from "../http/respond.ts";
 import { methodNotAllowed, pathEntries, type RouteContext, routerPath } from "../v1/routes.ts";
-import { notFoundError, successBody } from "./body.ts";
+import { expandedAuthors, notFoundError, successBody } from "./body.ts";
 import { asProblem, problemResponse, type RawValues } from "./problem.ts";
-import { renderOptions, v2Query } from "./query.ts";
+import { type RenderOptions, renderOptions, v2Query } from "./query.ts";
 import { type V2Route, v2Routes } from "./rules.ts";
 
 type Handler = (input: { request: Request; params: Record<string, string | null | undefined> }) => Promise<Response>;
@@ -42,8 +43,17 @@ async function remainingCredits(services: Services, apiKey: string | undefined):
 
 function v2Handler(route: V2Route, context: RouteContext): Handler {
   const query = v2Query(route);
-  const endpoint: Endpoint = { ...route.endpoint, params: query.schema };
   const lookupParam = singleLookupParam(route);
+  /** The /v1 read with the /2 parameters, and the author expansion read inside it, before the charge. */
+  const endpointFor = (options: () => RenderOptions): Endpoint => ({
+    ...route.endpoint,
+    params: query.schema,
+    async run(context) {
+      const result = await route.endpoint.run(context);
+      const authors = await expandedAuthors(context.store, result.data, route.rule.resource, options());
+      return { ...result, data: { read: result.data, authors } };
+    },
+  });
 
   return async ({ request, params }) => {
     const requestId = context.requestId(request);
@@ -58,7 +68,7 @@ function v2Handler(route: V2Route, context: RouteContext): Handler {
       const apiKey = bearerKey(request);
       const pageSize = pageSizeOf(route, values);
       const outcome: ReadOutcome = await executeRead(context.services, {
-        endpoint,
+        endpoint: endpointFor(() => renderOptions(values)),
         params: values,
         repeated,
         apiKey,
@@ -80,11 +90,11 @@ function v2Handler(route: V2Route, context: RouteContext): Handler {
         return context.finish(request, problemResponse(named, requestId, context.helpUrl, rawValues, headers));
       }
       const ids = route.rule.passThrough?.includes("ids") ? [...new Set(String(values.ids).split(","))] : undefined;
-      const body = await successBody(
+      const { read, authors } = outcome.data as { read: unknown; authors: User[] };
+      const body = successBody(
         route,
-        { data: outcome.data, ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}), requestedIds: ids },
+        { data: read, authors, ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}), requestedIds: ids },
         renderOptions(values),
-        context.services.store,
       );
       return context.finish(
         request,
