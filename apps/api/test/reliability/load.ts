@@ -2,12 +2,26 @@
 // count and a deadline. Each answer is checked (see answer.ts) and its charge remembered by request id,
 // per account, so the ledger can be audited against exactly what clients were told.
 import { examples } from "@social/fixtures";
+import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
 import { readAnswer } from "./answer.ts";
 import type { AccountObservations, ObservedCharge } from "./ledger-audit.ts";
 
 export interface LoadAccount {
   accountId: string;
   key: string;
+}
+
+/** One account per grant, each with an active key, written to the database before the server opens it. */
+export function openAccounts(databasePath: string, grants: readonly number[]): LoadAccount[] {
+  const db = openDatabase(databasePath);
+  try {
+    return grants.map((credits, index) => {
+      const account = createAccount(db, `load ${index}`, credits);
+      return { accountId: account.id, key: createKey(db, account.id, "load").key };
+    });
+  } finally {
+    db.close();
+  }
 }
 
 const query = encodeURIComponent(examples.search_query);
@@ -43,6 +57,8 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** The longest a single answer may take before it counts as lost. */
   requestTimeoutMs?: number;
+  /** Called after each answer with the number answered so far (the crash test kills on a count). */
+  onAnswer?: (answered: number) => void;
 }
 
 export interface LoadResult {
@@ -94,6 +110,7 @@ export async function driveLoad(baseUrl: string, accounts: readonly LoadAccount[
     if (answer.status === 402) refusedAccounts.add(account.accountId);
     for (const problem of answer.problems) problems.push(`${path}: ${problem}`);
     charges[accountIndex]?.push({ requestId: answer.requestId, charged: answer.charged });
+    options.onAnswer?.(latencies.length);
   }
 
   async function client(): Promise<void> {

@@ -1,9 +1,8 @@
 // The soak: the real server process on a private copy of the world, several accounts (half of them
 // granted too little to last the run, so they hit 402 mid-way), a mixed load, then the ledger audit.
 // `bun run soak` runs it at full size; soak.test.ts runs a small one through this same code.
-import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
 import { auditLedger } from "./ledger-audit.ts";
-import { driveLoad, type LoadAccount, quantile } from "./load.ts";
+import { driveLoad, openAccounts, quantile } from "./load.ts";
 import { spawnServer, worldCopy } from "./server-process.ts";
 
 export interface SoakOptions {
@@ -28,28 +27,17 @@ export interface SoakReport {
 
 export const DEFAULT_SOAK: SoakOptions = { requests: 100_000, concurrency: 64, accounts: 8, maxSeconds: 600 };
 
-/** Enough for every request an account makes at the mix's highest cost, or a tenth of its average. */
+/** Enough for every request of an account at the mix's highest cost, or for about half its requests. */
 function startingCredits(index: number, options: SoakOptions): number {
   const perAccount = Math.ceil(options.requests / options.accounts);
-  return index % 2 === 0 ? perAccount * 110 : perAccount * 2;
-}
-
-function openAccounts(databasePath: string, options: SoakOptions): LoadAccount[] {
-  const db = openDatabase(databasePath);
-  try {
-    return Array.from({ length: options.accounts }, (_, index) => {
-      const account = createAccount(db, `soak ${index}`, startingCredits(index, options));
-      return { accountId: account.id, key: createKey(db, account.id, "soak").key };
-    });
-  } finally {
-    db.close();
-  }
+  return index % 2 === 0 ? perAccount * 110 : perAccount * 9;
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const world = worldCopy();
   try {
-    const accounts = openAccounts(world.databasePath, options);
+    const grants = Array.from({ length: options.accounts }, (_, index) => startingCredits(index, options));
+    const accounts = openAccounts(world.databasePath, grants);
     const server = await spawnServer(world.databasePath);
     let load: Awaited<ReturnType<typeof driveLoad>>;
     try {
