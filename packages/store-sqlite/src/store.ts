@@ -23,9 +23,9 @@ import {
   type User,
   type UserLookup,
 } from "@social/core";
-import { compileSearch, searchCursor } from "./search/compile.ts";
+import { searchCursor } from "./search/compile.ts";
+import { SearchExecutor } from "./search/execute.ts";
 import { ftsString } from "./search/fts-columns.ts";
-import { StatementCache } from "./search/statement-cache.ts";
 import {
   storedId,
   TWEET_COLUMNS,
@@ -41,8 +41,6 @@ import {
 const CEILING = 2 ** 53;
 const DAY_MS = 86_400_000;
 const TIME_FILTER_DAYS: Record<TimeFilter, number> = { day: 1, week: 7, month: 30, year: 365, all: Number.NaN };
-/** Distinct search shapes kept prepared. */
-const SEARCH_STATEMENTS = 256;
 
 type Row<Key extends string> = Record<Key, number>;
 type KeyedUserRow = UserRow & Row<"k1" | "k2">;
@@ -70,11 +68,12 @@ const tweetPage = (rows: KeyedTweetRow[], size: number) => pageOf(rows, size, tw
 const userPage = (rows: KeyedUserRow[], size: number) => pageOf(rows, size, userFromRow, (row) => [row.k1, row.k2]);
 
 export class SqliteStore implements Store {
-  readonly #search: StatementCache;
+  readonly #search: SearchExecutor;
   readonly #q: ReturnType<typeof prepareStatements>;
 
-  constructor(db: Database) {
-    this.#search = new StatementCache(db, SEARCH_STATEMENTS);
+  /** `searchWindow`: the first window of ids a search without a text part reads (tests shrink it). */
+  constructor(db: Database, options: { searchWindow?: number } = {}) {
+    this.#search = new SearchExecutor(db, options.searchWindow ?? 256);
     this.#q = prepareStatements(db);
   }
 
@@ -274,9 +273,7 @@ export class SqliteStore implements Store {
   }
 
   async searchTweets(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
-    const compiled = compileSearch(query, sortOrder, page.size + 1, page.after);
-    if (compiled === undefined) return { items: [] };
-    const rows = this.#search.get(compiled.sql).all(...compiled.params) as (TweetRow & { bucket: number })[];
+    const rows = this.#search.rows(query, sortOrder, page.size + 1, page.after);
     return pageOf(rows, page.size, tweetFromRow, (row) => searchCursor(sortOrder, row));
   }
 

@@ -19,10 +19,22 @@ import { authorToken, ftsPhrase, langToken } from "./fts-columns.ts";
 
 export type SqlParam = string | number;
 
-/** One page's statement: its rows are TweetRow columns plus `bucket` (the relevancy sort key). */
-export interface CompiledSearch {
+/**
+ * A search query ready to run. Every statement binds the same first five slots, ?1 lowest id, ?2 id
+ * bound (exclusive), ?3 row limit, ?4 and ?5 the relevancy keyset (bucket, id); the query's own values
+ * follow from ?6 on. Every FTS5 lookup is confined to ids in [?1, ?2), so the executor can walk the
+ * tweets in id windows and a lookup never reads beyond the window.
+ */
+export interface SearchPlan {
+  /** match: one statement that walks the FTS index; scan: run per id window, newest window first. */
+  mode: "match" | "scan";
   sql: string;
-  params: SqlParam[];
+  values: SqlParam[];
+  /** Ordered by bm25 bucket then newest; otherwise newest first with every row in bucket 0. */
+  ranked: boolean;
+  /** Bounds every match must lie within (epoch ms, until exclusive), from top-level since: / until:. */
+  since?: number;
+  until?: number;
 }
 
 /** Keyset positions: recency pages continue after [id], relevancy pages after [bucket, id]. */
@@ -32,15 +44,14 @@ export function searchCursor(sortOrder: SearchSortOrder, row: { id: number; buck
 
 type Expr =
   | { kind: "const"; value: boolean }
-  | { kind: "fts"; query: string }
-  | { kind: "sql"; sql: string; params: SqlParam[] }
+  | { kind: "fts"; query: string; ranked: boolean }
+  | { kind: "compare"; column: "created_ms" | "like_count" | "retweet_count"; operator: ">=" | "<"; value: number }
   | { kind: "and" | "or"; children: Expr[] }
   | { kind: "not"; child: Expr };
 
 const TRUE: Expr = { kind: "const", value: true };
 const FALSE: Expr = { kind: "const", value: false };
-/** Above every id (ids are < 2^53): the keyset start of a newest-first walk. */
-const ID_CEILING = 2 ** 53;
+const FIRST_VALUE_SLOT = 6;
 /** bm25 is multiplied by this before rounding to a bucket: three decimals of score. */
 const RELEVANCY_SCALE = 1000;
 
@@ -50,31 +61,36 @@ function dayStartMs(date: string): number {
   return ms;
 }
 
+/** Text phrases are the only leaves bm25 scores: the other columns are weighted 0. */
+function textPhrase(value: string): Expr {
+  return { kind: "fts", query: ftsPhrase("text", value), ranked: true };
+}
+
 function leaf(node: Exclude<SearchNode, { kind: "and" | "or" | "not" }>): Expr {
   switch (node.kind) {
     case "term":
     case "phrase":
-      return { kind: "fts", query: ftsPhrase("text", node.value) };
+      return textPhrase(node.value);
     case "hashtag":
-      return { kind: "fts", query: ftsPhrase("text", `#${node.value}`) };
+      return textPhrase(`#${node.value}`);
     case "cashtag":
-      return { kind: "fts", query: ftsPhrase("text", `$${node.value}`) };
+      return textPhrase(`$${node.value}`);
     case "from": {
       const token = authorToken(node.username);
-      return token === undefined ? FALSE : { kind: "fts", query: ftsPhrase("author", token) };
+      return token === undefined ? FALSE : { kind: "fts", query: ftsPhrase("author", token), ranked: false };
     }
     case "lang":
-      return { kind: "fts", query: ftsPhrase("lang", langToken(node.code)) };
+      return { kind: "fts", query: ftsPhrase("lang", langToken(node.code)), ranked: false };
     case "filter":
-      return { kind: "fts", query: ftsPhrase("flags", node.filter) };
+      return { kind: "fts", query: ftsPhrase("flags", node.filter), ranked: false };
     case "since":
-      return { kind: "sql", sql: "t.created_ms >= ?", params: [dayStartMs(node.date)] };
+      return { kind: "compare", column: "created_ms", operator: ">=", value: dayStartMs(node.date) };
     case "until":
-      return { kind: "sql", sql: "t.created_ms < ?", params: [dayStartMs(node.date)] };
+      return { kind: "compare", column: "created_ms", operator: "<", value: dayStartMs(node.date) };
     case "min_faves":
-      return { kind: "sql", sql: "t.like_count >= ?", params: [node.count] };
+      return { kind: "compare", column: "like_count", operator: ">=", value: node.count };
     case "min_retweets":
-      return { kind: "sql", sql: "t.retweet_count >= ?", params: [node.count] };
+      return { kind: "compare", column: "retweet_count", operator: ">=", value: node.count };
   }
 }
 
@@ -107,14 +123,20 @@ function toExpr(node: SearchNode): Expr {
   }
 }
 
-/** The FTS5 query for `expr` alone, or undefined when FTS5 cannot express it (SQL leaves, bare NOT). */
-function ftsOf(expr: Expr): string | undefined {
+interface FtsQuery {
+  query: string;
+  ranked: boolean;
+}
+
+/** The FTS5 query for `expr` alone, or undefined when FTS5 cannot express it (comparisons, bare NOT). */
+function ftsOf(expr: Expr): FtsQuery | undefined {
   switch (expr.kind) {
     case "fts":
-      return expr.query;
+      return expr;
     case "or": {
       const parts = expr.children.map(ftsOf);
-      return parts.every((part) => part !== undefined) ? parts.map((part) => `(${part})`).join(" OR ") : undefined;
+      if (!parts.every((part) => part !== undefined)) return undefined;
+      return { query: parts.map((part) => `(${part.query})`).join(" OR "), ranked: parts.some((part) => part.ranked) };
     }
     case "and": {
       const split = splitConjunction(expr.children);
@@ -130,62 +152,75 @@ function ftsOf(expr: Expr): string | undefined {
  * FTS-expressible negations) and the rest. Without a positive, negations cannot go into a MATCH and
  * are returned as `negated` for a SQL NOT.
  */
-function splitConjunction(children: readonly Expr[]): { match?: string; negated?: string; rest: Expr[] } {
-  const positives: string[] = [];
-  const negatives: string[] = [];
+function splitConjunction(children: readonly Expr[]): { match?: FtsQuery; negated?: FtsQuery; rest: Expr[] } {
+  const positives: FtsQuery[] = [];
+  const negatives: FtsQuery[] = [];
   const rest: Expr[] = [];
   for (const child of children) {
-    const query = child.kind === "not" ? ftsOf(child.child) : ftsOf(child);
-    if (query === undefined) rest.push(child);
-    else (child.kind === "not" ? negatives : positives).push(`(${query})`);
+    const fts = child.kind === "not" ? ftsOf(child.child) : ftsOf(child);
+    if (fts === undefined) rest.push(child);
+    else (child.kind === "not" ? negatives : positives).push(fts);
   }
-  const anyOf = negatives.join(" OR ");
-  if (positives.length === 0) return negatives.length === 0 ? { rest } : { negated: anyOf, rest };
-  const allOf = positives.join(" AND ");
-  return { match: negatives.length === 0 ? allOf : `(${allOf}) NOT (${anyOf})`, rest };
+  const anyOf = negatives.map((part) => `(${part.query})`).join(" OR ");
+  if (positives.length === 0)
+    return negatives.length === 0 ? { rest } : { negated: { query: anyOf, ranked: false }, rest };
+  const allOf = positives.map((part) => `(${part.query})`).join(" AND ");
+  const ranked = positives.some((part) => part.ranked);
+  return { match: { query: negatives.length === 0 ? allOf : `(${allOf}) NOT (${anyOf})`, ranked }, rest };
 }
 
-const IN_MATCH = "t.id IN (SELECT rowid FROM tweets_fts WHERE tweets_fts MATCH ?)";
+/** Numbered parameters after the shared slots, so a value's slot does not depend on where it is used. */
+class Values {
+  readonly list: SqlParam[] = [];
 
-/** Appends `expr` as a SQL predicate over `t`, pushing its parameters in textual order. */
-function sqlOf(expr: Expr, params: SqlParam[]): string {
+  slot(value: SqlParam): string {
+    this.list.push(value);
+    return `?${FIRST_VALUE_SLOT + this.list.length - 1}`;
+  }
+}
+
+/** Membership in an FTS5 match, confined to the ids the statement covers. */
+function inMatch(query: string, values: Values): string {
+  return `t.id IN (SELECT rowid FROM tweets_fts WHERE tweets_fts MATCH ${values.slot(query)} AND rowid >= ?1 AND rowid < ?2)`;
+}
+
+/** `expr` as a SQL predicate over `t`. */
+function sqlOf(expr: Expr, values: Values): string {
   switch (expr.kind) {
     case "const":
       return expr.value ? "1" : "0";
-    case "sql":
-      params.push(...expr.params);
-      return expr.sql;
+    case "compare":
+      return `t.${expr.column} ${expr.operator} ${values.slot(expr.value)}`;
     case "fts":
-      params.push(expr.query);
-      return IN_MATCH;
+      return inMatch(expr.query, values);
     case "not":
-      return `NOT (${sqlOf(expr.child, params)})`;
+      return `NOT (${sqlOf(expr.child, values)})`;
     case "and": {
       const { match, negated, rest } = splitConjunction(expr.children);
       const parts: string[] = [];
-      if (match !== undefined) parts.push(sqlOf({ kind: "fts", query: match }, params));
-      if (negated !== undefined) parts.push(`NOT (${sqlOf({ kind: "fts", query: negated }, params)})`);
-      for (const child of rest) parts.push(`(${sqlOf(child, params)})`);
+      if (match !== undefined) parts.push(inMatch(match.query, values));
+      if (negated !== undefined) parts.push(`NOT (${inMatch(negated.query, values)})`);
+      for (const child of rest) parts.push(`(${sqlOf(child, values)})`);
       return parts.join(" AND ");
     }
     case "or": {
       const queries: string[] = [];
       const rest: Expr[] = [];
       for (const child of expr.children) {
-        const query = ftsOf(child);
-        if (query === undefined) rest.push(child);
-        else queries.push(`(${query})`);
+        const fts = ftsOf(child);
+        if (fts === undefined) rest.push(child);
+        else queries.push(`(${fts.query})`);
       }
       const parts: string[] = [];
-      if (queries.length > 0) parts.push(sqlOf({ kind: "fts", query: queries.join(" OR ") }, params));
-      for (const child of rest) parts.push(`(${sqlOf(child, params)})`);
+      if (queries.length > 0) parts.push(inMatch(queries.join(" OR "), values));
+      for (const child of rest) parts.push(`(${sqlOf(child, values)})`);
       return parts.join(" OR ");
     }
   }
 }
 
 /** The MATCH that drives the query and the predicate left for the joined rows, when there is one. */
-function drivingMatch(expr: Expr): { match: string; rest?: Expr } | undefined {
+function drivingMatch(expr: Expr): { match: FtsQuery; rest?: Expr } | undefined {
   const whole = ftsOf(expr);
   if (whole !== undefined) return { match: whole };
   if (expr.kind !== "and") return undefined;
@@ -194,61 +229,62 @@ function drivingMatch(expr: Expr): { match: string; rest?: Expr } | undefined {
   return { match, rest: rest.length === 1 ? rest[0] : { kind: "and", children: rest } };
 }
 
-/** The keyset position to continue after; the first page starts above every row. */
-function position(sortOrder: SearchSortOrder, after: Cursor | undefined): { bucket: number; id: number } {
-  if (after === undefined) return { bucket: -ID_CEILING, id: ID_CEILING };
-  const expected = sortOrder === "recency" ? 1 : 2;
-  if (after.length !== expected || !after.every((value) => typeof value === "number")) {
-    throw new RangeError("search: malformed cursor");
-  }
-  return sortOrder === "recency"
-    ? { bucket: 0, id: after[0] as number }
-    : { bucket: after[0] as number, id: after[1] as number };
+/** since: / until: that every match must satisfy: those at the top level or in a top-level AND. */
+function timeBounds(
+  node: SearchNode,
+  bounds: { since?: number; until?: number } = {},
+): { since?: number; until?: number } {
+  if (node.kind === "and") for (const child of node.children) timeBounds(child, bounds);
+  if (node.kind === "since") bounds.since = Math.max(bounds.since ?? -Infinity, dayStartMs(node.date));
+  if (node.kind === "until") bounds.until = Math.min(bounds.until ?? Infinity, dayStartMs(node.date));
+  return bounds;
 }
 
-/**
- * The statement for one page of `query`: `limit` rows (ask for one more than the page size to learn
- * whether another page exists) after the keyset position `after`. Undefined when the query can match
- * nothing.
- */
-export function compileSearch(
-  query: SearchNode,
-  sortOrder: SearchSortOrder,
-  limit: number,
-  after?: Cursor,
-): CompiledSearch | undefined {
+const RANK = `CAST(round(bm25(tweets_fts, 1.0, 0.0, 0.0, 0.0) * ${RELEVANCY_SCALE}) AS INTEGER)`;
+
+/** The plan for `query`, or undefined when it can match nothing. */
+export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): SearchPlan | undefined {
   const expr = toExpr(query);
   if (expr.kind === "const" && !expr.value) return undefined;
-  const from = position(sortOrder, after);
+  const bounds = timeBounds(query);
+  const values = new Values();
   const driver = drivingMatch(expr);
 
   if (driver === undefined) {
-    // No driving MATCH means no text score: every row is in bucket 0 and only the id moves.
-    const params: SqlParam[] = [from.id];
-    const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, params)})`;
-    params.push(limit);
+    const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, values)})`;
     return {
-      sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t WHERE t.id < ?${predicate} ORDER BY t.id DESC LIMIT ?`,
-      params,
+      mode: "scan",
+      sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t WHERE t.id >= ?1 AND t.id < ?2${predicate} ORDER BY t.id DESC LIMIT ?3`,
+      values: values.list,
+      ranked: false,
+      ...bounds,
     };
   }
 
-  const restParams: SqlParam[] = [];
-  const rest = driver.rest === undefined ? "" : ` AND (${sqlOf(driver.rest, restParams)})`;
-  if (sortOrder === "recency") {
+  const match = values.slot(driver.match.query);
+  const rest = driver.rest === undefined ? "" : ` AND (${sqlOf(driver.rest, values)})`;
+  const inRange = "tweets_fts.rowid >= ?1 AND tweets_fts.rowid < ?2";
+  if (sortOrder === "recency" || !driver.match.ranked) {
     return {
+      mode: "match",
       sql:
         `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets_fts JOIN tweets t ON t.id = tweets_fts.rowid ` +
-        `WHERE tweets_fts MATCH ? AND tweets_fts.rowid < ?${rest} ORDER BY tweets_fts.rowid DESC LIMIT ?`,
-      params: [driver.match, from.id, ...restParams, limit],
+        `WHERE tweets_fts MATCH ${match} AND ${inRange}${rest} ORDER BY tweets_fts.rowid DESC LIMIT ?3`,
+      values: values.list,
+      ranked: false,
+      ...bounds,
     };
   }
+  // Ranks are computed and the page chosen on the FTS rows alone; only the page's rows are read whole.
+  const join = rest === "" ? "" : " JOIN tweets t ON t.id = tweets_fts.rowid";
   return {
+    mode: "match",
     sql:
-      `SELECT ${TWEET_COLUMNS}, m.bucket FROM (SELECT rowid AS id, ` +
-      `CAST(round(bm25(tweets_fts, 1.0, 0.0, 0.0, 0.0) * ${RELEVANCY_SCALE}) AS INTEGER) AS bucket ` +
-      "FROM tweets_fts WHERE tweets_fts MATCH ?) m JOIN tweets t ON t.id = m.id " +
-      `WHERE (m.bucket > ? OR (m.bucket = ? AND m.id < ?))${rest} ORDER BY m.bucket, m.id DESC LIMIT ?`,
-    params: [driver.match, from.bucket, from.bucket, from.id, ...restParams, limit],
+      `SELECT ${TWEET_COLUMNS}, m.bucket FROM (SELECT tweets_fts.rowid AS id, ${RANK} AS bucket FROM tweets_fts${join} ` +
+      `WHERE tweets_fts MATCH ${match} AND ${inRange}${rest} AND (bucket > ?4 OR (bucket = ?4 AND tweets_fts.rowid < ?5)) ` +
+      "ORDER BY bucket, tweets_fts.rowid DESC LIMIT ?3) m JOIN tweets t ON t.id = m.id ORDER BY m.bucket, m.id DESC",
+    values: values.list,
+    ranked: true,
+    ...bounds,
   };
 }

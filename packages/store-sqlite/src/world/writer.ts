@@ -1,6 +1,6 @@
-// Streams the generator's records into the world's tables. Each batch is one transaction (a savepoint
-// when the caller already holds one, as buildWorld does), every statement is prepared once, and the
-// search index is filled by explicit inserts: FTS5 triggers cost three to four times as much in bulk.
+// Streams the generator's records into the world's tables. Each batch is one transaction unless the
+// caller already holds one (as buildWorld does), every statement is prepared once, and the search index
+// is filled by explicit inserts: FTS5 triggers cost three to four times as much in bulk.
 import type { Database, Statement } from "bun:sqlite";
 import type { Tweet, User } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
@@ -69,16 +69,23 @@ export class WorldWriter implements WorldSink {
   // users arrive before anything that refers to them, so these are kept rather than queried per row.
   readonly #usernames = new Map<number, string>();
   readonly #verified = new Set<number>();
+  readonly #langTokens = new Map<string, string>();
+  // Whether every tweet so far came with a larger id and no earlier time than the one before it, which
+  // lets search turn dates into id bounds.
+  #idsFollowTime = true;
+  #lastTweet = { id: -1, createdMs: Number.NEGATIVE_INFINITY };
   #begun?: Begun;
   readonly #counts = emptyCounts();
 
   constructor(db: Database) {
     this.#db = db;
     this.#insert = {
-      meta: db.prepare("INSERT INTO world_meta (id, seed, clock, clock_ms, counts) VALUES (1, ?, ?, ?, ?)"),
+      meta: db.prepare(
+        "INSERT INTO world_meta (id, seed, clock, clock_ms, counts, ids_follow_time) VALUES (1, ?, ?, ?, ?, ?)",
+      ),
       user: db.prepare("INSERT INTO users (id, username, status, doc) VALUES (?, ?, ?, ?)"),
       follow: db.prepare(
-        "INSERT INTO follows (followee_id, created_ms, follower_id, follower_verified, followee_verified) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO follows (follower_id, created_ms, followee_id, follower_verified, followee_verified) VALUES (?, ?, ?, ?, ?)",
       ),
       tweet: db.prepare(
         `INSERT INTO tweets (id, author_id, created_ms, conversation_id, lang, text, possibly_sensitive, like_count,
@@ -110,14 +117,21 @@ export class WorldWriter implements WorldSink {
   }
 
   write(batch: readonly WorldRecord[]): void {
-    this.#db.transaction(() => {
-      for (const record of batch) this.#writeRecord(record);
-    })();
+    // Inside the caller's transaction a batch is written as is: a savepoint per batch would make FTS5
+    // flush a small index segment each time, and merging those costs more than the inserts.
+    if (this.#db.inTransaction) this.#writeAll(batch);
+    else this.#db.transaction(() => this.#writeAll(batch))();
   }
 
   end(): void {
     const begun = this.#started();
-    this.#insert.meta.run(begun.seed, begun.clock, begun.clockMs, JSON.stringify(this.#counts));
+    this.#insert.meta.run(
+      begun.seed,
+      begun.clock,
+      begun.clockMs,
+      JSON.stringify(this.#counts),
+      this.#idsFollowTime ? 1 : 0,
+    );
   }
 
   /** What has been written so far. */
@@ -128,6 +142,10 @@ export class WorldWriter implements WorldSink {
   #started(): Begun {
     if (!this.#begun) throw new Error("WorldWriter: begin() must be called before anything else");
     return this.#begun;
+  }
+
+  #writeAll(batch: readonly WorldRecord[]): void {
+    for (const record of batch) this.#writeRecord(record);
   }
 
   #writeRecord(record: WorldRecord): void {
@@ -141,9 +159,9 @@ export class WorldWriter implements WorldSink {
         const followerId = Number(record.followerId);
         const followeeId = Number(record.followeeId);
         insert.follow.run(
-          followeeId,
-          Date.parse(record.createdAt),
           followerId,
+          Date.parse(record.createdAt),
+          followeeId,
           this.#verified.has(followerId) ? 1 : 0,
           this.#verified.has(followeeId) ? 1 : 0,
         );
@@ -210,6 +228,8 @@ export class WorldWriter implements WorldSink {
     const author = this.#usernames.get(authorId);
     if (author === undefined) throw new Error(`WorldWriter: tweet ${tweet.id} refers to unknown user ${authorId}`);
     const createdMs = Date.parse(tweet.created_at);
+    if (id <= this.#lastTweet.id || createdMs < this.#lastTweet.createdMs) this.#idsFollowTime = false;
+    this.#lastTweet = { id, createdMs };
     const reference = (type: string) => tweet.referenced_tweets?.find((ref) => ref.type === type)?.id;
     const repliedTo = reference("replied_to");
     const quoted = tweet.quoted_tweet_id ?? reference("quoted");
@@ -238,7 +258,12 @@ export class WorldWriter implements WorldSink {
       retweeted === undefined ? null : Number(retweeted),
       JSON.stringify(tweetExtra(tweet)),
     );
-    this.#insert.tweetSearch.run(id, tweet.text, author, langToken(tweet.lang), flagsText({ hasLinks, isReply }));
+    let lang = this.#langTokens.get(tweet.lang);
+    if (lang === undefined) {
+      lang = langToken(tweet.lang);
+      this.#langTokens.set(tweet.lang, lang);
+    }
+    this.#insert.tweetSearch.run(id, tweet.text, author, lang, flagsText({ hasLinks, isReply }));
     if (communityId !== undefined) {
       this.#insert.communityTweet.run(
         Number(communityId),
