@@ -15,7 +15,7 @@ import { Elysia } from "elysia";
 import { type DashboardOptions, registerDashboardRoutes } from "./dashboard/routes.ts";
 import { Demo, demoRun } from "./demo.ts";
 import { buildOpenApi } from "./docs/openapi.ts";
-import { docsPage } from "./docs/page.ts";
+import { docsPage, docsPageHeaders } from "./docs/page.ts";
 import { beginRequest, finishRequest, type LogSink, requestIdOf } from "./http/request-log.ts";
 import { errorResponse, json, rateHeaders } from "./http/respond.ts";
 import { type RouteContext, registerV1Routes } from "./v1/routes.ts";
@@ -49,6 +49,7 @@ export function createApp(options: AppOptions) {
   const helpUrl = `${publicUrl}/billing`;
   const openApi = JSON.stringify(buildOpenApi(publicUrl, v2OpenApiPaths()));
   const docs = docsPage(publicUrl);
+  const docsHeaders = { "content-type": "text/html; charset=utf-8", ...docsPageHeaders(docs) };
   const demo = new Demo(services.store);
   let server: { requestIP(request: Request): { address: string } | null } | null = null;
 
@@ -103,7 +104,10 @@ export function createApp(options: AppOptions) {
         return finish(
           request,
           errorResponse(
-            new ApiError("invalid_request", "Request bodies are not accepted: every operation is a GET"),
+            new ApiError(
+              "invalid_request",
+              `Request bodies over ${MAX_BODY_BYTES} bytes or without a Content-Length are refused: reads are GETs and MCP messages are small`,
+            ),
             id,
             helpUrl,
           ),
@@ -134,9 +138,7 @@ export function createApp(options: AppOptions) {
     .get("/openapi.json", ({ request }) =>
       finish(request, new Response(openApi, { headers: { "content-type": "application/json; charset=utf-8" } })),
     )
-    .get("/docs", ({ request }) =>
-      finish(request, new Response(docs, { headers: { "content-type": "text/html; charset=utf-8" } })),
-    )
+    .get("/docs", ({ request }) => finish(request, new Response(docs, { headers: docsHeaders })))
     .get("/demo", async ({ request }) => {
       const id = requestId(request);
       const rate = context.anonymousRate(request);

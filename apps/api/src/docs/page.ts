@@ -1,6 +1,8 @@
 // The human-readable reference at /docs: server-rendered from the catalogue, no scripts and no
 // external assets, so it renders offline and on a phone.
+import { createHash } from "node:crypto";
 import { catalogue, describeCostRule, type Endpoint } from "@social/core";
+import { SECURITY_HEADERS } from "../dashboard/html.ts";
 import { entrySchemas } from "./json-schema.ts";
 import { exampleParams } from "./openapi.ts";
 
@@ -84,4 +86,17 @@ section{border-top:1px solid #ccc;padding-top:.5rem}.method{background:#0b5;colo
 <p>Read-only JSON over HTTP. Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> on every request. Each response's <code>meta.credits</code> tells the charge and the remaining balance; failures are never charged. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Try it without a key: <a href="/demo">/demo</a> and <a href="/demo?run=search">/demo?run=search</a>.</p>
 <nav aria-label="Endpoints"><ul>${catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`).join("")}</ul></nav></header>
 <main>${body}</main></body></html>`;
+}
+
+/**
+ * The dashboard's security headers, with a policy that allows the page's one inline stylesheet by its
+ * hash: nothing else may run, load, be framed or post from this page, even if escaping ever failed.
+ */
+export function docsPageHeaders(page: string): Record<string, string> {
+  const style = /<style>([\s\S]*?)<\/style>/.exec(page)?.[1] ?? "";
+  const hash = createHash("sha256").update(style).digest("base64");
+  return {
+    ...SECURITY_HEADERS,
+    "content-security-policy": `default-src 'none'; style-src 'sha256-${hash}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+  };
 }
