@@ -13,8 +13,8 @@ const START_TIMEOUT_MS = 60_000;
 
 export interface ServerProcess {
   url: string;
-  /** The request log (stdout) and diagnostics (stderr) of this process, appended to a file. */
-  logFile: string;
+  /** Everything the process wrote: its request log (stdout) and diagnostics (stderr). */
+  logs(): Promise<string>;
   /** SIGKILL: no shutdown code runs, exactly like a power cut or an OOM kill of the process. */
   kill(): Promise<void>;
   /** SIGTERM: the server finishes in-flight requests and closes the database. */
@@ -48,7 +48,7 @@ async function waitUntilServing(url: string, child: Subprocess): Promise<void> {
 export async function spawnServer(databasePath: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const logFile = `${databasePath}.${port}.log`;
+  const logPrefix = `${databasePath}.${port}`;
   const child = Bun.spawn([process.execPath, MAIN], {
     env: {
       PATH: process.env.PATH ?? "",
@@ -59,13 +59,15 @@ export async function spawnServer(databasePath: string, env: Record<string, stri
       ...env,
     },
     stdin: "ignore",
-    stdout: Bun.file(logFile),
-    stderr: Bun.file(`${logFile}.err`),
+    stdout: Bun.file(`${logPrefix}.out`),
+    stderr: Bun.file(`${logPrefix}.err`),
   });
   await waitUntilServing(url, child);
   return {
     url,
-    logFile,
+    async logs() {
+      return (await Bun.file(`${logPrefix}.out`).text()) + (await Bun.file(`${logPrefix}.err`).text());
+    },
     async kill() {
       child.kill("SIGKILL");
       await child.exited;

@@ -49,10 +49,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     } finally {
       await server.stop();
     }
+    const logs = await server.logs();
+    const leakedKeys = accounts.filter((account) => logs.includes(account.key));
     const answered = load.latencies.length;
     const discrepancies = [
       ...load.problems,
       ...(load.unanswered > 0 ? [`${load.unanswered} requests got no answer`] : []),
+      ...(leakedKeys.length > 0 ? [`${leakedKeys.length} API keys appear in the server's logs`] : []),
       ...auditLedger(world.databasePath, load.accounts),
     ];
     return {
