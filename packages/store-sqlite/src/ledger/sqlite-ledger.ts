@@ -2,13 +2,17 @@
 // its WAL append, not its statements, so the debits of all requests that arrive together share one
 // transaction: `debit` queues, and the next macrotask writes the whole queue in one
 // BEGIN IMMEDIATE … COMMIT. No promise settles before the COMMIT that holds its debit, so a response
-// never reports a charge the ledger does not have.
+// never reports a charge the ledger does not have. While another connection (the operator CLI, a world
+// rebuild) holds the write lock, the batch waits on a timer, not inside SQLite, so the event loop keeps
+// serving every request that does not need to write.
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
 import { timingSafeEqual } from "node:crypto";
 import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { assertCredits, LedgerError } from "./errors.ts";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** How often a batch retries the write lock while another connection holds it. */
+const LOCK_RETRY_MS = 5;
 
 export interface SqliteLedgerOptions {
   /** The clock that stamps usage rows and key use; tests pin it. */
@@ -18,6 +22,8 @@ export interface SqliteLedgerOptions {
 interface PendingDebit {
   accountId: string;
   usage: UsageRecord;
+  /** When it was queued: it gives up on a held lock after the connection's busy_timeout. */
+  queuedAt: number;
   resolve: (result: DebitResult) => void;
   reject: (error: unknown) => void;
 }
@@ -102,7 +108,7 @@ export class SqliteLedger implements Ledger {
       return Promise.reject(error);
     }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ accountId, usage, resolve, reject });
+      this.#queue.push({ accountId, usage, queuedAt: Date.now(), resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         // A macrotask, not a microtask: requests whose I/O completed in the same event-loop turn
@@ -120,7 +126,14 @@ export class SqliteLedger implements Ledger {
     try {
       outcomes = this.#writeBatch(batch);
     } catch (error) {
-      for (const debit of batch) debit.reject(error);
+      const waiting = isBusy(error) ? this.#stillWaiting(batch) : [];
+      for (const debit of batch) if (!waiting.includes(debit)) debit.reject(error);
+      if (waiting.length > 0) {
+        // Debits queued meanwhile join the retry, in order, instead of racing it for the lock.
+        this.#queue = [...waiting, ...this.#queue];
+        this.#flushScheduled = true;
+        setTimeout(() => this.#flush(), LOCK_RETRY_MS);
+      }
       return;
     }
     batch.forEach((debit, index) => {
@@ -130,10 +143,38 @@ export class SqliteLedger implements Ledger {
     });
   }
 
+  /** The connection's busy_timeout in ms. SQLite evaluates this pragma when it is prepared, so never cache it. */
+  #busyTimeout(): number {
+    const statement = this.#db.prepare<{ timeout: number }, []>("PRAGMA busy_timeout");
+    try {
+      return statement.get()?.timeout ?? 0;
+    } finally {
+      statement.finalize();
+    }
+  }
+
+  /** The debits of a batch refused the lock that have waited less than the connection's busy_timeout. */
+  #stillWaiting(batch: readonly PendingDebit[]): PendingDebit[] {
+    const patience = this.#busyTimeout();
+    const now = Date.now();
+    return batch.filter((debit) => now - debit.queuedAt < patience);
+  }
+
+  /** Takes the write lock at once or throws SQLITE_BUSY: SQLite's own wait would block the event loop. */
+  #beginWithoutWaiting(): void {
+    const patience = this.#busyTimeout();
+    this.#db.run("PRAGMA busy_timeout = 0");
+    try {
+      this.#begin.run();
+    } finally {
+      this.#db.run(`PRAGMA busy_timeout = ${patience}`);
+    }
+  }
+
   /** Applies the batch in queue order inside one transaction; throws (having rolled back) if it fails. */
   #writeBatch(batch: readonly PendingDebit[]): Outcome[] {
     const now = this.#now();
-    this.#begin.run();
+    this.#beginWithoutWaiting();
     try {
       const outcomes = batch.map((debit) => this.#applyDebit(debit, now));
       // One write per key per batch, however many requests the key made in it.
@@ -170,6 +211,10 @@ export class SqliteLedger implements Ledger {
       return { error: refusedUsage(error, usage) };
     }
   }
+}
+
+function isBusy(error: unknown): boolean {
+  return error instanceof SQLiteError && String(error.code).startsWith("SQLITE_BUSY");
 }
 
 function refusedUsage(error: SQLiteError, usage: UsageRecord): LedgerError {
