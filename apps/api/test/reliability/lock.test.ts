@@ -1,0 +1,77 @@
+// Another process holding the database's write lock (the operator CLI, a world rebuild): a short hold
+// only delays the charge, a hold past the busy timeout is 503 service_unavailable and uncharged, the
+// server keeps answering everything that needs no write meanwhile, and charges normally once released.
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { examples } from "@social/fixtures";
+import { type Answer, readAnswer } from "./answer.ts";
+import { auditLedger, type ObservedCharge } from "./ledger-audit.ts";
+import { type LoadAccount, openAccounts } from "./load.ts";
+import { type ServerProcess, spawnServer, worldCopy } from "./server-process.ts";
+
+/** openDatabase's busy_timeout: how long a charge waits for the lock before the request fails. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+const world = worldCopy();
+let server: ServerProcess;
+let account: LoadAccount;
+let writer: Database;
+const charges: ObservedCharge[] = [];
+
+beforeAll(async () => {
+  [account] = openAccounts(world.databasePath, [1000]) as [LoadAccount];
+  server = await spawnServer(world.databasePath);
+  writer = new Database(world.databasePath);
+});
+afterAll(async () => {
+  writer.close();
+  await server.stop();
+  world.remove();
+});
+
+async function lookUpTweet(): Promise<Answer> {
+  const response = await fetch(`${server.url}/v1/tweets/${examples.tweet_id}`, {
+    headers: { authorization: `Bearer ${account.key}` },
+    signal: AbortSignal.timeout(BUSY_TIMEOUT_MS * 4),
+  });
+  const answer = await readAnswer(response);
+  charges.push({ requestId: answer.requestId, charged: answer.charged });
+  return answer;
+}
+
+/** Holds the write lock from another connection (another process's view: the server's is its own). */
+async function whileLocked<T>(holdMs: number, during: () => Promise<T>): Promise<T> {
+  writer.run("BEGIN IMMEDIATE");
+  const release = Bun.sleep(holdMs).then(() => writer.run("ROLLBACK"));
+  try {
+    return await during();
+  } finally {
+    await release;
+  }
+}
+
+describe("a write lock held by another process", () => {
+  it("held briefly, only delays the charge", async () => {
+    const answer = await whileLocked(300, lookUpTweet);
+    expect(answer).toMatchObject({ status: 200, charged: 1, problems: [] });
+  }, 30_000);
+
+  it("held past the busy timeout, is 503 service_unavailable and uncharged; then service resumes", async () => {
+    let chargeSettled = false;
+    const answer = await whileLocked(BUSY_TIMEOUT_MS + 2_000, async () => {
+      const charge = lookUpTweet().finally(() => {
+        chargeSettled = true;
+      });
+      await Bun.sleep(200);
+      // The charge waits for the lock on a timer, not inside SQLite: the server is not frozen.
+      expect((await fetch(`${server.url}/openapi.json`)).status).toBe(200);
+      expect(chargeSettled).toBe(false);
+      return charge;
+    });
+    // The 5xx itself is the only thing readAnswer finds wrong: envelope, code and request id are right.
+    expect(answer.problems.map((problem) => problem.slice(0, 4))).toEqual(["503 "]);
+    expect(answer).toMatchObject({ status: 503, errorCode: "service_unavailable", charged: 0 });
+    expect(await lookUpTweet()).toMatchObject({ status: 200, charged: 1, problems: [] });
+    expect(auditLedger(world.databasePath, [{ accountId: account.accountId, charges }])).toEqual([]);
+  }, 30_000);
+});
