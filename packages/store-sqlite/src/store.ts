@@ -161,10 +161,15 @@ export class SqliteStore implements Store {
   }
 
   async conversation(tweetId: string, page: PageRequest): Promise<Page<Tweet> | undefined> {
-    const id = this.#existingTweetId(tweetId);
-    if (id === undefined) return undefined;
-    const [after] = keyset<[number]>(page.after, [id]);
-    return tweetPage(this.#q.descendants.all(id, after, page.size + 1) as KeyedTweetRow[], page.size);
+    const stored = storedId(tweetId);
+    const tweet =
+      stored === undefined ? null : (this.#q.tweetConversation.get(stored) as { id: number; root: number } | null);
+    if (tweet === null) return undefined;
+    const [after] = keyset<[number]>(page.after, [tweet.id]);
+    // Below a conversation's root lies the whole conversation, which its index lists in id order; below
+    // any other tweet, the reply tree has to be walked.
+    const below = tweet.id === tweet.root ? this.#q.conversationReplies : this.#q.descendants;
+    return tweetPage(below.all(tweet.id, after, page.size + 1) as KeyedTweetRow[], page.size);
   }
 
   async selfThread(
@@ -181,8 +186,8 @@ export class SqliteStore implements Store {
     let longer = false;
     for (const row of this.#q.conversationByAuthor.iterate(
       start.conversation_id,
-      start.author_id,
       start.id,
+      start.author_id,
     ) as Iterable<TweetRow & { reply_to_id: number | null }>) {
       if (row.id !== start.id && (row.reply_to_id === null || !chain.has(row.reply_to_id))) continue;
       if (tweets.length === max) {
@@ -366,6 +371,8 @@ function prepareStatements(db: Database) {
     db.prepare(
       `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
     );
+  const tweetsOldestFirst = (where: string) =>
+    db.prepare(`SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE ${where} AND t.id > ? ORDER BY t.id LIMIT ?`);
   // Users reached through a relation table `r` whose key is (parent, created_ms, user), newest first.
   const usersNewestFirst = (table: string, parent: string, user: string, filter = "") =>
     db.prepare(
@@ -431,9 +438,11 @@ function prepareStatements(db: Database) {
        )
        SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE t.id IN below AND t.id > ? ORDER BY t.id LIMIT ?`,
     ),
+    tweetConversation: db.prepare("SELECT id, conversation_id AS root FROM tweets WHERE id = ?"),
+    conversationReplies: tweetsOldestFirst("t.conversation_id = ? AND t.reply_to_id IS NOT NULL"),
     conversationByAuthor: db.prepare(
       `SELECT ${TWEET_COLUMNS}, t.reply_to_id FROM tweets t
-       WHERE t.conversation_id = ? AND t.author_id = ? AND t.id >= ? ORDER BY t.id`,
+       WHERE t.conversation_id = ? AND t.id >= ? AND t.author_id = ? ORDER BY t.id`,
     ),
     selfParent: db.prepare(
       `SELECT ${TWEET_COLUMNS} FROM tweets c JOIN tweets t ON t.id = c.reply_to_id AND t.author_id = c.author_id

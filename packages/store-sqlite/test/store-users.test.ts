@@ -7,9 +7,10 @@ import * as v from "valibot";
 import { type BuiltWorld, buildDefaultWorld, byIdDesc, newestFirst, plainUser, walk } from "./world-helpers.ts";
 
 let world: BuiltWorld;
+// Building the default world takes a few seconds, more on a busy machine.
 beforeAll(() => {
   world = buildDefaultWorld();
-});
+}, 60_000);
 afterAll(() => world.db.close());
 
 const MISSING_IDS = ["1", "999999999999", "abc", "", "01000000001", "9007199254740993", "99999999999999999999999"];

@@ -26,8 +26,11 @@ export type SqlParam = string | number;
  * tweets in id windows and a lookup never reads beyond the window.
  */
 export interface SearchPlan {
-  /** match: one statement that walks the FTS index; scan: run per id window, newest window first. */
-  mode: "match" | "scan";
+  /**
+   * Whether the statement walks the tweets (not the FTS index) with a predicate that looks words up in
+   * FTS5, so that it should run per id window.
+   */
+  windowed: boolean;
   sql: string;
   values: SqlParam[];
   /** Ordered by bm25 bucket then newest; otherwise newest first with every row in bucket 0. */
@@ -172,6 +175,8 @@ function splitConjunction(children: readonly Expr[]): { match?: FtsQuery; negate
 /** Numbered parameters after the shared slots, so a value's slot does not depend on where it is used. */
 class Values {
   readonly list: SqlParam[] = [];
+  /** Whether a predicate looks up an FTS5 match. */
+  matches = false;
 
   slot(value: SqlParam): string {
     this.list.push(value);
@@ -181,6 +186,7 @@ class Values {
 
 /** Membership in an FTS5 match, confined to the ids the statement covers. */
 function inMatch(query: string, values: Values): string {
+  values.matches = true;
   return `t.id IN (SELECT rowid FROM tweets_fts WHERE tweets_fts MATCH ${values.slot(query)} AND rowid >= ?1 AND rowid < ?2)`;
 }
 
@@ -253,7 +259,7 @@ export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): Se
   if (driver === undefined) {
     const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, values)})`;
     return {
-      mode: "scan",
+      windowed: values.matches,
       sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t WHERE t.id >= ?1 AND t.id < ?2${predicate} ORDER BY t.id DESC LIMIT ?3`,
       values: values.list,
       ranked: false,
@@ -266,7 +272,7 @@ export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): Se
   const inRange = "tweets_fts.rowid >= ?1 AND tweets_fts.rowid < ?2";
   if (sortOrder === "recency" || !driver.match.ranked) {
     return {
-      mode: "match",
+      windowed: false,
       sql:
         `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets_fts JOIN tweets t ON t.id = tweets_fts.rowid ` +
         `WHERE tweets_fts MATCH ${match} AND ${inRange}${rest} ORDER BY tweets_fts.rowid DESC LIMIT ?3`,
@@ -278,13 +284,13 @@ export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): Se
   // Ranks are computed and the page chosen on the FTS rows alone; only the page's rows are read whole.
   const join = rest === "" ? "" : " JOIN tweets t ON t.id = tweets_fts.rowid";
   return {
-    mode: "match",
     sql:
       `SELECT ${TWEET_COLUMNS}, m.bucket FROM (SELECT tweets_fts.rowid AS id, ${RANK} AS bucket FROM tweets_fts${join} ` +
       `WHERE tweets_fts MATCH ${match} AND ${inRange}${rest} AND (bucket > ?4 OR (bucket = ?4 AND tweets_fts.rowid < ?5)) ` +
       "ORDER BY bucket, tweets_fts.rowid DESC LIMIT ?3) m JOIN tweets t ON t.id = m.id ORDER BY m.bucket, m.id DESC",
     values: values.list,
     ranked: true,
+    windowed: false,
     ...bounds,
   };
 }

@@ -3,9 +3,10 @@
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
 //   top-level since: / until: becomes an id range, which the FTS5 index and the primary key seek to
 //   directly instead of filtering every newer tweet.
-// - A scan (a query without a positive text part, such as `-filter:replies`) runs over windows of ids,
-//   newest first, growing while they yield too little. Each FTS5 lookup inside is confined to the
-//   window, so a negation of a common word reads that word's matches in the window, not in the world.
+// - A scan (a query without a positive text part, such as `-filter:replies`) that looks words up runs
+//   over windows of ids, newest first, each four times the last while pages stay short. Each FTS5
+//   lookup inside is confined to the window, so a negation of a common word reads that word's matches
+//   in the window, not in the whole world.
 import type { Database, Statement } from "bun:sqlite";
 import type { Cursor, SearchNode, SearchSortOrder } from "@social/core";
 import type { TweetRow } from "../world/rows.ts";
@@ -16,7 +17,6 @@ export type SearchRow = TweetRow & { bucket: number };
 
 /** Above every id (ids are < 2^53). */
 const ID_CEILING = 2 ** 53;
-const LARGEST_WINDOW = 65_536;
 /** Distinct search shapes kept prepared. */
 const SEARCH_STATEMENTS = 256;
 
@@ -66,14 +66,10 @@ export class SearchExecutor {
           statement.paramsCount,
         ) as SqlParam[]),
       ) as SearchRow[];
-    if (plan.mode === "match") return low < high ? run(low, high, limit) : [];
+    if (!plan.windowed) return low < high ? run(low, high, limit) : [];
 
     const rows: SearchRow[] = [];
-    for (
-      let window = this.#firstWindow;
-      rows.length < limit && low < high;
-      window = Math.min(window * 4, LARGEST_WINDOW)
-    ) {
+    for (let window = this.#firstWindow; rows.length < limit && low < high; window *= 4) {
       const start = this.#windowStart.get(high, window - 1) as { id: number } | null;
       const windowLow = start === null ? low : Math.max(low, start.id);
       rows.push(...run(windowLow, high, limit - rows.length));

@@ -66,7 +66,7 @@ export const worldMigrations: readonly Migration[] = [
     db.run("CREATE INDEX tweets_replies ON tweets (reply_to_id, id) WHERE reply_to_id IS NOT NULL");
     db.run("CREATE INDEX tweets_quotes ON tweets (quoted_id, id) WHERE quoted_id IS NOT NULL");
     db.run("CREATE INDEX tweets_retweets ON tweets (retweeted_id, id) WHERE retweeted_id IS NOT NULL");
-    db.run("CREATE INDEX tweets_conversation ON tweets (conversation_id, author_id, id)");
+    db.run("CREATE INDEX tweets_conversation ON tweets (conversation_id, id)");
     // Turns since: / until: into id bounds when ids follow creation time (world_meta.ids_follow_time).
     db.run("CREATE INDEX tweets_created ON tweets (created_ms)");
 
