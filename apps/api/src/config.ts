@@ -29,12 +29,20 @@ function oidcFromEnv(env: Record<string, string | undefined>): OidcSettings | un
 }
 
 export const DEFAULT_DATABASE_URL = "file:data/social.db";
+/** Configured secrets must be long enough that guessing them is hopeless (256 bits as hex is 64). */
+export const MIN_SECRET_LENGTH = 32;
 
 export function configFromEnv(env: Record<string, string | undefined>): ServerConfig {
   const host = env.HOST || "127.0.0.1";
   const port = Number(env.PORT || 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error("PORT must be an integer from 0 to 65535");
   const oidc = oidcFromEnv(env);
+  for (const name of ["TOKEN_SECRET", "SESSION_SECRET"]) {
+    const secret = env[name];
+    if (secret && secret.length < MIN_SECRET_LENGTH) {
+      throw new Error(`${name} must be at least ${MIN_SECRET_LENGTH} characters (or unset: one is generated)`);
+    }
+  }
   return {
     host,
     port,

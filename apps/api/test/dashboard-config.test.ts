@@ -16,9 +16,15 @@ describe("dashboard configuration", () => {
   });
 
   test("the three OIDC settings and the session secret are read", () => {
-    const config = configFromEnv({ ...PROVIDER, SESSION_SECRET: "session" });
+    const secret = "a-session-secret-of-32-characters!";
+    const config = configFromEnv({ ...PROVIDER, SESSION_SECRET: secret });
     expect(config.oidc).toEqual({ issuer: "https://accounts.example", clientId: "dashboard", clientSecret: "s3cret" });
-    expect(config.sessionSecret).toBe("session");
+    expect(config.sessionSecret).toBe(secret);
+  });
+
+  test("a configured secret shorter than 32 characters stops the start", () => {
+    expect(() => configFromEnv({ SESSION_SECRET: "session" })).toThrow("SESSION_SECRET must be at least 32");
+    expect(() => configFromEnv({ TOKEN_SECRET: "short" })).toThrow("TOKEN_SECRET must be at least 32");
   });
 
   test("a partial or malformed provider configuration stops the start", () => {

@@ -101,7 +101,10 @@ describe("not found", () => {
     await expectError(await server.get("/v1/trends?woeid=424242", key), 404, "endpoint_not_found");
     const post = await server.get(`/v1/tweets/${examples.tweet_id}`, key, { method: "DELETE" });
     await expectError(post, 404, "endpoint_not_found");
-    expect(post.headers.get("allow")).toContain("GET");
+    expect(post.headers.get("allow")).toBe("GET");
+    const head = await server.get(`/v1/tweets/${examples.tweet_id}`, key, { method: "HEAD" });
+    expect(head.status).toBe(404);
+    expect(head.headers.get("allow")).toBe("GET");
     expect(server.balance(accountId)).toBe(1000);
   });
 });

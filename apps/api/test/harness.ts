@@ -17,6 +17,7 @@ let template: string | undefined;
 export function worldTemplate(): string {
   if (!template) {
     const dir = mkdtempSync(join(tmpdir(), "social-api-world-"));
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
     template = join(dir, "world.db");
     const db = openDatabase(template);
     buildWorld(db, DEFAULT_WORLD);

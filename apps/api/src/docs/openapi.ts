@@ -29,7 +29,7 @@ Decisions for the points SPEC.md leaves open:
 - next_token is bound to the endpoint and its parameters (except limit); any change makes it invalid (400).
 - Unknown or repeated query parameters are 400 invalid_request.
 - Rate limits: a token bucket per API key (RATE_LIMIT_RPS, RATE_LIMIT_BURST; defaults 20/s, burst 40); requests without a valid key are counted per client address. Every /v1 answer carries x-rate-limit-limit, x-rate-limit-remaining and x-rate-limit-reset (Unix seconds); 429 carries Retry-After.
-- Methods other than GET on a known path are 404 endpoint_not_found with an Allow header.
+- Methods other than GET (HEAD included) on a known path are 404 endpoint_not_found with Allow: GET.
 `.trim();
 
 function costText(cost: Endpoint["cost"]): string {

@@ -84,17 +84,22 @@ function readHandler(endpoint: Endpoint, context: RouteContext) {
   };
 }
 
+/**
+ * Every method but GET is refused in the envelope. HEAD too: it would run (and bill) the read while
+ * the client could not see the charge, and every operation of this API is a GET.
+ */
 export function registerV1Routes(app: Elysia, context: RouteContext): void {
   for (const endpoint of catalogue) {
     const path = routerPath(endpoint.path);
-    app.get(path, readHandler(endpoint, context));
-    app.all(path, ({ request }: { request: Request }) =>
+    const refuse = ({ request }: { request: Request }) =>
       context.finish(
         request,
         errorResponse(methodNotAllowed(request, endpoint.path), context.requestId(request), context.helpUrl, {
-          allow: "GET, HEAD",
+          allow: "GET",
         }),
-      ),
-    );
+      );
+    app.head(path, refuse);
+    app.get(path, readHandler(endpoint, context));
+    app.all(path, refuse);
   }
 }

@@ -131,11 +131,11 @@ function refusal(context: RouteContext, error: (request: Request) => ApiError, h
 export function registerV2Routes(app: Elysia, context: RouteContext): void {
   for (const route of v2Routes()) {
     const path = routerPath(route.path);
+    const refuse = refusal(context, (request) => methodNotAllowed(request, route.path), { allow: "GET" });
+    // HEAD is refused like /v1's: it would bill a read whose answer the client never sees.
+    app.head(path, refuse);
     app.get(path, v2Handler(route, context));
-    app.all(
-      path,
-      refusal(context, (request) => methodNotAllowed(request, route.path), { allow: "GET, HEAD" }),
-    );
+    app.all(path, refuse);
   }
   app.all(
     "/2/*",
