@@ -40,7 +40,8 @@ import {
 /** Above every id and timestamp: the keyset start of a newest-first walk. */
 const CEILING = 2 ** 53;
 const DAY_MS = 86_400_000;
-const TIME_FILTER_DAYS: Record<TimeFilter, number> = { day: 1, week: 7, month: 30, year: 365, all: Number.NaN };
+/** How far back each time filter reaches from the world's clock; a month is 30 days, a year 365. */
+const TIME_FILTER_DAYS: Record<Exclude<TimeFilter, "all">, number> = { day: 1, week: 7, month: 30, year: 365 };
 
 type Row<Key extends string> = Record<Key, number>;
 type KeyedUserRow = UserRow & Row<"k1" | "k2">;

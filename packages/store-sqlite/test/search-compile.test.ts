@@ -336,4 +336,41 @@ describe("searchTweets agrees with the reference matcher", () => {
     ]);
     await checkQueries(seeds, queries, 2, false);
   });
+
+  test("hostile values find the tweets holding their words, and run nothing", async () => {
+    const texts = ['say "NEAR(ai bun)" now', "x' OR 1=1 -- y", "col:ai ^start (group)", "a\u0000b"] as const;
+    const tweets = texts.map((text, index) =>
+      tweet(
+        {
+          words: [[text, ""]],
+          author: 0,
+          lang: "en",
+          createdMs: FIRST_DAY,
+          likes: 0,
+          retweets: 0,
+          reply: false,
+          link: false,
+        },
+        index,
+      ),
+    );
+    const db = loadTweets(tweets);
+    try {
+      const store = new SqliteStore(db);
+      const found = async (query: SearchNode) =>
+        (await store.searchTweets(query, "recency", { size: 10 })).items.map((item) => item.text);
+      expect(await found({ kind: "phrase", value: "NEAR(ai bun)" })).toEqual([texts[0]]);
+      expect(await found({ kind: "term", value: '"NEAR(ai bun)"' })).toEqual([texts[0]]);
+      expect(await found({ kind: "phrase", value: "' OR 1=1 --" })).toEqual([texts[1]]);
+      expect(await found({ kind: "phrase", value: "col:ai ^start (group" })).toEqual([texts[2]]);
+      expect(await found({ kind: "phrase", value: "a\u0000b" })).toEqual([texts[3]]);
+      expect(await found({ kind: "term", value: "*" })).toEqual([]);
+      expect(await found({ kind: "not", child: { kind: "phrase", value: "'); DROP TABLE tweets; --" } })).toHaveLength(
+        4,
+      );
+      expect(db.query("SELECT count(*) AS n FROM tweets").get()).toEqual({ n: 4 });
+    } finally {
+      db.close();
+    }
+  });
 });

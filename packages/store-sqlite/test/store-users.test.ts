@@ -62,6 +62,15 @@ describe("timelines", () => {
     });
   }
 
+  test("a cursor of the wrong shape is refused, not misread", async () => {
+    for (const after of [["x"], [1, 2], []]) {
+      await expect(world.store.timeline(examples.user_id, "tweets", { size: 5, after })).rejects.toThrow(RangeError);
+    }
+    await expect(
+      world.store.searchTweets({ kind: "term", value: "coffee" }, "relevancy", { size: 5, after: [1] }),
+    ).rejects.toThrow(RangeError);
+  });
+
   test("an unknown user has no timeline; a user without tweets has an empty one", async () => {
     expect(await world.store.timeline("1", "tweets", { size: 5 })).toBeUndefined();
     const authors = new Set(world.truth.tweets.map((tweet) => tweet.author_id));

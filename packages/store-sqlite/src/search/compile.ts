@@ -1,18 +1,21 @@
 // Compiles a search AST (meaning fixed in @social/core search/ast.ts) to one SQL statement over
-// `tweets` (alias t) and `tweets_fts`, with every value in a bound parameter.
+// `tweets` (alias t) and `tweets_fts`, with every value in a bound parameter: user text only ever
+// reaches FTS5 as a double-quoted string inside a parameter (see ./fts-columns.ts).
 //
 // Text-like leaves (term, phrase, hashtag, cashtag, from, lang, filter) become FTS5 phrases confined to
-// a column; dates and counts become SQL predicates. The largest subtrees FTS5 can express alone are
+// a column; dates and counts become SQL comparisons. The largest subtrees FTS5 can express alone are
 // merged into one MATCH. FTS5's NOT is binary (`a NOT b`), so a negation can join a MATCH only next to a
 // positive sibling; elsewhere it stays a SQL `NOT (t.id IN (SELECT rowid ... MATCH ?))`, which keeps
 // any mix of OR, NOT, text and numbers exact, including a query of negations only.
 //
-// Plan: when the top level is a conjunction with a positive FTS part, that MATCH drives the query in
+// When the top level is a conjunction with a positive FTS part, that MATCH drives the statement in
 // rowid order (rowid = tweet id) with the rest as a filter on the joined row, so a page reads about as
-// many index entries as it returns. Otherwise the tweets are scanned newest first through the predicate.
+// many index entries as it returns. Otherwise the statement walks the tweets newest first through the
+// predicate, and ./execute.ts runs it window by window.
 //
 // Relevancy ranks by bm25 over the text column of the driving MATCH, quantized to a bucket so that
-// near-equal scores fall back to newest first; without a driving MATCH every tweet is in bucket 0.
+// near-equal scores fall back to newest first; without a text phrase to score, every tweet is in
+// bucket 0 and relevancy is recency.
 import type { Cursor, SearchNode, SearchSortOrder } from "@social/core";
 import { TWEET_COLUMNS } from "../world/rows.ts";
 import { authorToken, ftsPhrase, langToken } from "./fts-columns.ts";
