@@ -1,8 +1,8 @@
 // Streams the generator's records into the world's tables. Each batch is one transaction unless the
 // caller already holds one (as buildWorld does), every statement is prepared once, and the search index
 // is filled by explicit inserts: FTS5 triggers cost three to four times as much in bulk.
-import type { Database, Statement } from "bun:sqlite";
-import type { Tweet, User } from "@social/core";
+import type { Database } from "bun:sqlite";
+import type { Tweet, UserLookup } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
 import { authorToken, flagsText, langToken } from "../search/fts-columns.ts";
 import { tweetExtra } from "./rows.ts";
@@ -48,23 +48,7 @@ interface Begun {
 
 export class WorldWriter implements WorldSink {
   readonly #db: Database;
-  readonly #insert: Record<
-    | "meta"
-    | "user"
-    | "follow"
-    | "tweet"
-    | "tweetSearch"
-    | "list"
-    | "listMember"
-    | "listSubscriber"
-    | "community"
-    | "communitySearch"
-    | "communityMember"
-    | "communityTweet"
-    | "trend"
-    | "article",
-    Statement
-  >;
+  readonly #insert: ReturnType<typeof prepareInserts>;
   // The search index needs each tweet's author username, and follows need both sides' verified flag;
   // users arrive before anything that refers to them, so these are kept rather than queried per row.
   readonly #usernames = new Map<number, string>();
@@ -79,37 +63,7 @@ export class WorldWriter implements WorldSink {
 
   constructor(db: Database) {
     this.#db = db;
-    this.#insert = {
-      meta: db.prepare(
-        "INSERT INTO world_meta (id, seed, clock, clock_ms, counts, ids_follow_time) VALUES (1, ?, ?, ?, ?, ?)",
-      ),
-      user: db.prepare("INSERT INTO users (id, username, status, doc) VALUES (?, ?, ?, ?)"),
-      follow: db.prepare(
-        "INSERT INTO follows (follower_id, created_ms, followee_id, follower_verified, followee_verified) VALUES (?, ?, ?, ?, ?)",
-      ),
-      tweet: db.prepare(
-        `INSERT INTO tweets (id, author_id, created_ms, conversation_id, lang, text, possibly_sensitive, like_count,
-          retweet_count, reply_count, quote_count, bookmark_count, is_quote_status, is_reply, has_media, has_links,
-          reply_to_id, quoted_id, retweeted_id, extra)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      tweetSearch: db.prepare("INSERT INTO tweets_fts (rowid, text, author, lang, flags) VALUES (?, ?, ?, ?, ?)"),
-      list: db.prepare("INSERT INTO lists (id, owner_id, name, description, created_ms) VALUES (?, ?, ?, ?, ?)"),
-      listMember: db.prepare("INSERT INTO list_members (list_id, created_ms, user_id) VALUES (?, ?, ?)"),
-      listSubscriber: db.prepare("INSERT INTO list_subscribers (list_id, created_ms, user_id) VALUES (?, ?, ?)"),
-      community: db.prepare(
-        "INSERT INTO communities (id, name, description, member_count, created_ms) VALUES (?, ?, ?, ?, ?)",
-      ),
-      communitySearch: db.prepare("INSERT INTO communities_fts (rowid, name, description) VALUES (?, ?, ?)"),
-      communityMember: db.prepare(
-        "INSERT INTO community_members (community_id, created_ms, user_id, role) VALUES (?, ?, ?, ?)",
-      ),
-      communityTweet: db.prepare(
-        "INSERT INTO community_tweets (community_id, tweet_id, created_ms, like_count, relevance) VALUES (?, ?, ?, ?, ?)",
-      ),
-      trend: db.prepare("INSERT INTO trends (woeid, rank, name, query, tweet_count) VALUES (?, ?, ?, ?, ?)"),
-      article: db.prepare("INSERT INTO articles (tweet_id, author_id, doc) VALUES (?, ?, ?)"),
-    };
+    this.#insert = prepareInserts(db);
   }
 
   begin(meta: { seed: string; clock: string; tweets: number }): void {
@@ -204,15 +158,13 @@ export class WorldWriter implements WorldSink {
         insert.trend.run(woeid, rank, name, query, tweet_count);
         return;
       }
-      case "article": {
-        const { tweet_id, ...rest } = record.article;
-        insert.article.run(Number(tweet_id), Number(record.authorId), JSON.stringify({ tweet_id, ...rest }));
+      case "article":
+        insert.article.run(Number(record.article.tweet_id), Number(record.authorId), JSON.stringify(record.article));
         return;
-      }
     }
   }
 
-  #writeUser(lookup: User & { status: string }): void {
+  #writeUser(lookup: UserLookup): void {
     const { status, ...user } = lookup;
     const id = Number(user.id);
     this.#insert.user.run(id, user.username, status, JSON.stringify(user));
@@ -274,4 +226,38 @@ export class WorldWriter implements WorldSink {
       );
     }
   }
+}
+
+function prepareInserts(db: Database) {
+  return {
+    meta: db.prepare(
+      "INSERT INTO world_meta (id, seed, clock, clock_ms, counts, ids_follow_time) VALUES (1, ?, ?, ?, ?, ?)",
+    ),
+    user: db.prepare("INSERT INTO users (id, username, status, doc) VALUES (?, ?, ?, ?)"),
+    follow: db.prepare(
+      "INSERT INTO follows (follower_id, created_ms, followee_id, follower_verified, followee_verified) VALUES (?, ?, ?, ?, ?)",
+    ),
+    tweet: db.prepare(
+      `INSERT INTO tweets (id, author_id, created_ms, conversation_id, lang, text, possibly_sensitive, like_count,
+        retweet_count, reply_count, quote_count, bookmark_count, is_quote_status, is_reply, has_media, has_links,
+        reply_to_id, quoted_id, retweeted_id, extra)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    tweetSearch: db.prepare("INSERT INTO tweets_fts (rowid, text, author, lang, flags) VALUES (?, ?, ?, ?, ?)"),
+    list: db.prepare("INSERT INTO lists (id, owner_id, name, description, created_ms) VALUES (?, ?, ?, ?, ?)"),
+    listMember: db.prepare("INSERT INTO list_members (list_id, created_ms, user_id) VALUES (?, ?, ?)"),
+    listSubscriber: db.prepare("INSERT INTO list_subscribers (list_id, created_ms, user_id) VALUES (?, ?, ?)"),
+    community: db.prepare(
+      "INSERT INTO communities (id, name, description, member_count, created_ms) VALUES (?, ?, ?, ?, ?)",
+    ),
+    communitySearch: db.prepare("INSERT INTO communities_fts (rowid, name, description) VALUES (?, ?, ?)"),
+    communityMember: db.prepare(
+      "INSERT INTO community_members (community_id, created_ms, user_id, role) VALUES (?, ?, ?, ?)",
+    ),
+    communityTweet: db.prepare(
+      "INSERT INTO community_tweets (community_id, tweet_id, created_ms, like_count, relevance) VALUES (?, ?, ?, ?, ?)",
+    ),
+    trend: db.prepare("INSERT INTO trends (woeid, rank, name, query, tweet_count) VALUES (?, ?, ?, ?, ?)"),
+    article: db.prepare("INSERT INTO articles (tweet_id, author_id, doc) VALUES (?, ?, ?)"),
+  };
 }
