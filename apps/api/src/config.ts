@@ -1,5 +1,6 @@
 // Everything the server reads from its environment, parsed and checked once at start-up.
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
+import { type Synchronous, synchronousFrom } from "@social/store-sqlite";
 import type { OidcSettings } from "./dashboard/oidc.ts";
 
 export interface ServerConfig {
@@ -9,6 +10,8 @@ export interface ServerConfig {
   rateLimit: RateLimitConfig;
   /** Where links in responses (help_url, docs) point; defaults to the listening address. */
   publicUrl: string;
+  /** How commits reach the disk; NORMAL when absent (see openDatabase). */
+  synchronous?: Synchronous;
   /** The pagination-token secret; when absent one is generated and kept in the database. */
   tokenSecret?: string;
   /** The identity provider for dashboard sign-in; absent, the dashboard explains how to configure one. */
@@ -47,6 +50,7 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
     host,
     port,
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS),
     rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
     publicUrl: (env.PUBLIC_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/$/, ""),
     ...(env.TOKEN_SECRET ? { tokenSecret: env.TOKEN_SECRET } : {}),

@@ -16,7 +16,7 @@ export async function startServer(
   config: ServerConfig,
   options: { log?: LogSink; onWorldBuild?: () => void } = {},
 ): Promise<RunningServer> {
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, { synchronous: config.synchronous });
   if (!hasWorld(db)) {
     options.onWorldBuild?.();
     buildWorld(db, DEFAULT_WORLD);

@@ -5,7 +5,14 @@ import { existsSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ApiError, rateLimitFromEnv } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
-import { buildWorld, databasePath, hasWorld, openDatabase, sqliteServices } from "@social/store-sqlite";
+import {
+  buildWorld,
+  databasePath,
+  hasWorld,
+  openDatabase,
+  sqliteServices,
+  synchronousFrom,
+} from "@social/store-sqlite";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer } from "./server.ts";
 import { parseToolsets, selectTools } from "./tools.ts";
@@ -28,7 +35,7 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
       `no database at ${path} (DATABASE_URL=${databaseUrl}); create a key with \`npm run admin -- keys create\`, which creates it`,
     );
   }
-  const db = openDatabase(databaseUrl);
+  const db = openDatabase(databaseUrl, { synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS) });
   const services = await sqliteServices(db, {
     tokenSecret: env.TOKEN_SECRET,
     rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),

@@ -49,9 +49,19 @@ const encoder = new TextEncoder();
 /** Parameters that do not change what a page holds, so a token stays valid when they change. */
 const UNBOUND_PARAMS = new Set(["next_token", "limit"]);
 
+/** Recently seen keys → their digests: a digest never changes, and it costs more than the rest of auth. */
+const digestCache = new Map<string, string>();
+const DIGEST_CACHE_SIZE = 10_000;
+
 export async function hashApiKey(apiKey: string): Promise<string> {
+  const cached = digestCache.get(apiKey);
+  if (cached) return cached;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(apiKey)));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  // Bounded, so a flood of made-up keys cannot grow it; it simply starts over.
+  if (digestCache.size >= DIGEST_CACHE_SIZE) digestCache.clear();
+  digestCache.set(apiKey, hex);
+  return hex;
 }
 
 /** The validated parameters a pagination token is bound to, in a canonical text form. */
