@@ -10,7 +10,7 @@ export interface ServerConfig {
   rateLimit: RateLimitConfig;
   /** Where links in responses (help_url, docs) point; defaults to the listening address. */
   publicUrl: string;
-  /** How commits reach the disk; NORMAL when absent (see openDatabase). */
+  /** How commits reach the disk; FULL when absent (see openDatabase). */
   synchronous?: Synchronous;
   /** The pagination-token secret; when absent one is generated and kept in the database. */
   tokenSecret?: string;

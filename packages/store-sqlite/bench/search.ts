@@ -184,5 +184,38 @@ for (const pageNumber of [1, 50]) {
   row([`page ${pageNumber}`, p50.toFixed(2), p99.toFixed(2)]);
 }
 
+console.log("\nfollowers ids, pages of 5,000 of the 5 most-followed accounts, first and last page (ms)");
+const biggest = db
+  .query<{ id: number }, []>(
+    "SELECT followee_id AS id FROM follows GROUP BY followee_id ORDER BY COUNT(*) DESC LIMIT 5",
+  )
+  .all()
+  .map((account) => String(account.id));
+/** The cursor that reads a user's last page of follower ids (undefined when there is one page). */
+async function lastPageCursor(userId: string): Promise<Cursor | undefined> {
+  let after: Cursor | undefined;
+  for (;;) {
+    const page = await store.graphIds(userId, "followers", after ? { size: 5000, after } : { size: 5000 });
+    if (!page?.next) return after;
+    after = page.next;
+  }
+}
+const lastCursors = await Promise.all(biggest.map(lastPageCursor));
+for (const [label, cursorOf] of [
+  ["first page", () => undefined],
+  ["last page", (index: number) => lastCursors[index]],
+] as const) {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const index = run % biggest.length;
+    const after = cursorOf(index);
+    const started = performance.now();
+    await store.graphIds(biggest[index] as string, "followers", after ? { size: 5000, after } : { size: 5000 });
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  row([label, percentile(times, 0.5).toFixed(2), percentile(times, 0.99).toFixed(2)]);
+}
+
 db.close();
 if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });

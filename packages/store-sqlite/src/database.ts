@@ -11,23 +11,23 @@ export function databasePath(url: string): string {
 }
 
 /**
- * How a commit reaches the disk (SQLITE_SYNCHRONOUS). NORMAL, the default: a committed debit survives
- * a crash of the process (the crash test kills the server mid-load) but the last commits may be lost
- * in a power failure. FULL: every commit is fsynced before its responses go out, so it survives that
- * too, at the cost `bun run bench` measures.
+ * How a commit reaches the disk (SQLITE_SYNCHRONOUS). FULL, the default: every group commit is
+ * fsynced before the responses it covers are sent, so a reported charge survives a power failure.
+ * NORMAL: a reported charge survives a crash of the process (the crash test kills the server
+ * mid-load), but the last commits can be lost in a power failure; `bun run bench` prints what it saves.
  */
 export type Synchronous = "NORMAL" | "FULL";
 
 export function synchronousFrom(value: string | undefined): Synchronous {
-  const mode = (value || "NORMAL").toUpperCase();
-  if (mode !== "NORMAL" && mode !== "FULL") throw new Error("SQLITE_SYNCHRONOUS must be NORMAL or FULL");
+  const mode = (value || "FULL").toUpperCase();
+  if (mode !== "NORMAL" && mode !== "FULL") throw new Error("SQLITE_SYNCHRONOUS must be FULL or NORMAL");
   return mode;
 }
 
 export function openDatabase(url: string, options: { synchronous?: Synchronous } = {}): Database {
   const db = new Database(databasePath(url), { create: true, strict: true });
   db.run("PRAGMA journal_mode = WAL");
-  db.run(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
+  db.run(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);
   db.run("PRAGMA foreign_keys = ON");
   db.run("PRAGMA busy_timeout = 5000");
   migrate(db, "world", worldMigrations);
