@@ -1,6 +1,6 @@
 // Everything the server reads from its environment, parsed and checked once at start-up.
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
-import { type Synchronous, synchronousFrom } from "@social/store-sqlite";
+import { DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/store-sqlite";
 import type { OidcSettings } from "./dashboard/oidc.ts";
 
 export interface ServerConfig {
@@ -31,7 +31,6 @@ function oidcFromEnv(env: Record<string, string | undefined>): OidcSettings | un
   return { issuer, clientId, clientSecret };
 }
 
-export const DEFAULT_DATABASE_URL = "file:data/social.db";
 /** Configured secrets must be long enough that guessing them is hopeless (256 bits as hex is 64). */
 export const MIN_SECRET_LENGTH = 32;
 

@@ -7,6 +7,7 @@ import { ApiError, rateLimitFromEnv } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import {
   buildWorld,
+  DEFAULT_DATABASE_URL,
   databasePath,
   hasWorld,
   openDatabase,
@@ -21,8 +22,6 @@ function fail(message: string): never {
   console.error(`social-data-api MCP server: ${message}`);
   process.exit(1);
 }
-
-const DEFAULT_DATABASE_URL = "file:data/social.db";
 
 async function main(env: Record<string, string | undefined>): Promise<void> {
   const tools = selectTools(parseToolsets(env.SOCIAL_TOOLSETS));

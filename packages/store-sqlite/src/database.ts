@@ -1,9 +1,14 @@
 // Opens the one SQLite file that holds both the social world and the credit ledger, in WAL mode, and
 // brings its schema up to date.
 import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { ledgerMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
 import { worldMigrations } from "./world/schema.ts";
+
+/** Where every process (server, MCP stdio server, CLI) finds the database unless DATABASE_URL says otherwise. */
+export const DEFAULT_DATABASE_URL = "file:data/social.db";
 
 /** `file:data/social.db`, `data/social.db` or `:memory:` → a path bun:sqlite opens. */
 export function databasePath(url: string): string {
@@ -25,7 +30,10 @@ export function synchronousFrom(value: string | undefined): Synchronous {
 }
 
 export function openDatabase(url: string, options: { synchronous?: Synchronous } = {}): Database {
-  const db = new Database(databasePath(url), { create: true, strict: true });
+  const path = databasePath(url);
+  // The default, file:data/social.db, lives in a folder a fresh checkout does not have yet.
+  if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
+  const db = new Database(path, { create: true, strict: true });
   db.run("PRAGMA journal_mode = WAL");
   db.run(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);
   db.run("PRAGMA foreign_keys = ON");
