@@ -8,11 +8,13 @@ const server = await startServer(config, {
 });
 const base = config.publicUrl.endsWith(`:${config.port}`) ? server.url : config.publicUrl;
 console.error(`Social Data API listening on ${server.url}
-  docs:     ${base}/docs
-  openapi:  ${base}/openapi.json
-  demo:     ${base}/demo
-  database: ${config.databaseUrl}
-Create an API key with:  bun run admin keys create --name me
+  docs:      ${base}/docs
+  openapi:   ${base}/openapi.json
+  demo:      ${base}/demo
+  dashboard: ${base}/dashboard
+  mcp:       ${base}/mcp
+  database:  ${config.databaseUrl}
+Create an API key with:  npm run admin -- keys create --name me   (or: bun run admin keys create --name me)
 Then:  curl -H "Authorization: Bearer <key>" ${base}/v1/users/by-username/<username>`);
 
 let stopping = false;
