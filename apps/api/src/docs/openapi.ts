@@ -12,6 +12,7 @@ import {
   successEnvelopeSchema,
 } from "@social/core";
 import { examples } from "@social/fixtures";
+import type * as v from "valibot";
 import { entrySchemas, jsonSchemaOf } from "./json-schema.ts";
 
 type Json = Record<string, unknown>;
@@ -80,10 +81,10 @@ export function exampleParams(endpoint: Endpoint): Record<string, string> {
   return params;
 }
 
-function parameters(endpoint: Endpoint): Json[] {
-  const inPath = new Set(pathParamNames(endpoint.path));
-  const example = exampleParams(endpoint);
-  return entrySchemas(endpoint.params).map(([name, schema, required]) => ({
+/** OpenAPI parameter objects for a path and the object schema of its parameters (path and query). */
+export function parameterObjects(path: string, params: v.GenericSchema, example: Record<string, string>): Json[] {
+  const inPath = new Set(pathParamNames(path));
+  return entrySchemas(params).map(([name, schema, required]) => ({
     name,
     in: inPath.has(name) ? "path" : "query",
     required: inPath.has(name) || required,
@@ -123,7 +124,7 @@ function operation(endpoint: Endpoint): Json {
     description: `${endpoint.summary} ${endpoint.guidance}\n\nCost: ${costText(endpoint.cost)}.${paged}`,
     tags: [endpoint.toolset],
     "x-cost": costText(endpoint.cost),
-    parameters: parameters(endpoint),
+    parameters: parameterObjects(endpoint.path, endpoint.params, exampleParams(endpoint)),
     responses: {
       "200": {
         description: `Success. Charged: ${costText(endpoint.cost)}.`,

@@ -22,11 +22,16 @@ export function errorResponse(
   helpUrl: string,
   headers: Record<string, string> = {},
 ): Response {
+  return json(errorEnvelope(error, requestId, helpUrl), error.status, errorHeaders(error, requestId, headers));
+}
+
+/** The headers of every failure: its request id, and Retry-After when waiting will help. */
+export function errorHeaders(
+  error: ApiError,
+  requestId: string,
+  headers: Record<string, string> = {},
+): Record<string, string> {
   const retry: Record<string, string> =
     error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
-  return json(errorEnvelope(error, requestId, helpUrl), error.status, {
-    "x-request-id": requestId,
-    ...retry,
-    ...headers,
-  });
+  return { "x-request-id": requestId, ...retry, ...headers };
 }

@@ -1,8 +1,8 @@
 // The /2 paths of the OpenAPI document, derived from the same routes, query schemas and body schemas
 // that serve them; the cost is the /v1 counterpart's rule.
-import { costRuleFor, describeCostRule, ERROR_STATUS, pathParamNames } from "@social/core";
-import { entrySchemas, jsonSchemaOf } from "../docs/json-schema.ts";
-import { type ExtraPaths, exampleParams } from "../docs/openapi.ts";
+import { costRuleFor, describeCostRule, ERROR_STATUS } from "@social/core";
+import { jsonSchemaOf } from "../docs/json-schema.ts";
+import { type ExtraPaths, exampleParams, parameterObjects } from "../docs/openapi.ts";
 import { v2Query } from "./query.ts";
 import { type V2Route, v2Routes } from "./rules.ts";
 import { successSchema, V2ErrorSchema } from "./schemas.ts";
@@ -32,16 +32,7 @@ const successHeaders = {
 const errorSchema = jsonSchemaOf(V2ErrorSchema);
 
 function parameters(route: V2Route): Json[] {
-  const inPath = new Set(pathParamNames(route.path));
-  const example = exampleParams(route.endpoint);
-  return entrySchemas(v2Query(route).entries).map(([name, schema, required]) => ({
-    name,
-    in: inPath.has(name) ? "path" : "query",
-    required: inPath.has(name) || required,
-    schema,
-    ...(typeof schema.description === "string" ? { description: schema.description } : {}),
-    ...(example[name] ? { example: example[name] } : {}),
-  }));
+  return parameterObjects(route.path, v2Query(route).entries, exampleParams(route.endpoint));
 }
 
 function operation(route: V2Route): Json {

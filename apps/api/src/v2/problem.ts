@@ -1,7 +1,7 @@
 // /2 error bodies: this service's error object (the same as on /v1, so one client can handle both) and
 // X API v2's RFC 7807 members, so code written for X reads the failure as it would there.
 import { ApiError, type ErrorCode, type ErrorEnvelope, errorEnvelope } from "@social/core";
-import { json } from "../http/respond.ts";
+import { errorHeaders, json } from "../http/respond.ts";
 
 const PROBLEM_BASE = "https://api.twitter.com/2/problems/";
 
@@ -55,13 +55,7 @@ export function problemResponse(
   rawValues: RawValues,
   headers: Record<string, string> = {},
 ): Response {
-  const retry: Record<string, string> =
-    error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
-  return json(problemBody(error, requestId, helpUrl, rawValues), error.status, {
-    "x-request-id": requestId,
-    ...retry,
-    ...headers,
-  });
+  return json(problemBody(error, requestId, helpUrl, rawValues), error.status, errorHeaders(error, requestId, headers));
 }
 
 /** Re-renders an answer in the /v1 error envelope (the app's 500 and 503) as a /2 problem. */
