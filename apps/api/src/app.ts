@@ -1,5 +1,6 @@
-// The Elysia application: /v1 routes derived from the catalogue, the demo, the OpenAPI description and
-// the docs page. Every answer, including unknown paths and thrown errors, is the error envelope.
+// The Elysia application: /v1 and /2 routes derived from the catalogue, MCP at /mcp, the demo, the
+// OpenAPI description, the docs page and the dashboard. Every failure, unknown paths and thrown errors
+// included, is answered in the error envelope.
 import {
   ApiError,
   newRequestId,
