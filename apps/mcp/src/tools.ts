@@ -2,7 +2,7 @@
 // it returns, when to prefer it, what it costs), the input schema and the output schema all come from
 // the entry, so the tools cannot drift from the HTTP surface.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { type CostRule, catalogue, describeCostRule, type Endpoint, type Toolset } from "@social/core";
+import { catalogue, describeEndpointCost, type Endpoint, type Toolset } from "@social/core";
 import * as v from "valibot";
 import { toJsonSchemaObject } from "./json-schema.ts";
 
@@ -26,14 +26,6 @@ export function toolResultSchema(endpoint: Endpoint) {
     credits: v.strictObject({ charged: Credits, remaining: Credits }),
     next_token: v.exactOptional(v.pipe(v.string(), v.minLength(1))),
   });
-}
-
-function describeCost(endpoint: Endpoint): string {
-  const cost = endpoint.cost;
-  if ("kind" in cost) return describeCostRule(cost);
-  return Object.entries(cost.rules)
-    .map(([value, rule]: [string, CostRule]) => `${cost.param}=${value}: ${describeCostRule(rule)}`)
-    .join("; ");
 }
 
 interface CrossFieldCheck {
@@ -61,7 +53,7 @@ function toolDescription(endpoint: Endpoint): string {
     endpoint.summary,
     endpoint.guidance,
     ...describeCrossFieldChecks(endpoint),
-    `Cost: ${describeCost(endpoint)}; failed calls are free.`,
+    `Cost: ${describeEndpointCost(endpoint)}; failed calls are free.`,
     ...(paged ? [PAGING_NOTE] : []),
   ].join("\n");
 }

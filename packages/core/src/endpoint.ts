@@ -1,7 +1,7 @@
 // The shape of one catalogue entry: everything that is said about an endpoint, said once. Surfaces
 // (HTTP /v1, /2, MCP, OpenAPI) read these plain objects; none of them restates a path, a bound or a cost.
 import type * as v from "valibot";
-import type { CostRule } from "./costs.ts";
+import { type CostRule, describeCostRule } from "./costs.ts";
 import type { Cursor, PageRequest, Store } from "./ports.ts";
 
 export type Family = "basic" | "enriched" | "workflow";
@@ -74,4 +74,13 @@ export function costRuleFor(endpoint: Endpoint, params: Record<string, unknown>)
   const rule = cost.rules[String(params[cost.param])];
   if (!rule) throw new Error(`${endpoint.id}: no cost rule for ${cost.param}=${String(params[cost.param])}`);
   return rule;
+}
+
+/** An endpoint's whole cost in words, mode by mode where it depends on a parameter (docs, agent tools). */
+export function describeEndpointCost(endpoint: Endpoint): string {
+  const cost = endpoint.cost;
+  if ("kind" in cost) return describeCostRule(cost);
+  return Object.entries(cost.rules)
+    .map(([value, rule]) => `${cost.param}=${value}: ${describeCostRule(rule)}`)
+    .join("; ");
 }

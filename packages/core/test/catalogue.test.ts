@@ -4,7 +4,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { validateParams } from "../src/execute.ts";
-import { catalogue, costRuleFor, describeCostRule, type Endpoint, pathParamNames } from "../src/index.ts";
+import {
+  catalogue,
+  costRuleFor,
+  describeCostRule,
+  describeEndpointCost,
+  type Endpoint,
+  pathParamNames,
+} from "../src/index.ts";
 
 const spec = readFileSync(new URL("../../../../shared/SPEC.md", import.meta.url), "utf8");
 
@@ -60,6 +67,14 @@ describe("catalogue", () => {
     }
     assert.equal(costText(entry("/v1/communities/search")), specCost["1 base + 1 per item"]);
     assert.equal(costText(entry("/v1/trends")), specCost["Flat 1"]);
+  });
+
+  it("describes a mode-dependent cost mode by mode", () => {
+    assert.equal(
+      describeEndpointCost(entry("/v1/users/{id}/followers")),
+      `mode=ids: ${specCost["1 base + 1 per 50 items"]}; mode=profiles: ${specCost["1 base + 1 per item"]}`,
+    );
+    assert.equal(describeEndpointCost(entry("/v1/tweets/{id}")), specCost["Flat 1"]);
   });
 
   it("maps exactly SPEC.md's /2 paths", () => {

@@ -2,9 +2,8 @@
 // (with its bounds), response shape and cost, the error envelope, the bearer scheme, and examples
 // taken from the fixture world's stable ids.
 import {
-  type CostRule,
   catalogue,
-  describeCostRule,
+  describeEndpointCost,
   type Endpoint,
   ERROR_STATUS,
   ErrorEnvelopeSchema,
@@ -32,13 +31,6 @@ Decisions for the points SPEC.md leaves open:
 - Rate limits: a token bucket per API key (RATE_LIMIT_RPS, RATE_LIMIT_BURST; defaults 20/s, burst 40); requests without a valid key are counted per client address. Every /v1 answer carries x-rate-limit-limit, x-rate-limit-remaining and x-rate-limit-reset (Unix seconds); 429 carries Retry-After.
 - Methods other than GET (HEAD included) on a known path are 404 endpoint_not_found with Allow: GET.
 `.trim();
-
-function costText(cost: Endpoint["cost"]): string {
-  if ("kind" in cost) return describeCostRule(cost);
-  return Object.entries(cost.rules as Record<string, CostRule>)
-    .map(([value, rule]) => `${cost.param}=${value}: ${describeCostRule(rule)}`)
-    .join("; ");
-}
 
 const EXAMPLE_VALUES: Record<string, () => string> = {
   id: () => examples.user_id,
@@ -121,13 +113,13 @@ function operation(endpoint: Endpoint): Json {
   return {
     operationId: endpoint.id,
     summary: endpoint.summary,
-    description: `${endpoint.summary} ${endpoint.guidance}\n\nCost: ${costText(endpoint.cost)}.${paged}`,
+    description: `${endpoint.summary} ${endpoint.guidance}\n\nCost: ${describeEndpointCost(endpoint)}.${paged}`,
     tags: [endpoint.toolset],
-    "x-cost": costText(endpoint.cost),
+    "x-cost": describeEndpointCost(endpoint),
     parameters: parameterObjects(endpoint.path, endpoint.params, exampleParams(endpoint)),
     responses: {
       "200": {
-        description: `Success. Charged: ${costText(endpoint.cost)}.`,
+        description: `Success. Charged: ${describeEndpointCost(endpoint)}.`,
         headers: rateLimitHeaders,
         content: { "application/json": { schema: jsonSchemaOf(successEnvelopeSchema(endpoint.data)) } },
       },

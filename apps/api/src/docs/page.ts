@@ -1,21 +1,13 @@
 // The human-readable reference at /docs: server-rendered from the catalogue, no scripts and no
 // external assets, so it renders offline and on a phone.
 import { createHash } from "node:crypto";
-import { catalogue, describeCostRule, type Endpoint } from "@social/core";
+import { catalogue, describeEndpointCost, type Endpoint } from "@social/core";
 import { SECURITY_HEADERS } from "../dashboard/html.ts";
 import { entrySchemas } from "./json-schema.ts";
 import { exampleParams } from "./openapi.ts";
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function costText(endpoint: Endpoint): string {
-  const cost = endpoint.cost;
-  if ("kind" in cost) return describeCostRule(cost);
-  return Object.entries(cost.rules)
-    .map(([value, rule]) => `${cost.param}=${value}: ${describeCostRule(rule)}`)
-    .join("; ");
 }
 
 function rule(schema: Record<string, unknown>): string {
@@ -51,7 +43,7 @@ function section(baseUrl: string, endpoint: Endpoint): string {
   return `<section id="${endpoint.id}" aria-labelledby="${endpoint.id}-title">
 <h3 id="${endpoint.id}-title"><span class="method">GET</span> <code>${escapeHtml(endpoint.path)}</code></h3>
 <p>${escapeHtml(endpoint.summary)} ${escapeHtml(endpoint.guidance)}</p>
-<p><strong>Cost:</strong> ${escapeHtml(costText(endpoint))}.${endpoint.v2Path ? ` Also at <code>${escapeHtml(endpoint.v2Path)}</code> (X API v2 shape).` : ""}</p>
+<p><strong>Cost:</strong> ${escapeHtml(describeEndpointCost(endpoint))}.${endpoint.v2Path ? ` Also at <code>${escapeHtml(endpoint.v2Path)}</code> (X API v2 shape).` : ""}</p>
 <table><caption class="visually-hidden">Parameters of ${escapeHtml(endpoint.path)}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Presence</th><th scope="col">Rule</th></tr></thead><tbody>${rows}</tbody></table>
 <pre><code>curl -H "Authorization: Bearer $API_KEY" "${escapeHtml(exampleUrl(baseUrl, endpoint))}"</code></pre>
 </section>`;
