@@ -5,6 +5,14 @@ export function bearerKey(request: Request): string | undefined {
   return request.headers.get("authorization")?.match(/^Bearer[ ]+(\S+)[ ]*$/i)?.[1];
 }
 
-export function newRequestId(): string {
-  return `req_${crypto.randomUUID().replaceAll("-", "")}`;
+/**
+ * `req_` and a UUIDv7 (RFC 9562) in 32 hex digits: the leading 48 bits are the time in ms, the rest
+ * random. Time order matters to the ledger: every charge inserts its request id into a unique index,
+ * and ids that grow with time land on the index's last page, where random ids would dirty (and write
+ * to the WAL) one random page of a large index per charge. Sorting by id also sorts by time.
+ */
+export function newRequestId(now: number = Date.now()): string {
+  // A v4 UUID supplies the random bits and already carries the RFC variant in its 17th digit.
+  const random = crypto.randomUUID();
+  return `req_${now.toString(16).padStart(12, "0")}7${random.slice(15, 18)}${random.slice(19, 23)}${random.slice(24)}`;
 }

@@ -48,10 +48,7 @@ export class SqliteLedger implements Ledger {
   readonly #begin: Statement;
   readonly #commit: Statement;
   readonly #rollback: Statement;
-  readonly #savepoint: Statement;
-  readonly #release: Statement;
-  readonly #rollbackToSavepoint: Statement;
-  readonly #charge: Statement<{ balance: number }, [number, string]>;
+  readonly #setBalance: Statement<void, [number, string]>;
   readonly #recordUsage: Statement<void, [string, string, string, string, number, number]>;
   readonly #touchKey: Statement<void, [number, string]>;
 
@@ -65,13 +62,7 @@ export class SqliteLedger implements Ledger {
     this.#begin = db.prepare("BEGIN IMMEDIATE");
     this.#commit = db.prepare("COMMIT");
     this.#rollback = db.prepare("ROLLBACK");
-    this.#savepoint = db.prepare("SAVEPOINT debit");
-    this.#release = db.prepare("RELEASE debit");
-    this.#rollbackToSavepoint = db.prepare("ROLLBACK TO debit");
-    // The balance test and the subtraction are one statement, so no interleaving can overdraw.
-    this.#charge = db.prepare(
-      "UPDATE accounts SET balance = balance - ?1 WHERE id = ?2 AND balance >= ?1 RETURNING balance",
-    );
+    this.#setBalance = db.prepare("UPDATE accounts SET balance = ? WHERE id = ?");
     this.#recordUsage = db.prepare(
       "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
@@ -171,12 +162,21 @@ export class SqliteLedger implements Ledger {
     }
   }
 
-  /** Applies the batch in queue order inside one transaction; throws (having rolled back) if it fails. */
+  /**
+   * Applies the batch in queue order inside one transaction; throws (having rolled back) if it fails.
+   * BEGIN IMMEDIATE holds the write lock until COMMIT, so no other connection can change a balance in
+   * between: each account's balance is read once, every debit is tested and subtracted in memory, and
+   * the result is written once per account. The CHECK (balance >= 0) in the schema still guards it.
+   */
   #writeBatch(batch: readonly PendingDebit[]): Outcome[] {
     const now = this.#now();
     this.#beginWithoutWaiting();
     try {
-      const outcomes = batch.map((debit) => this.#applyDebit(debit, now));
+      const balances = new Map<string, { start: number; current: number } | null>();
+      const outcomes = batch.map((debit) => this.#applyDebit(debit, balances, now));
+      for (const [accountId, balance] of balances) {
+        if (balance && balance.current !== balance.start) this.#setBalance.run(balance.current, accountId);
+      }
       // One write per key per batch, however many requests the key made in it.
       for (const keyId of new Set(batch.map((debit) => debit.usage.keyId))) this.#touchKey.run(now, keyId);
       this.#commit.run();
@@ -188,28 +188,31 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * One debit, all or nothing within the batch: the savepoint undoes the charge when its usage row is
-   * refused by a constraint. Any other error aborts the whole batch.
+   * One debit: refused when the balance is short; otherwise its usage row is inserted and only then
+   * the cost subtracted, so a usage row refused by a constraint (a statement SQLite undoes whole)
+   * charges nothing. Any other error aborts the whole batch.
    */
-  #applyDebit({ accountId, usage }: PendingDebit, now: number): Outcome {
-    this.#savepoint.run();
+  #applyDebit(
+    { accountId, usage }: PendingDebit,
+    balances: Map<string, { start: number; current: number } | null>,
+    now: number,
+  ): Outcome {
+    let balance = balances.get(accountId);
+    if (balance === undefined) {
+      const row = this.#balance.get(accountId);
+      balance = row ? { start: row.balance, current: row.balance } : null;
+      balances.set(accountId, balance);
+    }
+    if (!balance) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
+    if (balance.current < usage.credits) return { result: { ok: false, remaining: balance.current } };
     try {
-      const charged = this.#charge.get(usage.credits, accountId);
-      if (charged) {
-        this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now);
-        this.#release.run();
-        return { result: { ok: true, remaining: charged.balance } };
-      }
-      this.#release.run();
-      const current = this.#balance.get(accountId);
-      if (!current) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
-      return { result: { ok: false, remaining: current.balance } };
+      this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now);
     } catch (error) {
       if (!(error instanceof SQLiteError) || !error.code?.startsWith("SQLITE_CONSTRAINT")) throw error;
-      this.#rollbackToSavepoint.run();
-      this.#release.run();
       return { error: refusedUsage(error, usage) };
     }
+    balance.current -= usage.credits;
+    return { result: { ok: true, remaining: balance.current } };
   }
 }
 
