@@ -127,10 +127,9 @@ export async function executeRead(services: Services, request: ReadRequest): Pro
 
     const { endpoint } = request;
     const params = validateParams(endpoint, request.params, request.repeated);
-    const binding = tokenBinding(params);
     const token = params.next_token;
     const after: Cursor | undefined =
-      typeof token === "string" ? await services.tokens.verify(token, endpoint.id, binding) : undefined;
+      typeof token === "string" ? await services.tokens.verify(token, endpoint.id, tokenBinding(params)) : undefined;
     const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
     const result = await runRead(endpoint, services.store, params, after ? { size, after } : { size });
 
@@ -148,7 +147,9 @@ export async function executeRead(services: Services, request: ReadRequest): Pro
         { credits: { required: cost, remaining: debit.remaining } },
       );
     }
-    const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
+    const nextToken = result.next
+      ? await services.tokens.sign(endpoint.id, tokenBinding(params), result.next)
+      : undefined;
     return {
       ok: true,
       data: result.data,

@@ -29,6 +29,8 @@ export function synchronousFrom(value: string | undefined): Synchronous {
   return mode;
 }
 
+const PAGE_CACHE_KIB = 32 * 1024;
+
 export function openDatabase(url: string, options: { synchronous?: Synchronous } = {}): Database {
   const path = databasePath(url);
   // The default, file:data/social.db, lives in a folder a fresh checkout does not have yet.
@@ -38,6 +40,9 @@ export function openDatabase(url: string, options: { synchronous?: Synchronous }
   db.run(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);
   db.run("PRAGMA foreign_keys = ON");
   db.run("PRAGMA busy_timeout = 5000");
+  // 32 MiB of page cache instead of SQLite's 2 MiB: the upper levels of the tweet, FTS and follow
+  // indexes stay in memory, and the server's RSS on the 1M-tweet world stays well under 200 MB.
+  db.run(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   migrate(db, "world", worldMigrations);
   migrate(db, "ledger", ledgerMigrations);
   return db;

@@ -1,5 +1,7 @@
 // One structured line per request: id, method, path, status, credits charged, duration. The query
 // string and headers are never logged, so keys and tokens cannot leak into logs.
+import { requestPath } from "./url.ts";
+
 const started = new WeakMap<Request, { id: string; at: number }>();
 
 export function beginRequest(request: Request, id: string): void {
@@ -21,7 +23,7 @@ export function finishRequest(sink: LogSink, request: Request, response: Respons
       at: new Date().toISOString(),
       id: start.id,
       method: request.method,
-      path: new URL(request.url).pathname,
+      path: requestPath(request.url),
       status: response.status,
       credits,
       ms: Math.round((performance.now() - start.at) * 100) / 100,

@@ -15,6 +15,7 @@ import {
 } from "@social/core";
 import type { Elysia } from "elysia";
 import { errorResponse, json, rateHeaders } from "../http/respond.ts";
+import { requestTarget } from "../http/url.ts";
 
 export interface RouteContext {
   services: Services;
@@ -37,8 +38,8 @@ export function routerPath(path: string): string {
 }
 
 /** Path parameters as the router matched them; one that failed percent-decoding is kept raw. */
-export function pathEntries(params: Record<string, string | null | undefined>, request: Request, template: string) {
-  const raw = new URL(request.url).pathname.split("/");
+export function pathEntries(params: Record<string, string | null | undefined>, path: string, template: string) {
+  const raw = path.split("/");
   const names = template.split("/");
   return names.flatMap((segment, index): [string, string][] => {
     const name = segment.match(/^\{(\w+)\}$/)?.[1];
@@ -58,9 +59,9 @@ function readHandler(endpoint: Endpoint, context: RouteContext) {
   return async ({ request, params }: { request: Request; params: Record<string, string | null | undefined> }) => {
     const requestId = context.requestId(request);
     try {
-      const url = new URL(request.url);
+      const target = requestTarget(request.url);
       const { values, repeated } = decodeParams(
-        [...url.searchParams, ...pathEntries(params, request, endpoint.path)],
+        [...target.query, ...pathEntries(params, target.path, endpoint.path)],
         numeric,
       );
       const outcome = await executeRead(context.services, {

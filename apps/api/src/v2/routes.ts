@@ -15,6 +15,7 @@ import {
 } from "@social/core";
 import type { Elysia } from "elysia";
 import { json, rateHeaders } from "../http/respond.ts";
+import { requestTarget } from "../http/url.ts";
 import { methodNotAllowed, pathEntries, type RouteContext, routerPath } from "../v1/routes.ts";
 import { expandedAuthors, notFoundError, successBody } from "./body.ts";
 import { asProblem, problemResponse, type RawValues } from "./problem.ts";
@@ -57,14 +58,14 @@ function v2Handler(route: V2Route, context: RouteContext): Handler {
 
   return async ({ request, params }) => {
     const requestId = context.requestId(request);
-    const url = new URL(request.url);
-    const path = pathEntries(params, request, route.path);
+    const target = requestTarget(request.url);
+    const path = pathEntries(params, target.path, route.path);
     const rawValues: RawValues = (name) => {
       const inPath = path.find(([pathName]) => pathName === name);
-      return inPath ? [inPath[1]] : url.searchParams.getAll(name);
+      return inPath ? [inPath[1]] : target.query.getAll(name);
     };
     try {
-      const { values, repeated } = decodeParams([...url.searchParams, ...path], query.numeric);
+      const { values, repeated } = decodeParams([...target.query, ...path], query.numeric);
       const apiKey = bearerKey(request);
       const pageSize = pageSizeOf(route, values);
       const outcome: ReadOutcome = await executeRead(context.services, {
