@@ -87,7 +87,7 @@ function v2Handler(route: V2Route, context: RouteContext): Handler {
           const body = { errors: [notFoundError(route.rule.resource, lookupParam, value)] };
           return context.finish(request, json(body, 200, { ...headers, ...creditHeaders(credits) }));
         }
-        const named = namedAsSent(error, url);
+        const named = namedAsSent(error, target.query);
         return context.finish(request, problemResponse(named, requestId, context.helpUrl, rawValues, headers));
       }
       const ids = route.rule.passThrough?.includes("ids") ? [...new Set(String(values.ids).split(","))] : undefined;
@@ -109,8 +109,8 @@ function v2Handler(route: V2Route, context: RouteContext): Handler {
 }
 
 /** The pipeline knows the token as next_token; a client that sent pagination_token reads that name back. */
-function namedAsSent(error: ApiError, url: URL): ApiError {
-  if (!error.details || !url.searchParams.has("pagination_token")) return error;
+function namedAsSent(error: ApiError, query: URLSearchParams): ApiError {
+  if (!error.details || !query.has("pagination_token")) return error;
   const details = error.details.map((detail) =>
     detail.parameter === "next_token" ? { ...detail, parameter: "pagination_token" } : detail,
   );
