@@ -3,11 +3,11 @@
 // Failures are results with isError, worded as what the agent should change, because an agent reads
 // the text and decides its next call from it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ApiError, ReadSuccess } from "@social/core";
+import { type ApiError, plainData, type ReadSuccess } from "@social/core";
 
 export function successResult(outcome: ReadSuccess): CallToolResult {
   const structured = {
-    data: outcome.data,
+    data: plainData(outcome.data),
     credits: outcome.credits,
     ...(outcome.nextToken === undefined ? {} : { next_token: outcome.nextToken }),
   };

@@ -22,7 +22,7 @@ import {
   searchQueryParam,
   usernameParam,
 } from "./params.ts";
-import type { Page } from "./ports.ts";
+import type { IdPage, Page } from "./ports.ts";
 import { parseSearchQuery } from "./search-query.ts";
 
 export const PAGE_SIZE = 20;
@@ -39,6 +39,12 @@ async function pageResult<T>(pending: Promise<Page<T> | undefined>, missing: str
   const page = await pending;
   if (!page) throw notFound(missing);
   return { data: page.items, items: page.items.length, ...(page.next ? { next: page.next } : {}) };
+}
+
+async function idPageResult(pending: Promise<IdPage | undefined>, missing: string): Promise<ReadResult> {
+  const page = await pending;
+  if (!page) throw notFound(missing);
+  return { data: page.ids, items: page.count, ...(page.next ? { next: page.next } : {}) };
 }
 
 async function oneResult<T>(pending: Promise<T | undefined>, missing: string): Promise<ReadResult> {
@@ -85,7 +91,7 @@ function graphEndpoint(direction: "followers" | "following"): Endpoint {
     v2Path: `/2/users/{id}/${direction}`,
     run: ({ store, params, page }) =>
       params.mode === "ids"
-        ? pageResult(store.graphIds(params.id, direction, page), `No user with id ${params.id}`)
+        ? idPageResult(store.graphIds(params.id, direction, page), `No user with id ${params.id}`)
         : pageResult(store.graphUsers(params.id, direction, page), `No user with id ${params.id}`),
   });
 }

@@ -3,6 +3,7 @@
 // paid APIs, with the request id inside so a support request can quote it.
 import * as v from "valibot";
 import { type ApiError, ERROR_STATUS } from "./errors.ts";
+import { JsonText } from "./json-text.ts";
 
 export interface Credits {
   charged: number;
@@ -32,6 +33,16 @@ export function successEnvelope<T>(
       ...(nextToken === undefined ? {} : { pagination: { next_token: nextToken } }),
     },
   };
+}
+
+/**
+ * The success envelope as JSON text. Data that is JsonText goes in as it is, without being parsed;
+ * the bytes are those JSON.stringify writes for the same envelope.
+ */
+export function successEnvelopeText(data: unknown, requestId: string, credits: Credits, nextToken?: string): string {
+  const envelope = successEnvelope(data, requestId, credits, nextToken);
+  if (!(data instanceof JsonText)) return JSON.stringify(envelope);
+  return `{"data":${data.text},"meta":${JSON.stringify(envelope.meta)}}`;
 }
 
 export interface ErrorBody {

@@ -4,6 +4,7 @@ export * from "./endpoint.ts";
 export * from "./envelope.ts";
 export * from "./errors.ts";
 export * from "./execute.ts";
+export * from "./json-text.ts";
 export * from "./model.ts";
 export * from "./params.ts";
 export * from "./ports.ts";

@@ -1,7 +1,8 @@
 // The two ports every adapter implements: the read-only Store and the credit Ledger. Both are
 // asynchronous even where the adapter (bun:sqlite) is synchronous, so that a server-backed adapter can
 // implement them unchanged.
-import type { Article, Community, IdObject, Relationship, Trend, Tweet, User, UserLookup } from "./model.ts";
+import type { JsonText } from "./json-text.ts";
+import type { Article, Community, Relationship, Trend, Tweet, User, UserLookup } from "./model.ts";
 import type { SearchNode } from "./search/ast.ts";
 
 /** A keyset position: the sort-key values of the last row of a page. Opaque to everyone but its store. */
@@ -10,6 +11,13 @@ export type Cursor = readonly (string | number)[];
 export interface PageRequest {
   size: number;
   after?: Cursor;
+}
+
+/** A page of ids: the JSON text of its IdObject array and how many it holds; `next` as in Page. */
+export interface IdPage {
+  ids: JsonText;
+  count: number;
+  next?: Cursor;
 }
 
 /** A page of rows; `next` is set only when at least one more row exists after `items`. */
@@ -49,7 +57,8 @@ export interface Store {
     page: PageRequest,
     options?: { verifiedOnly?: boolean },
   ): Promise<Page<User> | undefined>;
-  graphIds(userId: string, direction: GraphDirection, page: PageRequest): Promise<Page<IdObject> | undefined>;
+  /** Newest relationship first, as an IdObject[] in JSON text (see JsonText). */
+  graphIds(userId: string, direction: GraphDirection, page: PageRequest): Promise<IdPage | undefined>;
   /** Case-insensitive usernames; `undefined` when either user does not exist. */
   relationship(sourceUsername: string, targetUsername: string): Promise<Relationship | undefined>;
 

@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import * as v from "valibot";
-import { ErrorEnvelopeSchema, errorEnvelope, successEnvelope, successEnvelopeSchema } from "../src/envelope.ts";
+import {
+  ErrorEnvelopeSchema,
+  errorEnvelope,
+  successEnvelope,
+  successEnvelopeSchema,
+  successEnvelopeText,
+} from "../src/envelope.ts";
 import { ApiError, ERROR_STATUS } from "../src/errors.ts";
+import { JsonText, plainData } from "../src/json-text.ts";
 
 const HELP = "https://example.test/billing";
 
@@ -41,5 +48,22 @@ describe("envelopes", () => {
   it("carries the details that name the broken rules", () => {
     const error = new ApiError("invalid_request", "bad", { details: [{ parameter: "limit", message: "too big" }] });
     assert.deepEqual(errorEnvelope(error, "r", HELP).error.details, [{ parameter: "limit", message: "too big" }]);
+  });
+
+  it("writes the same bytes for data given as JSON text as for the same data as values", () => {
+    const data = [{ id: "1" }, { id: "22", text: 'caf\u00e9 "quoted" \u2028' }];
+    const credits = { charged: 2, remaining: 98 };
+    for (const token of [undefined, "tok_abc"]) {
+      const expected = JSON.stringify(successEnvelope(data, "req_1", credits, token));
+      assert.equal(successEnvelopeText(new JsonText(JSON.stringify(data)), "req_1", credits, token), expected);
+      assert.equal(successEnvelopeText(data, "req_1", credits, token), expected);
+      // Anything else that serializes the envelope, or needs the values, gets the same data back.
+      assert.equal(
+        JSON.stringify(successEnvelope(new JsonText(JSON.stringify(data)), "req_1", credits, token)),
+        expected,
+      );
+    }
+    assert.deepEqual(plainData(new JsonText(JSON.stringify(data))), data);
+    assert.equal(plainData(data), data);
   });
 });

@@ -1,7 +1,7 @@
 // User reads of the SqliteStore on the default world: lookups, timelines, the follow graph and
 // relationships, each compared with the truth computed from the generator's records.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { IdObject, type TimelineKind, Tweet, User, UserLookup } from "@social/core";
+import { IdObject, type IdPage, type Page, type TimelineKind, Tweet, User, UserLookup } from "@social/core";
 import { examples } from "@social/fixtures";
 import * as v from "valibot";
 import { type BuiltWorld, buildDefaultWorld, byIdDesc, newestFirst, plainUser, walk } from "./world-helpers.ts";
@@ -79,6 +79,15 @@ describe("timelines", () => {
   });
 });
 
+/** An id page as a Page of IdObjects, its count checked against its JSON. */
+async function idsAsPage(pending: Promise<IdPage | undefined>): Promise<Page<{ id: string }> | undefined> {
+  const page = await pending;
+  if (!page) return undefined;
+  const items = JSON.parse(page.ids.text) as { id: string }[];
+  expect(items).toHaveLength(page.count);
+  return page.next ? { items, next: page.next } : { items };
+}
+
 describe("follow graph", () => {
   const follows = () => world.truth.records.follow;
 
@@ -96,9 +105,24 @@ describe("follow graph", () => {
       const users = await walk((page) => world.store.graphUsers(examples.user_id, direction, page), 7);
       expect(users.items).toStrictEqual(truth);
       for (const user of users.items) v.parse(User, user);
-      const ids = await walk((page) => world.store.graphIds(examples.user_id, direction, page), 5);
+      const ids = await walk((page) => idsAsPage(world.store.graphIds(examples.user_id, direction, page)), 5);
       expect(ids.items).toStrictEqual(truth.map((user) => ({ id: user.id })));
       for (const id of ids.items) v.parse(IdObject, id);
+    });
+
+    test(`${direction}: an id page exactly as long as what is left has no next page`, async () => {
+      const total = follows().filter((follow) => follow[self] === examples.user_id).length;
+      const all = await world.store.graphIds(examples.user_id, direction, { size: total });
+      expect(all?.count).toBe(total);
+      expect(all?.next).toBeUndefined();
+      const short = await world.store.graphIds(examples.user_id, direction, { size: total - 1 });
+      expect(short?.next).toBeDefined();
+      const rest = await world.store.graphIds(examples.user_id, direction, {
+        size: total,
+        ...(short?.next ? { after: short.next } : {}),
+      });
+      expect(rest?.count).toBe(1);
+      expect(JSON.parse(rest?.ids.text ?? "")).toStrictEqual(JSON.parse(all?.ids.text ?? "").slice(-1));
     });
 
     test(`${direction}: verified only`, async () => {

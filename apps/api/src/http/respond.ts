@@ -13,7 +13,11 @@ export function rateHeaders(rate: RateState | undefined): Record<string, string>
 }
 
 export function json(body: unknown, status: number, headers: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": JSON_TYPE, ...headers } });
+  return jsonText(JSON.stringify(body), status, headers);
+}
+
+export function jsonText(text: string, status: number, headers: Record<string, string>): Response {
+  return new Response(text, { status, headers: { "content-type": JSON_TYPE, ...headers } });
 }
 
 export function errorResponse(

@@ -11,10 +11,10 @@ import {
   type RateState,
   rateLimitError,
   type Services,
-  successEnvelope,
+  successEnvelopeText,
 } from "@social/core";
 import type { Elysia } from "elysia";
-import { errorResponse, json, rateHeaders } from "../http/respond.ts";
+import { errorResponse, jsonText, rateHeaders } from "../http/respond.ts";
 import { requestTarget } from "../http/url.ts";
 
 export interface RouteContext {
@@ -77,8 +77,8 @@ function readHandler(endpoint: Endpoint, context: RouteContext) {
         const error = rate.allowed ? outcome.error : rateLimitError(rate);
         return context.finish(request, errorResponse(error, requestId, context.helpUrl, headers));
       }
-      const body = successEnvelope(outcome.data, requestId, outcome.credits, outcome.nextToken);
-      return context.finish(request, json(body, 200, headers), outcome.credits.charged);
+      const body = successEnvelopeText(outcome.data, requestId, outcome.credits, outcome.nextToken);
+      return context.finish(request, jsonText(body, 200, headers), outcome.credits.charged);
     } catch (error) {
       return context.failure(request, error);
     }
