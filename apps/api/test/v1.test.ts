@@ -69,6 +69,9 @@ describe("every /v1 endpoint", () => {
       expect(server.balance(accountId)).toBe(1000 - expected);
       expect(server.usageTotal(accountId)).toBe(expected);
       expect(response.headers.get("x-request-id")).toBe(body.meta.request_id);
+      // req_ and a UUIDv7: the time comes first, so ids sort by time.
+      expect(body.meta.request_id).toMatch(/^req_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+      expect(Math.abs(Number.parseInt(body.meta.request_id.slice(4, 16), 16) - Date.now())).toBeLessThan(60_000);
       for (const header of ["x-rate-limit-limit", "x-rate-limit-remaining", "x-rate-limit-reset"]) {
         expect(response.headers.get(header)).toMatch(/^\d+$/);
       }

@@ -30,6 +30,7 @@ Decisions for the points SPEC.md leaves open:
 - Unknown or repeated query parameters are 400 invalid_request.
 - Rate limits: a token bucket per API key (RATE_LIMIT_RPS, RATE_LIMIT_BURST; defaults 20/s, burst 40); requests without a valid key are counted per client address. Every /v1 answer carries x-rate-limit-limit, x-rate-limit-remaining and x-rate-limit-reset (Unix seconds); 429 carries Retry-After.
 - Methods other than GET (HEAD included) on a known path are 404 endpoint_not_found with Allow: GET.
+- Request ids (meta.request_id, x-request-id) are req_ and a UUIDv7 in 32 hex digits: they sort by time.
 `.trim();
 
 const EXAMPLE_VALUES: Record<string, () => string> = {
