@@ -30,6 +30,9 @@ interface PendingDebit {
 
 type Outcome = { result: DebitResult } | { error: unknown };
 
+/** An account's balance within a batch, as read at its start and as its debits leave it; null: no such account. */
+type BatchBalances = Map<string, { start: number; current: number } | null>;
+
 interface KeyRow {
   id: string;
   account_id: string;
@@ -172,7 +175,7 @@ export class SqliteLedger implements Ledger {
     const now = this.#now();
     this.#beginWithoutWaiting();
     try {
-      const balances = new Map<string, { start: number; current: number } | null>();
+      const balances: BatchBalances = new Map();
       const outcomes = batch.map((debit) => this.#applyDebit(debit, balances, now));
       for (const [accountId, balance] of balances) {
         if (balance && balance.current !== balance.start) this.#setBalance.run(balance.current, accountId);
@@ -192,11 +195,7 @@ export class SqliteLedger implements Ledger {
    * the cost subtracted, so a usage row refused by a constraint (a statement SQLite undoes whole)
    * charges nothing. Any other error aborts the whole batch.
    */
-  #applyDebit(
-    { accountId, usage }: PendingDebit,
-    balances: Map<string, { start: number; current: number } | null>,
-    now: number,
-  ): Outcome {
+  #applyDebit({ accountId, usage }: PendingDebit, balances: BatchBalances, now: number): Outcome {
     let balance = balances.get(accountId);
     if (balance === undefined) {
       const row = this.#balance.get(accountId);
