@@ -4,7 +4,14 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashApiKeySync, openDatabase, readWorldMeta, SqliteLedger } from "@social/store-sqlite";
+import {
+  createKey as createKeyInDatabase,
+  hashApiKeySync,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
+  openDatabase,
+  readWorldMeta,
+  SqliteLedger,
+} from "@social/store-sqlite";
 
 const repoRoot = new URL("../../../", import.meta.url).pathname;
 let dir: string;
@@ -92,6 +99,19 @@ describe("keys create", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("no account acct_missing");
     expect(await withDb((db) => db.query("SELECT count(*) AS n FROM api_keys").get())).toEqual({ n: 1 });
+  });
+
+  test(`--account refuses a key past the cap of ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys, and writes none`, async () => {
+    const { accountId } = await createKey();
+    await withDb((db) => {
+      for (let i = 1; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++) createKeyInDatabase(db, accountId, `key ${i}`);
+    });
+    const result = await admin("keys", "create", "--account", accountId);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`already has ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys`);
+    expect(result.stdout).toBe("");
+    const count = await withDb((db) => db.query("SELECT count(*) AS n FROM api_keys").get());
+    expect(count).toEqual({ n: MAX_ACTIVE_KEYS_PER_ACCOUNT });
   });
 });
 

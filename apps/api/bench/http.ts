@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { parseQuery } from "@social/core";
 import { LARGE_WORLD } from "@social/fixtures";
 import { buildWorld, createAccount, createKey, hasWorld, openDatabase, SqliteStore } from "@social/store-sqlite";
+import { SERVER_RUNTIME_FLAGS } from "../src/server.ts";
 
 const root = resolve(import.meta.dir, "../../..");
 const { values } = parseArgs({
@@ -78,7 +79,7 @@ const floorPort = apiPort + 100;
 const apiUrl = `http://127.0.0.1:${apiPort}`;
 
 async function startApi(synchronous: "NORMAL" | "FULL") {
-  const child = Bun.spawn([process.execPath, join(root, "apps/api/src/main.ts")], {
+  const child = Bun.spawn([process.execPath, ...SERVER_RUNTIME_FLAGS, join(root, "apps/api/src/main.ts")], {
     env: {
       ...process.env,
       PORT: String(apiPort),

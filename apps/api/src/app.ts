@@ -19,6 +19,7 @@ import { buildOpenApi } from "./docs/openapi.ts";
 import { docsPage, docsPageHeaders } from "./docs/page.ts";
 import { beginRequest, finishRequest, type LogSink, requestIdOf } from "./http/request-log.ts";
 import { errorResponse, json, rateHeaders } from "./http/respond.ts";
+import { requestPath, requestTarget } from "./http/url.ts";
 import { type RouteContext, registerV1Routes } from "./v1/routes.ts";
 import { v2OpenApiPaths } from "./v2/openapi.ts";
 import { registerV2Routes } from "./v2/routes.ts";
@@ -44,6 +45,29 @@ function anonymousRate(limiter: RateLimiter, address: string): RateState {
   return limiter.take(`address:${address}`);
 }
 
+/** Why a request is refused before routing, if it is. */
+function unreadable(request: Request): ApiError | undefined {
+  // Bun leaves scheme and host out of request.url when the Host header cannot be part of a URL (a
+  // space, a slash, none on HTTP/1.0), and passes CONNECT's host:port on as it came: the router finds
+  // paths in absolute URLs only.
+  if (!request.url.startsWith("http://")) {
+    return new ApiError(
+      "invalid_request",
+      "The Host header must be a host name or address with an optional port, and the request target a path",
+    );
+  }
+  if (request.url.length > MAX_URL_LENGTH) {
+    return new ApiError("invalid_request", `The URL is longer than ${MAX_URL_LENGTH} characters`);
+  }
+  const length = Number(request.headers.get("content-length") ?? 0);
+  if (length > MAX_BODY_BYTES || request.headers.has("transfer-encoding")) {
+    return new ApiError(
+      "invalid_request",
+      `Request bodies over ${MAX_BODY_BYTES} bytes or without a Content-Length are refused: reads are GETs and MCP messages are small`,
+    );
+  }
+}
+
 export function createApp(options: AppOptions) {
   const { services, publicUrl } = options;
   const log = options.log ?? ((line: string) => console.log(line));
@@ -56,8 +80,7 @@ export function createApp(options: AppOptions) {
 
   const requestId = (request: Request) => requestIdOf(request) ?? newRequestId();
   const finish = (request: Request, response: Response, credits = 0) => finishRequest(log, request, response, credits);
-  const failure = (request: Request, error: unknown) => {
-    const id = requestId(request);
+  const failureResponse = (id: string, error: unknown) => {
     const outage = isDatabaseOutage(error);
     console.error(
       JSON.stringify({
@@ -72,8 +95,9 @@ export function createApp(options: AppOptions) {
     const apiError = outage
       ? new ApiError("service_unavailable", "The service is temporarily unavailable: retry in a few seconds")
       : new ApiError("internal_error", `Internal error: quote request id ${id} to support`);
-    return finish(request, errorResponse(apiError, id, helpUrl));
+    return errorResponse(apiError, id, helpUrl);
   };
+  const failure = (request: Request, error: unknown) => finish(request, failureResponse(requestId(request), error));
   const context: RouteContext = {
     services,
     helpUrl,
@@ -83,41 +107,27 @@ export function createApp(options: AppOptions) {
     anonymousRate: (request) => anonymousRate(services.limiter, clientAddress(server, request)),
   };
 
-  const app = new Elysia()
+  const app = new Elysia({
+    // By default the router cuts the path out of request.url from the 12th character on, assuming a host
+    // of 4 or more: behind `Host: x`, /v1/v1/users/1 was served as /v1/users/1. From the 8th (right
+    // after `http://`) the cut is right for every absolute URL, and onRequest refuses the others.
+    handler: { standardHostname: false },
+    // Bun's development mode (on unless NODE_ENV=production) answers an error that escapes onError with
+    // a page of source and file paths; the envelope is the last resort instead.
+    serve: { development: false, error: (error) => failureResponse(newRequestId(), error) },
+  })
     .onStart(({ server: started }) => {
       server = started;
     })
     .onRequest(({ request }) => {
       const id = newRequestId();
       beginRequest(request, id);
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (request.url.length > MAX_URL_LENGTH) {
-        return finish(
-          request,
-          errorResponse(
-            new ApiError("invalid_request", `The URL is longer than ${MAX_URL_LENGTH} characters`),
-            id,
-            helpUrl,
-          ),
-        );
-      }
-      if (length > MAX_BODY_BYTES || request.headers.has("transfer-encoding")) {
-        return finish(
-          request,
-          errorResponse(
-            new ApiError(
-              "invalid_request",
-              `Request bodies over ${MAX_BODY_BYTES} bytes or without a Content-Length are refused: reads are GETs and MCP messages are small`,
-            ),
-            id,
-            helpUrl,
-          ),
-        );
-      }
+      const refusal = unreadable(request);
+      if (refusal) return finish(request, errorResponse(refusal, id, helpUrl));
     })
     .onError(({ code, error, request }) => {
       if (code === "NOT_FOUND") {
-        const path = new URL(request.url).pathname;
+        const path = requestPath(request.url);
         return finish(
           request,
           errorResponse(
@@ -143,20 +153,23 @@ export function createApp(options: AppOptions) {
     .get("/demo", async ({ request }) => {
       const id = requestId(request);
       const rate = context.anonymousRate(request);
-      const headers = { "x-request-id": id, "cache-control": "public, max-age=60", ...rateHeaders(rate) };
-      const run = demoRun(new URL(request.url).searchParams.get("run"));
+      const headers = { "x-request-id": id, ...rateHeaders(rate) };
+      // Only the shared answer may be kept by caches: a refusal is about this one request.
+      const refusalHeaders = { ...headers, "cache-control": "no-store" };
+      const run = demoRun(requestTarget(request.url).query.get("run"));
       if (!rate.allowed) {
-        return finish(request, errorResponse(rateLimitError(rate), id, helpUrl, headers));
+        return finish(request, errorResponse(rateLimitError(rate), id, helpUrl, refusalHeaders));
       }
       if (!run) {
         const error = new ApiError("invalid_request", "run must be search, or absent for the profile demo", {
           details: [{ parameter: "run", message: "must be search or absent" }],
         });
-        return finish(request, errorResponse(error, id, helpUrl, headers));
+        return finish(request, errorResponse(error, id, helpUrl, refusalHeaders));
       }
       try {
         const data = await demo.data(run);
-        return finish(request, json(successEnvelope(data, id, { charged: 0, remaining: 0 }), 200, headers));
+        const shared = { ...headers, "cache-control": "public, max-age=60" };
+        return finish(request, json(successEnvelope(data, id, { charged: 0, remaining: 0 }), 200, shared));
       } catch (error) {
         return failure(request, error);
       }
@@ -168,7 +181,11 @@ export function createApp(options: AppOptions) {
   // MCP over Streamable HTTP: the same pipeline, key and ledger as /v1; the handler reads the body.
   app.all("/mcp", async ({ request }) => {
     try {
-      const response = await handleMcpRequest(request, services, { helpUrl, requestId: requestId(request) });
+      const response = await handleMcpRequest(request, services, {
+        helpUrl,
+        requestId: requestId(request),
+        anonymousRate: () => context.anonymousRate(request),
+      });
       return finish(request, response);
     } catch (error) {
       return failure(request, error);

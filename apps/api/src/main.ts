@@ -1,6 +1,13 @@
 // `bun run start`: serve the API on HOST:PORT over DATABASE_URL until SIGTERM or SIGINT.
+import { maxHeaderSize } from "node:http";
 import { configFromEnv } from "./config.ts";
-import { startServer } from "./server.ts";
+import { MAX_HEADER_BYTES, SERVER_RUNTIME_FLAGS, startServer } from "./server.ts";
+
+if (maxHeaderSize < MAX_HEADER_BYTES) {
+  console.error(
+    `Warning: Bun reads at most ${maxHeaderSize} bytes of request headers, so longer URLs get its bare 431 instead of the API's 400: start with ${SERVER_RUNTIME_FLAGS.join(" ")} (npm start does)`,
+  );
+}
 
 const config = configFromEnv(process.env);
 const server = await startServer(config, {

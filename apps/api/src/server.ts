@@ -5,6 +5,15 @@ import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";
 
+/**
+ * Request line and headers Bun reads before it answers a bare 431 itself: raised from its 16 KiB so that
+ * URLs past MAX_URL_LENGTH get the app's own 400 up to here. Bun takes it per process and only as a
+ * flag, so every start of the server passes SERVER_RUNTIME_FLAGS: package.json's start and test scripts,
+ * the test and bench processes; main.ts warns when it is missing.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
+export const SERVER_RUNTIME_FLAGS = [`--max-http-header-size=${MAX_HEADER_BYTES}`];
+
 export interface RunningServer {
   url: string;
   port: number;

@@ -1,13 +1,23 @@
 // Sign-in, sessions and CSRF against a real OpenID Provider on loopback, without a browser: the
 // dashboard runs in-process (app.handle) and the provider's interaction is answered with fetch.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openDatabase } from "@social/store-sqlite";
+import { RateLimiter } from "@social/core";
+import { createKey, MAX_ACTIVE_KEYS_PER_ACCOUNT, openDatabase } from "@social/store-sqlite";
 import { Elysia } from "elysia";
 import { type DashboardOptions, registerDashboardRoutes } from "../src/dashboard/routes.ts";
+import { SessionStore, SIGN_IN_LIFETIME_MS } from "../src/dashboard/sessions.ts";
+import { startTestServer } from "./harness.ts";
 import { answerAtProvider, startTestProvider, type TestProvider } from "./oidc-provider.ts";
 
 // Nothing listens here: the provider only compares the redirect URI, and the test calls the app directly.
 const PUBLIC_URL = "http://127.0.0.1:9";
+
+const unlimited = new RateLimiter({ ratePerSecond: 0, burst: 1 });
+/** What the app gives the dashboard: logging is left out, and in-process tests are not rate limited. */
+const context = {
+  finish: (_request: Request, response: Response) => response,
+  anonymousRate: () => unlimited.take(""),
+};
 
 let provider: TestProvider;
 
@@ -19,17 +29,13 @@ afterAll(() => provider.close());
 function dashboardApp(options: Partial<DashboardOptions> = {}) {
   const db = options.db ?? openDatabase(":memory:");
   const app = new Elysia();
-  registerDashboardRoutes(
-    app,
-    { finish: (_request, response) => response },
-    {
-      db,
-      publicUrl: PUBLIC_URL,
-      sessionSecret: "test session secret",
-      oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
-      ...options,
-    },
-  );
+  registerDashboardRoutes(app, context, {
+    db,
+    publicUrl: PUBLIC_URL,
+    sessionSecret: "test session secret",
+    oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
+    ...options,
+  });
   const request = (path: string, init: RequestInit & { cookie?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.cookie) headers.set("cookie", init.cookie);
@@ -113,6 +119,44 @@ describe("sign-in", () => {
     expect(attributes).toContain("HttpOnly");
     expect(attributes).toContain("SameSite=Lax");
     expect(attributes).not.toContain("Secure");
+  });
+});
+
+describe("sign-in floods", () => {
+  test("over HTTP, sign-ins are limited per client address: a 429 page, and no row past the burst", async () => {
+    const burst = 3;
+    const server = await startTestServer({
+      // Slow enough that no token comes back while the test runs, even on a busy machine.
+      rateLimit: { ratePerSecond: 0.01, burst },
+      oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
+    });
+    try {
+      const signIn = () => fetch(`${server.url}/dashboard/sign-in`, { redirect: "manual" });
+      for (let i = 0; i < burst; i++) expect((await signIn()).status).toBe(303);
+      const refused = await signIn();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("content-type")).toStartWith("text/html");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get("x-rate-limit-remaining")).toBe("0");
+      expect(refused.headers.get("set-cookie")).toBeNull();
+      expect(await refused.text()).toContain("Too many sign-ins");
+      expect(server.db.query("SELECT count(*) AS attempts FROM sign_in_attempts").get()).toEqual({ attempts: burst });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("expired sign-in attempts are deleted when the next one starts", () => {
+    let now = 0;
+    const db = openDatabase(":memory:");
+    const sessions = new SessionStore(db, "secret", () => now);
+    const checks = { state: "s", nonce: "n", codeVerifier: "v" };
+    sessions.saveSignIn(checks);
+    const stale = sessions.saveSignIn(checks);
+    now = SIGN_IN_LIFETIME_MS;
+    sessions.saveSignIn(checks);
+    expect(db.query("SELECT count(*) AS attempts FROM sign_in_attempts").get()).toEqual({ attempts: 1 });
+    expect(sessions.takeSignIn(stale)).toBeUndefined();
   });
 });
 
@@ -263,6 +307,23 @@ describe("sessions and CSRF", () => {
     expect(response.status).toBe(400);
     expect(await response.text()).toContain("Give the key a name.");
   });
+
+  test(`the key form refuses a key past the cap of ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys, saying why`, async () => {
+    const dashboard = dashboardApp();
+    const { cookie } = await signIn(dashboard);
+    const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
+    const createOne = () => dashboard.request("/dashboard/keys", { cookie, ...form({ name: "k", csrf_token: token }) });
+    expect((await createOne()).status).toBe(201);
+    const { id: accountId } = dashboard.db.query<{ id: string }, []>("SELECT id FROM accounts").get() ?? { id: "" };
+    for (let i = 1; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++) createKey(dashboard.db, accountId, `k${i}`);
+
+    const refused = await createOne();
+    expect(refused.status).toBe(409);
+    const page = await refused.text();
+    expect(page).toContain(`You already have ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys`);
+    expect(page).not.toMatch(/sk_live_[0-9A-Za-z]{32}/);
+    expect(dashboard.db.query("SELECT count(*) AS n FROM api_keys").get()).toEqual({ n: MAX_ACTIVE_KEYS_PER_ACCOUNT });
+  });
 });
 
 describe("pages", () => {
@@ -285,15 +346,11 @@ describe("pages", () => {
   test("without a provider the dashboard says how to configure one and points to the CLI", async () => {
     const { db } = dashboardApp();
     const app = new Elysia();
-    registerDashboardRoutes(
-      app,
-      { finish: (_request, response) => response },
-      {
-        db,
-        publicUrl: PUBLIC_URL,
-        sessionSecret: "s",
-      },
-    );
+    registerDashboardRoutes(app, context, {
+      db,
+      publicUrl: PUBLIC_URL,
+      sessionSecret: "s",
+    });
     const page = await (await app.handle(new Request(`${PUBLIC_URL}/dashboard`))).text();
     expect(page).toContain("OIDC_ISSUER");
     expect(page).toContain(`${PUBLIC_URL}/dashboard/callback`);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { buildWorld, createAccount, createKey, openDatabase, revokeKey } from "@social/store-sqlite";
+import type { OidcSettings } from "../src/dashboard/oidc.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
 
 let template: string | undefined;
@@ -53,7 +54,9 @@ export interface TestServer extends RunningServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { rateLimit?: RateLimitConfig } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { rateLimit?: RateLimitConfig; oidc?: OidcSettings } = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "social-api-test-"));
   const databaseUrl = join(dir, "social.db");
   copyFileSync(worldTemplate(), databaseUrl);
@@ -66,6 +69,7 @@ export async function startTestServer(options: { rateLimit?: RateLimitConfig } =
       databaseUrl,
       rateLimit: options.rateLimit ?? { ...DEFAULT_RATE_LIMIT, ratePerSecond: 0 },
       publicUrl: `http://127.0.0.1:${port}`,
+      ...(options.oidc ? { oidc: options.oidc } : {}),
     },
     { log: (line) => logs.push(line) },
   );

@@ -21,6 +21,21 @@ async function connect(key: string, query = "") {
   return client;
 }
 
+/** One JSON-RPC message POSTed as an MCP client would, without the SDK. */
+function postMcp(baseUrl: string, key: string | undefined, message: unknown): Promise<Response> {
+  return fetch(`${baseUrl}/mcp`, {
+    method: "POST",
+    headers: {
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify(message),
+  });
+}
+
+const TOOLS_LIST = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+
 describe("/mcp on the API server", () => {
   it("lists every catalogue read as a tool and bills a call like the HTTP request", async () => {
     const { accountId, key } = server.account();
@@ -53,16 +68,78 @@ describe("/mcp on the API server", () => {
     await client.close();
     expect(tools.map((t) => t.name).sort()).toEqual(["get_list_members", "get_list_subscribers", "get_list_tweets"]);
     server.revoke(keyId);
-    const response = await fetch(`${server.url}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${key}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const response = await postMcp(server.url, key, TOOLS_LIST);
     expect(response.status).toBe(401);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("revoked_api_key");
+  });
+});
+
+describe("/mcp rate limits, as on /v1", () => {
+  let limited: TestServer;
+  const burst = 3;
+  // Slow enough that no token comes back while a test runs, even on a busy machine.
+  beforeAll(async () => {
+    limited = await startTestServer({ rateLimit: { ratePerSecond: 0.01, burst } });
+  });
+  afterAll(() => limited.close());
+
+  async function expectRateLimited(response: Response) {
+    expect(response.status).toBe(429);
+    const body = (await response.json()) as { error: { code: string; request_id: string } };
+    expect(body.error.code).toBe("rate_limited");
+    expect(body.error.request_id).toBe(response.headers.get("x-request-id") as string);
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(response.headers.get("x-rate-limit-remaining")).toBe("0");
+  }
+
+  it("every POST of a key counts: past the burst tools/list is 429 with Retry-After, uncharged", async () => {
+    const { accountId, key } = limited.account();
+    const remaining = [];
+    for (let i = 0; i < burst; i++) {
+      const response = await postMcp(limited.url, key, TOOLS_LIST);
+      expect(response.status).toBe(200);
+      remaining.push(response.headers.get("x-rate-limit-remaining"));
+    }
+    expect(remaining).toEqual(["2", "1", "0"]);
+    await expectRateLimited(await postMcp(limited.url, key, TOOLS_LIST));
+    expect(limited.balance(accountId)).toBe(1000);
+    expect((await postMcp(limited.url, limited.account().key, TOOLS_LIST)).status).toBe(200);
+  });
+
+  it("a tool call counts once; past the burst it is the tool error an agent reads, uncharged", async () => {
+    const { accountId, key } = limited.account();
+    const getTweet = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "get_tweet", arguments: { id: examples.tweet_id } },
+    });
+    const remaining = [];
+    for (let i = 0; i < burst; i++) {
+      const response = await postMcp(limited.url, key, getTweet(i));
+      const body = (await response.json()) as { result: { isError?: boolean } };
+      expect(body.result.isError ?? false).toBe(false);
+      remaining.push(response.headers.get("x-rate-limit-remaining"));
+    }
+    expect(remaining).toEqual(["2", "1", "0"]);
+    const refused = await postMcp(limited.url, key, getTweet(burst));
+    expect(refused.headers.get("x-rate-limit-remaining")).toBe("0");
+    const body = (await refused.json()) as { result: { isError: boolean; content: { text: string }[] } };
+    expect(body.result.isError).toBe(true);
+    expect(body.result.content[0]?.text).toContain("rate_limited");
+    expect(limited.balance(accountId)).toBe(1000 - burst);
+  });
+
+  it("missing and invalid keys count per client address: 401 with rate headers, then 429", async () => {
+    const keys = [undefined, "sk_live_nope", `sk_live_${"0".repeat(32)}`];
+    for (const key of keys) {
+      const response = await postMcp(limited.url, key, TOOLS_LIST);
+      expect(response.status).toBe(401);
+      expect(response.headers.get("x-rate-limit-limit")).toBe(String(burst));
+    }
+    await expectRateLimited(await postMcp(limited.url, "sk_live_nope", TOOLS_LIST));
+    await expectRateLimited(await postMcp(limited.url, undefined, TOOLS_LIST));
+    // A valid key has a bucket of its own.
+    expect((await postMcp(limited.url, limited.account().key, TOOLS_LIST)).status).toBe(200);
   });
 });

@@ -1,19 +1,28 @@
 // The key check that opens a connection. Tool calls authenticate again inside executeRead (a key can
 // be revoked mid-session); this check exists so that a connection with a bad key fails at once
 // instead of listing tools that could never be called.
-import { ApiError, hashApiKey, type Ledger } from "@social/core";
+import { ApiError, hashApiKey, isWellFormedApiKey, type KeyCheck, type Ledger } from "@social/core";
 
-/** The key itself when it is active, else the 401 error; `howToSend` completes the message. */
+/** An active key and its id, which its rate-limit bucket is counted under. */
+export interface ConnectionKey {
+  apiKey: string;
+  keyId: string;
+}
+
+/** The key when it is active, else the 401 error; `howToSend` completes the message. */
 export async function checkConnectionKey(
   ledger: Ledger,
   apiKey: string | undefined,
   howToSend: string,
-): Promise<string | ApiError> {
+): Promise<ConnectionKey | ApiError> {
   if (!apiKey) return new ApiError("invalid_api_key", `Missing API key: ${howToSend}`);
-  const check = await ledger.checkKey(await hashApiKey(apiKey));
+  // Like the pipeline, a token not shaped like a key is turned away before it is hashed or cached.
+  const check: KeyCheck = isWellFormedApiKey(apiKey)
+    ? await ledger.checkKey(await hashApiKey(apiKey))
+    : { status: "unknown" };
   switch (check.status) {
     case "active":
-      return apiKey;
+      return { apiKey, keyId: check.keyId };
     case "revoked":
       return new ApiError("revoked_api_key", "This API key has been revoked: create a new one in the dashboard");
     case "unknown":

@@ -1,10 +1,24 @@
 // Streamable HTTP for MCP, stateless: every HTTP request gets its own server and transport, so any
 // API process can answer any request and nothing is kept between them. The key is checked before
-// the MCP layer sees the request, and a bad key is answered like every other 401 of the API.
+// the MCP layer sees the request, and a bad key is answered like every other 401 of the API. Every
+// POST is counted once against the rate limit, as a /v1 request is: by key, or by client address
+// when the key is missing or bad.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ApiError, bearerKey, errorEnvelope, invalidRequest, newRequestId, type Services } from "@social/core";
+import { isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ApiError,
+  bearerKey,
+  errorEnvelope,
+  invalidRequest,
+  newRequestId,
+  RateLimiter,
+  type RateState,
+  rateHeaders,
+  rateLimitError,
+  type Services,
+} from "@social/core";
 import { checkConnectionKey } from "./auth.ts";
-import { createMcpServer } from "./server.ts";
+import { createMcpServer, type McpServerOptions } from "./server.ts";
 import { type AgentTool, parseToolsets, selectTools, UnknownToolsetError } from "./tools.ts";
 
 export interface McpHttpOptions {
@@ -12,6 +26,8 @@ export interface McpHttpOptions {
   helpUrl: string;
   /** The id the HTTP app gave this request; a fresh one otherwise. */
   requestId?: string;
+  /** Counts a request without a valid key against its client address, so key guessing is throttled too. */
+  anonymousRate: () => RateState;
   /** The JSON-RPC body, when the HTTP framework has already read the request's body. */
   parsedBody?: unknown;
   logError?: (message: string, error: unknown) => void;
@@ -19,11 +35,21 @@ export interface McpHttpOptions {
 
 const HOW_TO_SEND_KEY = "send the header Authorization: Bearer <API_KEY>";
 
+const BATCH_REFUSED =
+  "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request";
+
 function errorResponse(error: ApiError, requestId: string, helpUrl: string, headers: Record<string, string> = {}) {
+  const retry: Record<string, string> =
+    error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
   return Response.json(errorEnvelope(error, requestId, helpUrl), {
     status: error.status,
-    headers: { "x-request-id": requestId, ...headers },
+    headers: { "x-request-id": requestId, ...retry, ...headers },
   });
+}
+
+/** A JSON-RPC error about the HTTP request as a whole, so it answers no message id. */
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string>) {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 }
 
 function toolsFor(url: URL): readonly AgentTool[] | ApiError {
@@ -35,30 +61,48 @@ function toolsFor(url: URL): readonly AgentTool[] | ApiError {
   }
 }
 
-export async function handleMcpRequest(
-  request: Request,
-  services: Services,
-  options: McpHttpOptions,
-): Promise<Response> {
-  const requestId = options.requestId ?? newRequestId();
-  const apiKey = await checkConnectionKey(services.ledger, bearerKey(request), HOW_TO_SEND_KEY);
-  if (apiKey instanceof ApiError) {
-    return errorResponse(apiKey, requestId, options.helpUrl, { "www-authenticate": 'Bearer realm="mcp"' });
-  }
-  const tools = toolsFor(new URL(request.url));
-  if (tools instanceof ApiError) return errorResponse(tools, requestId, options.helpUrl);
+/** A missing or bad key is counted against the client address, as on /v1: past the limit it is a 429. */
+function refuseKey(error: ApiError, requestId: string, options: McpHttpOptions): Response {
+  const rate = options.anonymousRate();
+  if (!rate.allowed) return errorResponse(rateLimitError(rate), requestId, options.helpUrl, rateHeaders(rate));
+  return errorResponse(error, requestId, options.helpUrl, {
+    "www-authenticate": 'Bearer realm="mcp"',
+    ...rateHeaders(rate),
+  });
+}
 
-  // A stateless server has no stream to offer on GET and no session to end on DELETE; 405 is what
-  // the Streamable HTTP specification asks for, and what the SDK's client expects.
-  if (request.method !== "POST") {
-    return Response.json(
-      { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: send JSON-RPC by POST" }, id: null },
-      { status: 405, headers: { allow: "POST", "x-request-id": requestId } },
-    );
+/** The body as JSON, or undefined when it is not JSON (no JSON text parses to undefined). */
+async function readMessage(request: Request, parsedBody: unknown): Promise<unknown> {
+  if (parsedBody !== undefined) return parsedBody;
+  try {
+    return await request.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Hands executeRead the state this POST already took, so that a tool call is counted once. */
+class AlreadyTaken extends RateLimiter {
+  readonly #state: RateState;
+
+  constructor(state: RateState) {
+    super({ ratePerSecond: 0, burst: state.limit });
+    this.#state = state;
   }
 
-  const logError = options.logError ?? ((message, error) => console.error(message, error));
-  const server = createMcpServer(services, { apiKey, tools, logError, billingUrl: options.helpUrl });
+  override take(): RateState {
+    return this.#state;
+  }
+}
+
+/** A refused tool call goes on to executeRead, which answers it as the tool error an agent reads. */
+function isToolCall(message: unknown): boolean {
+  return isJSONRPCRequest(message) && message.method === "tools/call";
+}
+
+/** Answers one JSON-RPC message with a server and transport of its own, closed once it is answered. */
+async function answer(request: Request, message: unknown, services: Services, options: McpServerOptions) {
+  const server = createMcpServer(services, options);
   // JSON responses rather than SSE: each request is answered whole, so the server can close after it.
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -66,13 +110,57 @@ export async function handleMcpRequest(
   });
   await server.connect(transport);
   try {
-    const response = await transport.handleRequest(
-      request,
-      options.parsedBody === undefined ? undefined : { parsedBody: options.parsedBody },
-    );
-    response.headers.set("x-request-id", requestId);
-    return response;
+    // The SDK parses the request's URL itself, which throws for Host headers a client may send
+    // (`x:y`); the body is already read, so a Request with a fixed URL and the same headers serves.
+    const normalised = new Request("http://mcp/mcp", { method: request.method, headers: request.headers });
+    return await transport.handleRequest(normalised, { parsedBody: message });
   } finally {
     await server.close();
   }
+}
+
+export async function handleMcpRequest(
+  request: Request,
+  services: Services,
+  options: McpHttpOptions,
+): Promise<Response> {
+  const requestId = options.requestId ?? newRequestId();
+  const connection = await checkConnectionKey(services.ledger, bearerKey(request), HOW_TO_SEND_KEY);
+  if (connection instanceof ApiError) return refuseKey(connection, requestId, options);
+  // A stateless server has no stream to offer on GET and no session to end on DELETE; 405 is what
+  // the Streamable HTTP specification asks for, and what the SDK's client expects.
+  if (request.method !== "POST") {
+    return jsonRpcError(405, -32000, "Method not allowed: send JSON-RPC by POST", {
+      allow: "POST",
+      "x-request-id": requestId,
+    });
+  }
+
+  // Counted before the body is checked, as /v1 counts a request before validating it.
+  const message = await readMessage(request, options.parsedBody);
+  const rate = services.limiter.take(connection.keyId);
+  const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
+  if (!rate.allowed && !isToolCall(message)) {
+    return errorResponse(rateLimitError(rate), requestId, options.helpUrl, headers);
+  }
+  const tools = toolsFor(new URL(request.url.replace(/^[^?]*/, "http://mcp/")));
+  if (tools instanceof ApiError) return errorResponse(tools, requestId, options.helpUrl, headers);
+  if (message === undefined) return jsonRpcError(400, -32700, "Parse error: Invalid JSON", headers);
+  // Refused before any call runs: two calls of one batch can share an id, and then both run and are
+  // charged while only one answer comes back.
+  if (Array.isArray(message)) return jsonRpcError(400, -32600, BATCH_REFUSED, headers);
+
+  const response = await answer(
+    request,
+    message,
+    { ...services, limiter: new AlreadyTaken(rate) },
+    {
+      apiKey: connection.apiKey,
+      tools,
+      logError: options.logError ?? ((text, error) => console.error(text, error)),
+      billingUrl: options.helpUrl,
+    },
+  );
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
 }

@@ -36,7 +36,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
     tools: options.tools.map((tool) => tool.definition),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const requestId = newRequestId();
@@ -46,6 +46,8 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         params: request.params.arguments ?? {},
         apiKey: options.apiKey,
         requestId,
+        // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.
+        signal: extra.signal,
       });
       return outcome.ok
         ? successResult(outcome)

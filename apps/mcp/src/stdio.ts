@@ -39,12 +39,12 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
     tokenSecret: env.TOKEN_SECRET,
     rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
   });
-  const apiKey = await checkConnectionKey(
+  const connection = await checkConnectionKey(
     services.ledger,
     env.SOCIAL_API_KEY,
     "set the SOCIAL_API_KEY environment variable to an API key from the dashboard",
   );
-  if (apiKey instanceof ApiError) fail(apiKey.message);
+  if (connection instanceof ApiError) fail(connection.message);
   // As the HTTP server does on its first start, so that a key made with the CLI alone is enough.
   if (!hasWorld(db)) {
     console.error("social-data-api MCP server: building the default fixture world (a few seconds)…");
@@ -52,7 +52,7 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
   }
 
   const server = createMcpServer(services, {
-    apiKey,
+    apiKey: connection.apiKey,
     tools,
     logError: (message, error) => console.error(message, error),
   });

@@ -133,9 +133,12 @@ export async function startMcpHttpServer(world: TestWorld, rateLimit = NO_RATE_L
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (request) =>
+    fetch: (request, server) =>
       new URL(request.url).pathname === "/mcp"
-        ? handleMcpRequest(request, services, { helpUrl: HELP_URL })
+        ? handleMcpRequest(request, services, {
+            helpUrl: HELP_URL,
+            anonymousRate: () => services.limiter.take(`address:${server.requestIP(request)?.address}`),
+          })
         : new Response("not found", { status: 404 }),
   });
   return { url: new URL("/mcp", server.url), stop: () => server.stop(true) };

@@ -19,6 +19,7 @@ import {
   idsParam,
   integerParam,
   nextTokenParam,
+  paramsIssueMessage,
   searchQueryParam,
   usernameParam,
 } from "./params.ts";
@@ -61,7 +62,7 @@ const graphParams = v.pipe(
       limit: v.optional(integerParam(1, 5000, 200)),
       next_token: nextTokenParam,
     },
-    "is not a parameter of this endpoint",
+    paramsIssueMessage,
   ),
   v.forward(
     v.partialCheck(
@@ -97,7 +98,7 @@ function graphEndpoint(direction: "followers" | "following"): Endpoint {
 }
 
 function strict<T extends v.ObjectEntries>(entries: T) {
-  return v.strictObject(entries, "is not a parameter of this endpoint");
+  return v.strictObject(entries, paramsIssueMessage);
 }
 
 const searchRecent = defineEndpoint({

@@ -53,3 +53,13 @@ export function notFound(message: string): ApiError {
 export function invalidRequest(message: string, details?: ErrorDetail[]): ApiError {
   return new ApiError("invalid_request", message, details ? { details } : {});
 }
+
+/**
+ * A next_token that was not issued for this request. Also what a store answers for a cursor that does
+ * not fit its endpoint (a forged token with a valid signature): the client's input, so a 400.
+ */
+export function invalidPageToken(): ApiError {
+  return invalidRequest("next_token is invalid: pass the next_token of the previous page unchanged", [
+    { parameter: "next_token", message: "not a token issued for this request" },
+  ]);
+}

@@ -7,6 +7,7 @@ import { costRuleFor, type Endpoint, type ReadResult } from "./endpoint.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
 import type { Cursor, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
+import { isWellFormedApiKey } from "./request.ts";
 import type { TokenCodec } from "./tokens.ts";
 
 export interface Services {
@@ -26,6 +27,11 @@ export interface ReadRequest {
   requestId: string;
   /** A surface's own page size (the /2 layer's max_results), overriding the endpoint's. */
   pageSize?: number;
+  /**
+   * Aborted when the client can no longer receive the answer (it closed the connection). The read is
+   * then not charged, and a charge already made is refunded.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ReadSuccess {
@@ -49,7 +55,10 @@ const encoder = new TextEncoder();
 /** Parameters that do not change what a page holds, so a token stays valid when they change. */
 const UNBOUND_PARAMS = new Set(["next_token", "limit"]);
 
-/** Recently seen keys → their digests: a digest never changes, and it costs more than the rest of auth. */
+/**
+ * Recently seen keys → their digests: a digest never changes, and it costs more than the rest of auth.
+ * Only well-formed keys (40 characters) reach it, so its 10,000 entries hold at most about 2 MB.
+ */
 const digestCache = new Map<string, string>();
 const DIGEST_CACHE_SIZE = 10_000;
 
@@ -108,9 +117,26 @@ export function runRead(
   return endpoint.run({ store, params, page });
 }
 
+function insufficientCredits(required: number, remaining: number): ApiError {
+  return new ApiError(
+    "insufficient_credits",
+    `Insufficient credits: this request costs ${required} credits and the account has ${remaining} remaining. Add credits or choose a plan on the billing page.`,
+    { credits: { required, remaining } },
+  );
+}
+
+/** No client will read this answer; the error only closes the pipeline's books (logged, never sent). */
+function clientGone(): ApiError {
+  return new ApiError("invalid_request", "The client closed the connection before the answer was sent");
+}
+
 async function authenticate(ledger: Ledger, apiKey: string | undefined) {
   if (!apiKey)
     throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API_KEY>");
+  // Refused before hashing or caching: a made-up token of any length costs nothing to turn away.
+  if (!isWellFormedApiKey(apiKey)) {
+    throw new ApiError("invalid_api_key", "Invalid API key: keys are sk_live_ followed by 32 letters and digits");
+  }
   const check = await ledger.checkKey(await hashApiKey(apiKey));
   if (check.status === "revoked")
     throw new ApiError("revoked_api_key", "This API key has been revoked: create a new one in the dashboard");
@@ -130,26 +156,26 @@ export async function executeRead(services: Services, request: ReadRequest): Pro
     const token = params.next_token;
     const after: Cursor | undefined =
       typeof token === "string" ? await services.tokens.verify(token, endpoint.id, tokenBinding(params)) : undefined;
+    const rule = costRuleFor(endpoint, params);
+    // A key whose account cannot pay even the base cost gets its 402 without any work being done.
+    const base = costOf(rule, 0);
+    if (key.balance < base) throw insufficientCredits(base, key.balance);
     const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
-    const result = await runRead(endpoint, services.store, params, after ? { size, after } : { size });
+    const page = { size, owner: key.accountId, ...(after ? { after } : {}) };
+    const result = await runRead(endpoint, services.store, params, page);
 
-    const cost = costOf(costRuleFor(endpoint, params), result.items);
-    const debit = await services.ledger.debit(key.accountId, {
-      requestId: request.requestId,
-      keyId: key.keyId,
-      endpoint: endpoint.id,
-      credits: cost,
-    });
-    if (!debit.ok) {
-      throw new ApiError(
-        "insufficient_credits",
-        `Insufficient credits: this request costs ${cost} credits and the account has ${debit.remaining} remaining. Add credits or choose a plan on the billing page.`,
-        { credits: { required: cost, remaining: debit.remaining } },
-      );
-    }
+    const cost = costOf(rule, result.items);
+    if (request.signal?.aborted) throw clientGone();
+    const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
+    const debit = await services.ledger.debit(key.accountId, usage);
+    if (!debit.ok) throw insufficientCredits(cost, debit.remaining);
     const nextToken = result.next
       ? await services.tokens.sign(endpoint.id, tokenBinding(params), result.next)
       : undefined;
+    if (request.signal?.aborted) {
+      await services.ledger.refund(key.accountId, request.requestId);
+      throw clientGone();
+    }
     return {
       ok: true,
       data: result.data,

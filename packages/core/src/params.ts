@@ -58,6 +58,16 @@ export const searchQueryParam = v.pipe(
   v.maxLength(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`),
 );
 
+/**
+ * The message of an issue raised by a strict parameter object itself. Valibot raises the same kind of
+ * issue for an unknown name (expecting "never") and for a missing required one (expecting the name),
+ * so a single message would call a missing parameter unknown.
+ */
+export function paramsIssueMessage(issue: v.StrictObjectIssue): string {
+  if (!issue.path) return "must be an object of named parameters";
+  return issue.expected === "never" ? "is not a parameter of this endpoint" : "is required";
+}
+
 function unwrap(schema: v.GenericSchema): v.GenericSchema {
   return "wrapped" in schema ? unwrap(schema.wrapped as v.GenericSchema) : schema;
 }
@@ -71,12 +81,14 @@ export function numericParams(schema: v.GenericSchema): ReadonlySet<string> {
 /**
  * Raw string parameters (a URL's query and path) → the values the schema validates. A parameter
  * given more than once is refused here, because no parameter of this API is a list by repetition.
+ * The record has no prototype: on a plain object `__proto__=1` would set the prototype instead of a
+ * parameter, and the strict schema would never see the unknown name.
  */
 export function decodeParams(
   raw: Iterable<[string, string]>,
   numeric: ReadonlySet<string>,
 ): { values: Record<string, unknown>; repeated: string[] } {
-  const values: Record<string, unknown> = {};
+  const values: Record<string, unknown> = Object.create(null);
   const repeated: string[] = [];
   for (const [name, text] of raw) {
     if (Object.hasOwn(values, name)) {

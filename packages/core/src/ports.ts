@@ -11,6 +11,8 @@ export type Cursor = readonly (string | number)[];
 export interface PageRequest {
   size: number;
   after?: Cursor;
+  /** Who the page is for (an account id): a store may share its capacity fairly between owners. */
+  owner?: string;
 }
 
 /** A page of ids: the JSON text of its IdObject array and how many it holds; `next` as in Page. */
@@ -111,7 +113,7 @@ export interface Account {
 }
 
 export type KeyCheck =
-  | { status: "active"; accountId: string; keyId: string }
+  | { status: "active"; accountId: string; keyId: string; balance: number }
   | { status: "revoked"; keyId: string }
   | { status: "unknown" };
 
@@ -130,8 +132,14 @@ export type DebitResult = { ok: true; remaining: number } | { ok: false; remaini
  * once that transaction is durable.
  */
 export interface Ledger {
-  /** Looks a key up by the SHA-256 hex digest of its secret. */
+  /** Looks a key up by the SHA-256 hex digest of its secret; an active key comes with its account's balance. */
   checkKey(keyHash: string): Promise<KeyCheck>;
   balance(accountId: string): Promise<number>;
   debit(accountId: string, usage: UsageRecord): Promise<DebitResult>;
+  /**
+   * Gives back the whole charge of `requestId` (an answer the client never received), with a
+   * compensating grant that names the request. At most once per request; a request never charged is
+   * left alone.
+   */
+  refund(accountId: string, requestId: string): Promise<void>;
 }

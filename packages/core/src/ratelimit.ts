@@ -83,6 +83,16 @@ export class RateLimiter {
   }
 }
 
+/** The x-rate-limit-* headers of an answer to a counted request; none when nothing was counted. */
+export function rateHeaders(rate: RateState | undefined): Record<string, string> {
+  if (!rate) return {};
+  return {
+    "x-rate-limit-limit": String(rate.limit),
+    "x-rate-limit-remaining": String(rate.remaining),
+    "x-rate-limit-reset": String(rate.reset),
+  };
+}
+
 export function rateLimitError(state: RateState): ApiError {
   return new ApiError("rate_limited", `Rate limit exceeded: retry after ${state.retryAfter} s`, {
     retryAfter: state.retryAfter,

@@ -1,5 +1,12 @@
 // What every surface reads off an incoming request the same way: the caller's key and a request id.
 
+/** What every API key looks like: the tag and 32 base62 characters (see the ledger's key generator). */
+export const API_KEY_PATTERN = /^sk_live_[0-9A-Za-z]{32}$/;
+
+export function isWellFormedApiKey(text: string): boolean {
+  return API_KEY_PATTERN.test(text);
+}
+
 /** The API key of an `Authorization: Bearer <key>` header; anything else counts as no key. */
 export function bearerKey(request: Request): string | undefined {
   return request.headers.get("authorization")?.match(/^Bearer[ ]+(\S+)[ ]*$/i)?.[1];

@@ -2,7 +2,7 @@
 // and its normalized query, so a token is useless on another endpoint, with other filters, or after
 // any change to a single character. Format: base64url(JSON cursor) "." base64url(MAC).
 
-import { invalidRequest } from "./errors.ts";
+import { invalidPageToken } from "./errors.ts";
 import type { Cursor } from "./ports.ts";
 
 const encoder = new TextEncoder();
@@ -45,10 +45,7 @@ export async function createTokenCodec(secret: string): Promise<TokenCodec> {
     "verify",
   ]);
   const signed = (scope: string, query: string, payload: string) => encoder.encode(`${scope}\n${query}\n${payload}`);
-  const invalid = () =>
-    invalidRequest("next_token is invalid: pass the next_token of the previous page unchanged", [
-      { parameter: "next_token", message: "not a token issued for this request" },
-    ]);
+  const invalid = invalidPageToken;
 
   return {
     async sign(scope, query, cursor) {

@@ -9,15 +9,23 @@ import type { DebitResult, KeyCheck, Ledger, Store, UsageRecord } from "../src/p
 import { RateLimiter } from "../src/ratelimit.ts";
 import { createTokenCodec } from "../src/tokens.ts";
 
+const GOOD = `sk_live_${"g".repeat(32)}`;
+const OLD = `sk_live_${"o".repeat(32)}`;
+const UNKNOWN = `sk_live_${"u".repeat(32)}`;
+
 const quotes = catalogue.find((e) => e.id === "tweet_quotes") as Endpoint;
 const tweet = catalogue.find((e) => e.id === "tweet") as Endpoint;
 
 class MemoryLedger implements Ledger {
   balance_ = 30;
   usage: UsageRecord[] = [];
+  refunded: string[] = [];
   keys = new Map<string, KeyCheck>();
-  async checkKey(hash: string) {
-    return this.keys.get(hash) ?? { status: "unknown" as const };
+  lookups = 0;
+  async checkKey(hash: string): Promise<KeyCheck> {
+    this.lookups += 1;
+    const check = this.keys.get(hash) ?? { status: "unknown" as const };
+    return check.status === "active" ? { ...check, balance: this.balance_ } : check;
   }
   async balance() {
     return this.balance_;
@@ -27,6 +35,12 @@ class MemoryLedger implements Ledger {
     this.balance_ -= usage.credits;
     this.usage.push(usage);
     return { ok: true, remaining: this.balance_ };
+  }
+  async refund(_account: string, requestId: string) {
+    const charge = this.usage.find((usage) => usage.requestId === requestId);
+    if (!charge || this.refunded.includes(requestId)) return;
+    this.refunded.push(requestId);
+    this.balance_ += charge.credits;
   }
 }
 
@@ -44,20 +58,37 @@ const store = {
   },
 } as unknown as Store;
 
-async function setup(rate = { ratePerSecond: 0, burst: 10 }) {
+async function setup(rate = { ratePerSecond: 0, burst: 10 }, reads: string[] = []) {
   const ledger = new MemoryLedger();
-  ledger.keys.set(await hashApiKey("good"), { status: "active", accountId: "a1", keyId: "k1" });
-  ledger.keys.set(await hashApiKey("old"), { status: "revoked", keyId: "k2" });
+  ledger.keys.set(await hashApiKey(GOOD), { status: "active", accountId: "a1", keyId: "k1", balance: 0 });
+  ledger.keys.set(await hashApiKey(OLD), { status: "revoked", keyId: "k2" });
+  const watched = new Proxy(store, {
+    get(target, name) {
+      reads.push(String(name));
+      return Reflect.get(target, name);
+    },
+  });
   const services: Services = {
-    store,
+    store: watched,
     ledger,
     tokens: await createTokenCodec("x".repeat(40)),
     limiter: new RateLimiter(rate),
   };
   let n = 0;
-  const read = (endpoint: Endpoint, params: Record<string, unknown>, apiKey: string | null = "good") =>
-    executeRead(services, { endpoint, params, apiKey: apiKey ?? undefined, requestId: `r${++n}` });
-  return { ledger, read };
+  const read = (
+    endpoint: Endpoint,
+    params: Record<string, unknown>,
+    apiKey: string | null = GOOD,
+    signal?: AbortSignal,
+  ) =>
+    executeRead(services, {
+      endpoint,
+      params,
+      apiKey: apiKey ?? undefined,
+      requestId: `r${++n}`,
+      ...(signal ? { signal } : {}),
+    });
+  return { ledger, read, services };
 }
 
 describe("executeRead", () => {
@@ -83,11 +114,11 @@ describe("executeRead", () => {
     const { ledger, read } = await setup();
     const cases: [string | null, Record<string, unknown>, string][] = [
       [null, { id: "x" }, "invalid_api_key"],
-      ["nope", { id: "7" }, "invalid_api_key"],
-      ["old", { id: "7" }, "revoked_api_key"],
-      ["good", { id: "x" }, "invalid_request"],
-      ["good", { id: "8" }, "endpoint_not_found"],
-      ["good", { id: "7", next_token: "forged.token" }, "invalid_request"],
+      [UNKNOWN, { id: "7" }, "invalid_api_key"],
+      [OLD, { id: "7" }, "revoked_api_key"],
+      [GOOD, { id: "x" }, "invalid_request"],
+      [GOOD, { id: "8" }, "endpoint_not_found"],
+      [GOOD, { id: "7", next_token: "forged.token" }, "invalid_request"],
     ];
     for (const [key, params, code] of cases) {
       const outcome = await read(quotes, params, key);
@@ -114,6 +145,65 @@ describe("executeRead", () => {
     assert.deepEqual(outcome.error.credits, { required: 21, remaining: 20 });
     assert.match(outcome.error.message, /costs 21 credits .* 20 remaining/);
     assert.equal(ledger.balance_, 20);
+  });
+
+  it("turns away a token that is not shaped like a key before looking it up", async () => {
+    const { ledger, read } = await setup();
+    for (const token of [
+      "nope",
+      `${GOOD}x`,
+      GOOD.slice(0, -1),
+      `sk_test_${"g".repeat(32)}`,
+      `sk_live_${"-".repeat(32)}`,
+      "k".repeat(15_000),
+    ]) {
+      const outcome = await read(quotes, { id: "7" }, token);
+      assert.equal(outcome.ok ? "ok" : outcome.error.code, "invalid_api_key", token.slice(0, 50));
+    }
+    assert.equal(ledger.lookups, 0);
+  });
+
+  it("answers 402 without reading when the balance cannot cover the base cost", async () => {
+    const reads: string[] = [];
+    const { ledger, read } = await setup(undefined, reads);
+    ledger.balance_ = 0;
+    const outcome = await read(quotes, { id: "7" });
+    assert.ok(!outcome.ok);
+    assert.equal(outcome.error.code, "insufficient_credits");
+    assert.deepEqual(outcome.error.credits, { required: 1, remaining: 0 });
+    assert.deepEqual(reads, []);
+  });
+
+  it("charges nothing for an answer whose client left during the read", async () => {
+    const { ledger, read } = await setup();
+    const gone = new AbortController();
+    const leaving = {
+      ...quotes,
+      run: async (context: Parameters<typeof quotes.run>[0]) => {
+        gone.abort();
+        return quotes.run(context);
+      },
+    };
+    const outcome = await read(leaving, { id: "7" }, GOOD, gone.signal);
+    assert.ok(!outcome.ok);
+    assert.equal(ledger.usage.length, 0);
+    assert.equal(ledger.balance_, 30);
+  });
+
+  it("refunds a charge whose client left while it was being made", async () => {
+    const { ledger, read } = await setup();
+    const gone = new AbortController();
+    const debit = ledger.debit.bind(ledger);
+    ledger.debit = async (account, usage) => {
+      const result = await debit(account, usage);
+      gone.abort();
+      return result;
+    };
+    const outcome = await read(quotes, { id: "7" }, GOOD, gone.signal);
+    assert.ok(!outcome.ok);
+    assert.equal(ledger.usage.length, 1);
+    assert.deepEqual(ledger.refunded, [ledger.usage[0]?.requestId]);
+    assert.equal(ledger.balance_, 30);
   });
 
   it("charges nothing when the read itself fails", async () => {

@@ -1,7 +1,7 @@
 // Opens the one SQLite file that holds both the social world and the credit ledger, in WAL mode, and
 // brings its schema up to date.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ledgerMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
@@ -31,10 +31,31 @@ export function synchronousFrom(value: string | undefined): Synchronous {
 
 const PAGE_CACHE_KIB = 32 * 1024;
 
+// Owner-only, because `settings` holds the token and session secrets and the ledger holds every key's
+// hash and every account's usage.
+const FOLDER_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/**
+ * Makes the database file owner-only before SQLite opens it: created with FILE_MODE, so that no other
+ * user can open it even for an instant, or tightened when it exists, with the -wal and -shm a previous
+ * run left. SQLite creates the -wal and -shm with the database file's permissions, so later ones
+ * follow. A missing folder is created owner-only (the default, data/, is missing in a fresh checkout);
+ * an existing folder is the operator's choice and stays as it is, as do files of another owner (which
+ * this user could not change, and which someone shared on purpose).
+ */
+function restrictAccess(path: string): void {
+  mkdirSync(dirname(resolve(path)), { recursive: true, mode: FOLDER_MODE });
+  closeSync(openSync(path, "a", FILE_MODE));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (stat !== undefined && stat.uid === process.getuid?.() && (stat.mode & 0o077) !== 0) chmodSync(file, FILE_MODE);
+  }
+}
+
 export function openDatabase(url: string, options: { synchronous?: Synchronous } = {}): Database {
   const path = databasePath(url);
-  // The default, file:data/social.db, lives in a folder a fresh checkout does not have yet.
-  if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (path !== ":memory:") restrictAccess(path);
   const db = new Database(path, { create: true, strict: true });
   db.run("PRAGMA journal_mode = WAL");
   db.run(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);

@@ -2,6 +2,7 @@ export * from "./database.ts";
 export * from "./ledger/index.ts";
 export * from "./migrate.ts";
 export * from "./outage.ts";
+export { DEFAULT_SEARCH_LIMITS, type SearchLimits } from "./search/execute.ts";
 export * from "./services.ts";
 export * from "./settings.ts";
 export * from "./store.ts";

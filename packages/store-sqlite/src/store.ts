@@ -9,6 +9,7 @@ import {
   type Cursor,
   type GraphDirection,
   type IdPage,
+  invalidPageToken,
   JsonText,
   type Page,
   type PageRequest,
@@ -25,7 +26,7 @@ import {
   type UserLookup,
 } from "@social/core";
 import { searchCursor } from "./search/compile.ts";
-import { SearchExecutor } from "./search/execute.ts";
+import { DEFAULT_SEARCH_LIMITS, SearchExecutor, type SearchLimits } from "./search/execute.ts";
 import { ftsString } from "./search/fts-columns.ts";
 import {
   storedId,
@@ -51,8 +52,8 @@ type KeyedTweetRow = TweetRow & Row<"k1">;
 /** The keyset position to continue after: `after` checked to be `start`'s shape, or `start` itself. */
 function keyset<Key extends [number] | [number, number]>(after: Cursor | undefined, start: Key): Key {
   if (after === undefined) return start;
-  if (after.length !== start.length || !after.every((value) => typeof value === "number")) {
-    throw new RangeError("store: malformed cursor");
+  if (after.length !== start.length || !after.every((value) => typeof value === "number" && Number.isFinite(value))) {
+    throw invalidPageToken();
   }
   return after as unknown as Key;
 }
@@ -73,9 +74,9 @@ export class SqliteStore implements Store {
   readonly #search: SearchExecutor;
   readonly #q: ReturnType<typeof prepareStatements>;
 
-  /** `searchWindow`: the first window of ids a search without a text part reads (tests shrink it). */
-  constructor(db: Database, options: { searchWindow?: number } = {}) {
-    this.#search = new SearchExecutor(db, options.searchWindow ?? 256);
+  /** `search`: how much work one search may do, and in what steps (tests shrink them). */
+  constructor(db: Database, options: { search?: Partial<SearchLimits> } = {}) {
+    this.#search = new SearchExecutor(db, { ...DEFAULT_SEARCH_LIMITS, ...options.search });
     this.#q = prepareStatements(db);
   }
 
@@ -284,7 +285,7 @@ export class SqliteStore implements Store {
   }
 
   async searchTweets(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
-    const rows = this.#search.rows(query, sortOrder, page.size + 1, page.after);
+    const rows = await this.#search.rows(query, sortOrder, page.size + 1, page.after, page.owner ?? "");
     return pageOf(rows, page.size, tweetFromRow, (row) => searchCursor(sortOrder, row));
   }
 
@@ -389,13 +390,22 @@ function idPageStatements(db: Database, walk: string) {
   };
 }
 
+/**
+ * The condition on every tweet read (the tweets table aliased `t`): a protected account's tweets are
+ * for its followers, and this API reads as an app that follows nobody. A protected tweet is then
+ * missing everywhere, a lookup by its id included.
+ */
+const VISIBLE = "t.author_protected = 0";
+
 function prepareStatements(db: Database) {
   const tweetsNewestFirst = (where: string, from = "tweets t") =>
     db.prepare(
-      `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
+      `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
     );
   const tweetsOldestFirst = (where: string) =>
-    db.prepare(`SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE ${where} AND t.id > ? ORDER BY t.id LIMIT ?`);
+    db.prepare(
+      `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE ${where} AND ${VISIBLE} AND t.id > ? ORDER BY t.id LIMIT ?`,
+    );
   // Users reached through a relation table `r` whose key is (parent, created_ms, user), newest first.
   const usersNewestFirst = (table: string, parent: string, user: string, filter = "") =>
     db.prepare(
@@ -406,7 +416,7 @@ function prepareStatements(db: Database) {
   const communityTweetsBy = (key: string) =>
     db.prepare(
       `SELECT ${TWEET_COLUMNS}, c.${key} AS k1, c.tweet_id AS k2 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
-       WHERE c.community_id = ? AND c.created_ms >= ? AND (c.${key}, c.tweet_id) < (?, ?)
+       WHERE c.community_id = ? AND c.created_ms >= ? AND ${VISIBLE} AND (c.${key}, c.tweet_id) < (?, ?)
        ORDER BY c.${key} DESC, c.tweet_id DESC LIMIT ?`,
     );
   const communitiesBySize = (where: string) =>
@@ -415,8 +425,8 @@ function prepareStatements(db: Database) {
        WHERE ${where} (c.member_count, c.id) < (?, ?) ORDER BY c.member_count DESC, c.id DESC LIMIT ?`,
     );
   return {
-    tweet: db.prepare(`SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.id = ?`),
-    tweetExists: db.prepare("SELECT 1 FROM tweets WHERE id = ?"),
+    tweet: db.prepare(`SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
+    tweetExists: db.prepare(`SELECT 1 FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
     user: db.prepare(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`),
     userExists: db.prepare("SELECT 1 FROM users WHERE id = ?"),
     userByUsername: db.prepare(`SELECT ${USER_COLUMNS} FROM users u WHERE u.username = ? COLLATE NOCASE`),
@@ -452,7 +462,7 @@ function prepareStatements(db: Database) {
     quotes: tweetsNewestFirst("t.quoted_id = ?"),
     retweeters: db.prepare(
       `SELECT ${USER_COLUMNS}, t.id AS k1 FROM tweets t JOIN users u ON u.id = t.author_id
-       WHERE t.retweeted_id = ? AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
+       WHERE t.retweeted_id = ? AND ${VISIBLE} AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
     ),
     // Replies have larger ids than what they reply to, so every descendant comes after the tweet itself.
     descendants: db.prepare(
@@ -461,20 +471,21 @@ function prepareStatements(db: Database) {
          UNION ALL
          SELECT r.id FROM tweets r JOIN below b ON r.reply_to_id = b.id
        )
-       SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE t.id IN below AND t.id > ? ORDER BY t.id LIMIT ?`,
+       SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE t.id IN below AND ${VISIBLE} AND t.id > ? ORDER BY t.id LIMIT ?`,
     ),
-    tweetConversation: db.prepare("SELECT id, conversation_id AS root FROM tweets WHERE id = ?"),
+    tweetConversation: db.prepare(`SELECT t.id, t.conversation_id AS root FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
     conversationReplies: tweetsOldestFirst("t.conversation_id = ? AND t.reply_to_id IS NOT NULL"),
     conversationByAuthor: db.prepare(
       `SELECT ${TWEET_COLUMNS}, t.reply_to_id FROM tweets t
-       WHERE t.conversation_id = ? AND t.id >= ? AND t.author_id = ? ORDER BY t.id`,
+       WHERE t.conversation_id = ? AND t.id >= ? AND t.author_id = ? AND ${VISIBLE} ORDER BY t.id`,
     ),
     selfParent: db.prepare(
       `SELECT ${TWEET_COLUMNS} FROM tweets c JOIN tweets t ON t.id = c.reply_to_id AND t.author_id = c.author_id
-       WHERE c.id = ?`,
+       WHERE c.id = ? AND ${VISIBLE}`,
     ),
     article: db.prepare(
-      `SELECT a.doc AS article, ${USER_COLUMNS} FROM articles a JOIN users u ON u.id = a.author_id WHERE a.tweet_id = ?`,
+      `SELECT a.doc AS article, ${USER_COLUMNS} FROM articles a JOIN tweets t ON t.id = a.tweet_id
+       JOIN users u ON u.id = a.author_id WHERE a.tweet_id = ? AND ${VISIBLE}`,
     ),
     listTweets: tweetsNewestFirst("m.list_id = ?", "list_members m JOIN tweets t ON t.author_id = m.user_id"),
     listMembers: usersNewestFirst("list_members", "list_id", "user_id"),
@@ -489,7 +500,7 @@ function prepareStatements(db: Database) {
     communityTweets: {
       recency: db.prepare(
         `SELECT ${TWEET_COLUMNS}, c.tweet_id AS k1 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
-         WHERE c.community_id = ? AND c.created_ms >= ? AND c.tweet_id < ? ORDER BY c.tweet_id DESC LIMIT ?`,
+         WHERE c.community_id = ? AND c.created_ms >= ? AND ${VISIBLE} AND c.tweet_id < ? ORDER BY c.tweet_id DESC LIMIT ?`,
       ),
       likes: communityTweetsBy("like_count"),
       relevance: communityTweetsBy("relevance"),

@@ -14,6 +14,7 @@ import {
   hashApiKeySync,
   LedgerError,
   listKeys,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
   openDatabase,
   recentRequests,
   revokeKey,
@@ -120,6 +121,7 @@ describe("keys", () => {
       status: "active",
       accountId: account.id,
       keyId: created.keyId,
+      balance: account.balance,
     });
 
     db.close();
@@ -204,6 +206,47 @@ describe("keys", () => {
 
   test("a key for an unknown account is refused", () => {
     expectLedgerError(() => createKey(db, "acct_missing", "a"), "unknown_account");
+  });
+});
+
+describe("the cap on active keys", () => {
+  const activeKeys = (accountId: string) => listKeys(db, accountId).filter((key) => key.revokedAt === null);
+
+  test(`an account holds at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoking one makes room`, () => {
+    const account = createAccount(db, "Ada");
+    const created = Array.from({ length: MAX_ACTIVE_KEYS_PER_ACCOUNT }, (_, i) => createKey(db, account.id, `k${i}`));
+    expectLedgerError(() => createKey(db, account.id, "one too many"), "too_many_keys");
+    expect(listKeys(db, account.id)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    expect(createKey(db, createAccount(db, "Bob").id, "b").key).toBeString();
+
+    revokeKey(db, created[0]?.keyId ?? "");
+    createKey(db, account.id, "replacement");
+    expect(activeKeys(account.id)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    expectLedgerError(() => createKey(db, account.id, "one too many"), "too_many_keys");
+  });
+
+  test("processes creating keys at once never exceed the cap together", async () => {
+    const account = createAccount(db, "Ada");
+    const script = `
+      import { createKey, openDatabase } from ${JSON.stringify(join(import.meta.dir, "../src/index.ts"))};
+      const db = openDatabase(${JSON.stringify(`file:${file}`)});
+      let made = 0;
+      for (let i = 0; i < ${MAX_ACTIVE_KEYS_PER_ACCOUNT}; i++) {
+        try { createKey(db, ${JSON.stringify(account.id)}, "race"); made++; }
+        catch (error) { if (error.code !== "too_many_keys") throw error; }
+      }
+      console.log(made);`;
+    const writers = Array.from({ length: 4 }, () =>
+      Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" }),
+    );
+    const made = await Promise.all(
+      writers.map(async (child) => {
+        expect(await child.exited).toBe(0);
+        return Number(await new Response(child.stdout).text());
+      }),
+    );
+    expect(made.reduce((sum, n) => sum + n, 0)).toBe(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    expect(activeKeys(account.id)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
   });
 });
 

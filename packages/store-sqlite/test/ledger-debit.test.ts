@@ -312,3 +312,32 @@ describe("debit under concurrency", () => {
     expect(handovers).toBeGreaterThan(0);
   }, 30_000);
 });
+
+describe("refund", () => {
+  test("gives back a charge once, with a grant naming the request; the books still balance", async () => {
+    const { accountId, keyId } = setUp(100);
+    await ledger.debit(accountId, usage(keyId, "req_a", 21));
+    await ledger.debit(accountId, usage(keyId, "req_b", 5));
+    await Promise.all([ledger.refund(accountId, "req_a"), ledger.refund(accountId, "req_a")]);
+    await ledger.refund(accountId, "req_a");
+    expect(getAccount(db, accountId)?.balance).toBe(95);
+    const refunds = db
+      .query<{ refund_of: string; credits: number }, [string]>(
+        "SELECT refund_of, credits FROM grants WHERE account_id = ? AND refund_of IS NOT NULL",
+      )
+      .all(accountId);
+    expect(refunds).toEqual([{ refund_of: "req_a", credits: 21 }]);
+    expect(grantTotal(accountId)).toBe(95 + usageTotals(accountId).credits);
+  });
+
+  test("leaves a request never charged, or another account's, alone", async () => {
+    const { accountId, keyId } = setUp(100);
+    const other = setUp(100);
+    await ledger.debit(accountId, usage(keyId, "req_c", 7));
+    await ledger.refund(accountId, "req_unknown");
+    await ledger.refund(other.accountId, "req_c");
+    expect(getAccount(db, accountId)?.balance).toBe(93);
+    expect(getAccount(db, other.accountId)?.balance).toBe(100);
+    expect(grantTotal(accountId)).toBe(100);
+  });
+});

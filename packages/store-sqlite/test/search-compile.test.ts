@@ -169,8 +169,9 @@ async function checkQueries(
   try {
     const { ids_follow_time } = db.query("SELECT ids_follow_time FROM world_meta").get() as { ids_follow_time: number };
     if (timeOrdered) expect(ids_follow_time).toBe(1);
-    // Windows of two ids make a scan cross many windows even in a world of thirty tweets.
-    const store = new SqliteStore(db, { searchWindow: 2 });
+    // Windows that start at two tweets and shrink at every step make a search cross many windows even
+    // in a world of thirty tweets.
+    const store = new SqliteStore(db, { search: { firstWindow: 2, stepMs: 0 } });
     for (const query of queries) {
       const truth = expected(tweets, query);
       const context = JSON.stringify(query);

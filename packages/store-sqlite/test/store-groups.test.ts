@@ -6,15 +6,21 @@ import {
   type CommunityTweetSort,
   type TimeFilter,
   Trend,
-  type Tweet,
   Tweet as TweetSchema,
   tokenize,
   User,
 } from "@social/core";
 import { examples } from "@social/fixtures";
 import * as v from "valibot";
-import { communityRelevance } from "../src/world/writer.ts";
-import { type BuiltWorld, buildDefaultWorld, byIdDesc, newestFirst, plainUser, walk } from "./world-helpers.ts";
+import {
+  type BuiltWorld,
+  buildDefaultWorld,
+  byIdDesc,
+  communityTweetOrders,
+  newestFirst,
+  plainUser,
+  walk,
+} from "./world-helpers.ts";
 
 let world: BuiltWorld;
 // Building the default world takes a few seconds, more on a busy machine.
@@ -119,14 +125,7 @@ describe("communities", () => {
     });
   }
 
-  const sorts: Record<CommunityTweetSort, (a: Tweet, b: Tweet) => number> = {
-    recency: byIdDesc,
-    likes: (a, b) => b.like_count - a.like_count || byIdDesc(a, b),
-    relevance: (a, b) => {
-      const clockMs = Date.parse(world.truth.clock);
-      return communityRelevance(b, clockMs) - communityRelevance(a, clockMs) || byIdDesc(a, b);
-    },
-  };
+  const sorts = communityTweetOrders(() => world.truth);
   const windows: Record<TimeFilter, number> = { day: 1, week: 7, month: 30, year: 365, all: Number.POSITIVE_INFINITY };
 
   for (const sort of Object.keys(sorts) as CommunityTweetSort[]) {

@@ -13,7 +13,7 @@ import {
 } from "@social/core";
 import { examples } from "@social/fixtures";
 import * as v from "valibot";
-import { type BuiltWorld, buildDefaultWorld, byIdAsc, byIdDesc, plainUser, walk } from "./world-helpers.ts";
+import { type BuiltWorld, buildDefaultWorld, byIdAsc, byIdDesc, isVisible, plainUser, walk } from "./world-helpers.ts";
 
 let world: BuiltWorld;
 // Building the default world takes a few seconds, more on a busy machine.
@@ -23,12 +23,14 @@ beforeAll(() => {
 afterAll(() => world.db.close());
 
 const referenced = (tweet: Tweet, type: string) => tweet.referenced_tweets?.find((ref) => ref.type === type)?.id;
+const visible = (tweet: Tweet) => isVisible(world.truth, tweet);
 
 describe("tweet lookups", () => {
-  test("every tweet of the world reads back exactly as generated, optional fields absent", async () => {
+  test("every public tweet of the world reads back exactly as generated, optional fields absent", async () => {
     const { tweets } = world.truth;
-    expect(await world.store.tweetsByIds(tweets.map((tweet) => tweet.id))).toStrictEqual(tweets);
-    for (const tweet of tweets.slice(0, 500)) v.parse(TweetSchema, tweet);
+    const found = await world.store.tweetsByIds(tweets.map((tweet) => tweet.id));
+    expect(found).toStrictEqual(tweets.filter(visible));
+    for (const tweet of found.slice(0, 500)) v.parse(TweetSchema, tweet);
   });
 
   test("tweetsByIds keeps the order asked and skips unknown ids", async () => {
@@ -79,10 +81,12 @@ describe("tweets below a tweet", () => {
         tweet.conversation_id === examples.thread_tweet_id &&
         referenced(tweet, "replied_to") === examples.thread_tweet_id,
     );
-    const sample = world.truth.tweets.filter((_, index) => index % 97 === 0).map((tweet) => tweet.id);
+    const sample = world.truth.tweets
+      .filter((tweet, index) => index % 97 === 0 && visible(tweet))
+      .map((tweet) => tweet.id);
     const ids = [examples.thread_tweet_id, examples.tweet_id, threadPart?.id ?? "", examples.reply_tweet_id, ...sample];
     for (const tweetId of ids) {
-      const truth = below(tweetId).sort(byIdAsc);
+      const truth = below(tweetId).filter(visible).sort(byIdAsc);
       const { items } = await walk((page) => world.store.conversation(tweetId, page), 2);
       expect(items).toStrictEqual(truth);
     }
@@ -221,7 +225,7 @@ describe("search on the default world", () => {
     test(`${JSON.stringify(text)}: every page of both sort orders`, async () => {
       const query = parseQuery(text);
       const truth = world.truth.tweets
-        .filter((tweet) => matches(query, searchDocument(tweet, username(tweet))))
+        .filter((tweet) => visible(tweet) && matches(query, searchDocument(tweet, username(tweet))))
         .sort(byIdDesc);
       expect(truth.length).toBeGreaterThan(0);
       for (const sortOrder of ["recency", "relevancy"] as SearchSortOrder[]) {

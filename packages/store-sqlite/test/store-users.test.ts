@@ -62,13 +62,16 @@ describe("timelines", () => {
     });
   }
 
-  test("a cursor of the wrong shape is refused, not misread", async () => {
-    for (const after of [["x"], [1, 2], []]) {
-      await expect(world.store.timeline(examples.user_id, "tweets", { size: 5, after })).rejects.toThrow(RangeError);
+  test("a cursor of the wrong shape is refused as an invalid next_token (400), not misread", async () => {
+    const refused = { code: "invalid_request", details: [{ parameter: "next_token" }] };
+    for (const after of [["x"], [1, 2], [], [Number.NaN]]) {
+      await expect(world.store.timeline(examples.user_id, "tweets", { size: 5, after })).rejects.toMatchObject(refused);
     }
-    await expect(
-      world.store.searchTweets({ kind: "term", value: "coffee" }, "relevancy", { size: 5, after: [1] }),
-    ).rejects.toThrow(RangeError);
+    for (const after of [[1], [1, "x"], [1, 2.5], [0, 2 ** 60]]) {
+      await expect(
+        world.store.searchTweets({ kind: "term", value: "coffee" }, "relevancy", { size: 5, after }),
+      ).rejects.toMatchObject(refused);
+    }
   });
 
   test("an unknown user has no timeline; a user without tweets has an empty one", async () => {

@@ -1,11 +1,12 @@
 // The default world twice over for the store tests: built into a database, and kept as the generator's
 // records, from which each test computes the unpaginated truth the store's pages must add up to.
 import type { Database } from "bun:sqlite";
-import type { Page, PageRequest, Tweet, User, UserLookup } from "@social/core";
+import type { CommunityTweetSort, Page, PageRequest, Tweet, User, UserLookup } from "@social/core";
 import { DEFAULT_WORLD, generateWorld, type WorldOptions, type WorldRecord } from "@social/fixtures";
 import { openDatabase } from "../src/database.ts";
 import { SqliteStore } from "../src/store.ts";
 import { buildWorld } from "../src/world/build.ts";
+import { communityRelevance } from "../src/world/writer.ts";
 
 type Of<Kind extends WorldRecord["kind"]> = Extract<WorldRecord, { kind: Kind }>;
 
@@ -100,7 +101,29 @@ export function newestFirst<T>(items: readonly T[], createdAt: (item: T) => stri
   );
 }
 
+/** Whether the store serves `tweet`: a protected account's tweets are left out of every read. */
+export function isVisible(truth: WorldTruth, tweet: Tweet): boolean {
+  return truth.users.get(tweet.author_id)?.protected === false;
+}
+
 export function plainUser(lookup: UserLookup): User {
   const { status: _status, ...user } = lookup;
   return user;
+}
+
+/**
+ * How the store orders a community's tweets for each sort, as comparisons of the generated tweets;
+ * `truth` is read when comparing, so the orders can be listed before the world is built.
+ */
+export function communityTweetOrders(
+  truth: () => WorldTruth,
+): Record<CommunityTweetSort, (a: Tweet, b: Tweet) => number> {
+  return {
+    recency: byIdDesc,
+    likes: (a, b) => b.like_count - a.like_count || byIdDesc(a, b),
+    relevance: (a, b) => {
+      const clockMs = Date.parse(truth().clock);
+      return communityRelevance(b, clockMs) - communityRelevance(a, clockMs) || byIdDesc(a, b);
+    },
+  };
 }

@@ -6,11 +6,14 @@ import {
   dailyUsage,
   findOrCreateAccountBySubject,
   getAccount,
+  LedgerError,
   listKeys,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
   recentRequests,
   revokeKey,
 } from "@social/store-sqlite";
 import type { Elysia } from "elysia";
+import { rateHeaders } from "../http/respond.ts";
 import type { RouteContext } from "../v1/routes.ts";
 import { cookie, cookieNames, readCookie } from "./cookies.ts";
 import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";
@@ -32,6 +35,7 @@ export interface DashboardOptions {
 
 const USAGE_DAYS = 30;
 const LATEST_REQUESTS = 20;
+const TOO_MANY_KEYS = `You already have ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys, the most an account can hold: revoke one you no longer use, then create the new one.`;
 
 interface SignedIn {
   viewer: Viewer;
@@ -48,10 +52,13 @@ function redirect(location: string, cookies: readonly string[] = []): Response {
   return new Response(null, { status: 303, headers });
 }
 
-/** Mounts the pages on `app`; `context.finish` logs each request like the API's own. */
+/**
+ * Mounts the pages on `app`; `context.finish` logs each request like the API's own, and
+ * `context.anonymousRate` limits sign-ins per client address as the API limits callers without a key.
+ */
 export function registerDashboardRoutes(
   app: Elysia,
-  context: Pick<RouteContext, "finish">,
+  context: Pick<RouteContext, "finish" | "anonymousRate">,
   options: DashboardOptions | undefined,
 ) {
   if (!options) return;
@@ -121,6 +128,19 @@ export function registerDashboardRoutes(
     })
     .get("/dashboard/sign-in", async ({ request }) => {
       if (!oidc) return context.finish(request, redirect("/dashboard"));
+      // Each sign-in started stores a row until it expires: a flood must not be able to fill the table.
+      const rate = context.anonymousRate(request);
+      if (!rate.allowed) {
+        return page(
+          request,
+          errorPage(
+            "Too many sign-ins",
+            `Too many sign-ins from your address: try again in ${rate.retryAfter} seconds.`,
+          ),
+          429,
+          { "retry-after": String(rate.retryAfter), ...rateHeaders(rate) },
+        );
+      }
       try {
         const { url, checks } = await oidc.start();
         const token = sessions.saveSignIn(checks);
@@ -158,7 +178,7 @@ export function registerDashboardRoutes(
       try {
         // The public address, not the socket's: behind a proxy it is what the provider redirected to.
         const identity = await oidc.finish(
-          new URL(`${publicUrl}${callbackPath}${new URL(request.url).search}`),
+          new URL(`${publicUrl}${callbackPath}${request.url.replace(/^[^?]*/, "")}`),
           checks,
         );
         const { account } = findOrCreateAccountBySubject(db, identity.issuer, identity.subject, identity.name);
@@ -190,8 +210,13 @@ export function registerDashboardRoutes(
       if (who instanceof Response) return who;
       const checked = checkKeyName(field(body, "name"));
       if ("error" in checked) return dashboard(request, who, { formError: checked.error }, 400);
-      const { key } = createKey(db, who.accountId, checked.name);
-      return dashboard(request, who, { newKey: { key, name: checked.name } }, 201);
+      try {
+        const { key } = createKey(db, who.accountId, checked.name);
+        return dashboard(request, who, { newKey: { key, name: checked.name } }, 201);
+      } catch (error) {
+        if (!(error instanceof LedgerError && error.code === "too_many_keys")) throw error;
+        return dashboard(request, who, { formError: TOO_MANY_KEYS }, 409);
+      }
     })
     .post("/dashboard/keys/:keyId/revoke", ({ request, body, params }) => {
       const who = formPoster(request, body);

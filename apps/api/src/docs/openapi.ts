@@ -11,6 +11,7 @@ import {
   successEnvelopeSchema,
 } from "@social/core";
 import { examples } from "@social/fixtures";
+import { DEFAULT_SEARCH_LIMITS } from "@social/store-sqlite";
 import type * as v from "valibot";
 import { entrySchemas, jsonSchemaOf } from "./json-schema.ts";
 
@@ -31,6 +32,10 @@ Decisions for the points SPEC.md leaves open:
 - Rate limits: a token bucket per API key (RATE_LIMIT_RPS, RATE_LIMIT_BURST; defaults 20/s, burst 40); requests without a valid key are counted per client address. Every /v1 answer carries x-rate-limit-limit, x-rate-limit-remaining and x-rate-limit-reset (Unix seconds); 429 carries Retry-After.
 - Methods other than GET (HEAD included) on a known path are 404 endpoint_not_found with Allow: GET.
 - Request ids (meta.request_id, x-request-id) are req_ and a UUIDv7 in 32 hex digits: they sort by time.
+- Search work is bounded: a search may spend ${DEFAULT_SEARCH_LIMITS.budgetMs} ms of database time; one that has not filled its page by then (for example negations and numeric filters alone) is 400 invalid_request, uncharged, saying how to narrow it. sort_order=relevancy ranks the newest ${DEFAULT_SEARCH_LIMITS.relevancyCandidates} matches of the query's words. When searches queue up past capacity the answer is 503 with Retry-After, uncharged.
+- A request whose balance cannot cover its base cost is 402 before any work is done.
+- Nobody pays for an answer they did not receive: a request whose client closed the connection is not charged, or is refunded (a grant naming the request id).
+- Protected accounts' tweets are left out of search, timelines, conversations, threads, quotes, retweeters, list and community tweets; a lookup of one by id answers it as missing.
 `.trim();
 
 const EXAMPLE_VALUES: Record<string, () => string> = {

@@ -1,16 +1,9 @@
 // JSON responses with the headers every answer of this API carries.
-import { type ApiError, errorEnvelope, type RateState } from "@social/core";
+import { type ApiError, errorEnvelope } from "@social/core";
+
+export { rateHeaders } from "@social/core";
 
 const JSON_TYPE = "application/json; charset=utf-8";
-
-export function rateHeaders(rate: RateState | undefined): Record<string, string> {
-  if (!rate) return {};
-  return {
-    "x-rate-limit-limit": String(rate.limit),
-    "x-rate-limit-remaining": String(rate.remaining),
-    "x-rate-limit-reset": String(rate.reset),
-  };
-}
 
 export function json(body: unknown, status: number, headers: Record<string, string>): Response {
   return jsonText(JSON.stringify(body), status, headers);

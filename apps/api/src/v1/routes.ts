@@ -70,6 +70,7 @@ function readHandler(endpoint: Endpoint, context: RouteContext) {
         repeated,
         apiKey: bearerKey(request),
         requestId,
+        signal: request.signal,
       });
       const rate = outcome.rate ?? context.anonymousRate(request);
       const headers = { "x-request-id": requestId, ...rateHeaders(rate) };

@@ -2,7 +2,7 @@
 // pipeline validates it (after authentication and rate limiting, as on /v1), reads with the /v1
 // parameters and charges by the /v1 cost rule. What only shapes the /2 body (fields, expansions) is read
 // again from the same values once the read succeeded.
-import { integerParam, nextTokenParam, numericParams, pathParamNames } from "@social/core";
+import { integerParam, nextTokenParam, numericParams, paramsIssueMessage, pathParamNames } from "@social/core";
 import * as v from "valibot";
 import { TWEET_FIELDS, type TweetField, USER_FIELDS, type UserField } from "./fields.ts";
 import type { V2Route } from "./rules.ts";
@@ -117,7 +117,7 @@ export function v2Query(route: V2Route): V2Query {
     ...(rule.resource === "tweet" ? EXPANSION_ENTRY : {}),
     ...(rule.excludesReplies ? EXCLUDE_ENTRY : {}),
   };
-  const strict = (entries: v.ObjectEntries) => v.strictObject(entries, "is not a parameter of this endpoint");
+  const strict = (entries: v.ObjectEntries) => v.strictObject(entries, paramsIssueMessage);
   // The /v1 parameters are checked once, by the /v1 schema at the end, on their raw values.
   const unchecked = Object.fromEntries(Object.keys(passThrough).map((name) => [name, v.optional(v.unknown())]));
   const toV1 = (params: Record<string, unknown>): Record<string, unknown> => {

@@ -15,7 +15,7 @@ import {
 } from "@social/core";
 import type { Elysia } from "elysia";
 import { json, rateHeaders } from "../http/respond.ts";
-import { requestTarget } from "../http/url.ts";
+import { requestPath, requestTarget } from "../http/url.ts";
 import { methodNotAllowed, pathEntries, type RouteContext, routerPath } from "../v1/routes.ts";
 import { expandedAuthors, notFoundError, successBody } from "./body.ts";
 import { asProblem, problemResponse, type RawValues } from "./problem.ts";
@@ -74,6 +74,7 @@ function v2Handler(route: V2Route, context: RouteContext): Handler {
         repeated,
         apiKey,
         requestId,
+        signal: request.signal,
         ...(pageSize === undefined ? {} : { pageSize }),
       });
       const rate = outcome.rate ?? context.anonymousRate(request);
@@ -142,8 +143,7 @@ export function registerV2Routes(app: Elysia, context: RouteContext): void {
     "/2/*",
     refusal(
       context,
-      (request) =>
-        new ApiError("endpoint_not_found", `No endpoint at ${new URL(request.url).pathname}: see /openapi.json`),
+      (request) => new ApiError("endpoint_not_found", `No endpoint at ${requestPath(request.url)}: see /openapi.json`),
     ),
   );
 }

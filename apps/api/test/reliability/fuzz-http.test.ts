@@ -1,47 +1,62 @@
-// Property-based fuzzing of every /v1 and /2 endpoint over real HTTP: hostile paths and queries, forged
-// and mangled pagination tokens, malformed Authorization headers. Whatever comes in, the answer is never
-// a 5xx, always the error envelope with the code its status stands for, answered within a bound, and
-// never charged unless it succeeded (the ledger is audited against every answer at the end).
+// Property-based fuzzing of every /v1 and /2 endpoint over real HTTP, against the server process as it
+// runs in production: hostile paths and queries, forged and mangled pagination tokens, malformed
+// Authorization headers and made-up keys up to 20 KB, odd Host headers and CONNECT lines written raw on
+// sockets. Whatever comes in, the answer is never a 5xx, always the error envelope with the code its
+// status stands for, answered within a bound, and never charged unless it succeeded (the ledger is
+// audited against every answer at the end).
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { join } from "node:path";
 import { catalogue, createTokenCodec, type Endpoint, tokenBinding, validateParams } from "@social/core";
 import { examples } from "@social/fixtures";
 import fc from "fast-check";
 import { entrySchemas } from "../../src/docs/json-schema.ts";
 import { exampleParams } from "../../src/docs/openapi.ts";
+import { MAX_HEADER_BYTES } from "../../src/server.ts";
 import { v2Query } from "../../src/v2/query.ts";
 import { v2Routes } from "../../src/v2/rules.ts";
-import { startTestServer, type TestServer } from "../harness.ts";
 import { type Answer, readAnswer } from "./answer.ts";
 import { FUZZ_RUNS, hostilePath, hostileQuery } from "./hostile.ts";
 import { auditLedger, type ObservedCharge } from "./ledger-audit.ts";
+import { type LoadAccount, openAccounts } from "./load.ts";
+import { rawRequest } from "./raw-http.ts";
+import { type ServerProcess, spawnServer, worldCopy } from "./server-process.ts";
 
 /** Generous: a busy shared machine is slow, but a request that hangs is a bug. */
 const ANSWER_WITHIN_MS = 15_000;
 /**
- * Past about 16 KiB of request line and headers Bun answers 431 itself, before any application code
- * (security.test.ts pins that); the fuzzers stay below it and exercise the app's own 8,192 limit.
+ * Past MAX_HEADER_BYTES of request line and headers Bun answers 431 itself, before any application code
+ * (security.test.ts pins that); the fuzzers stay below it, with room for the headers, and exercise the
+ * app's own 8,192 limit.
  */
-const BELOW_RUNTIME_LIMIT = 15_000;
+const BELOW_RUNTIME_LIMIT = MAX_HEADER_BYTES - 4096;
+/** Made-up keys go up to 20 KB: past the 16 KiB where Bun used to answer a bare 431. */
+const LONGEST_KEY = 20 * 1024;
 
-let server: TestServer;
-let account: { accountId: string; key: string };
+const world = worldCopy();
+let server: ServerProcess;
+let account: LoadAccount;
 const charges: ObservedCharge[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
-  account = server.account(100_000_000);
+  account = openAccounts(world.databasePath, [100_000_000])[0] as LoadAccount;
+  server = await spawnServer(world.databasePath);
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.stop();
+  world.remove();
+});
 
-async function send(path: string, authorization = `Bearer ${account.key}`): Promise<Answer> {
-  const response = await server.get(path, undefined, {
-    headers: { authorization },
-    signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
-  });
+/** The answer, its charge kept for the ledger audit. */
+async function observe(response: Response): Promise<Answer> {
   const answer = await readAnswer(response);
   charges.push({ requestId: answer.requestId, charged: answer.charged });
   return answer;
+}
+
+function send(path: string, authorization = `Bearer ${account.key}`): Promise<Answer> {
+  return fetch(`${server.url}${path}`, {
+    headers: { authorization },
+    signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+  }).then(observe);
 }
 
 interface FuzzedRoute {
@@ -209,9 +224,108 @@ describe("malformed Authorization headers", () => {
   }, 60_000);
 });
 
+/** `seed` repeated and cut to exactly `length` characters. */
+function fill(seed: string, length: number): string {
+  return seed.repeat(Math.ceil(length / seed.length)).slice(0, length);
+}
+
+describe("made-up keys of every length", () => {
+  const alphanumeric = fc.constantFrom(...BASE64URL.slice(0, 62));
+  const anyLength = fc.nat({ max: LONGEST_KEY });
+  const madeUp = fc.oneof(
+    // The key's prefix and alphabet at every length but the real one.
+    fc
+      .tuple(anyLength, fc.string({ unit: alphanumeric, minLength: 1, maxLength: 64 }))
+      .filter(([length]) => length !== 32)
+      .map(([length, seed]) => `sk_live_${fill(seed, length)}`),
+    // The real length with a character from outside the alphabet.
+    fc
+      .tuple(
+        fc.string({ unit: alphanumeric, minLength: 32, maxLength: 32 }),
+        fc.nat(31),
+        fc.constantFrom(..."-_+/=.~!*'\"%:;,"),
+      )
+      .map(([key, at, char]) => `sk_live_${key.slice(0, at)}${char}${key.slice(at + 1)}`),
+    // Well-formed, and never issued.
+    fc.string({ unit: alphanumeric, minLength: 32, maxLength: 32 }).map((key) => `sk_live_${key}`),
+    // Another prefix, or none: any printable text.
+    fc
+      .tuple(
+        fc.constantFrom("", "sk_test_", "pk_live_", "SK_LIVE_", "sk_live", "sk_live__"),
+        anyLength,
+        fc.string({ minLength: 1 }),
+      )
+      .map(([prefix, length, seed]) => prefix + fill(seed, length)),
+  );
+
+  it("are 401 invalid_api_key on /v1 and /2 and charge no one", async () => {
+    await fc.assert(
+      fc.asyncProperty(madeUp, fc.boolean(), async (key, onV2) => {
+        const path = onV2 ? `/2/users/${examples.user_id}` : `/v1/tweets/${examples.tweet_id}`;
+        const answer = await send(path, `Bearer ${key}`);
+        expect(answer.problems).toEqual([]);
+        expect(answer).toMatchObject({ status: 401, errorCode: "invalid_api_key", charged: 0 });
+      }),
+      { numRuns: FUZZ_RUNS * 5 },
+    );
+  }, 60_000);
+
+  it("at the lengths around every limit, up to 20 KB", async () => {
+    for (const length of [0, 1, 31, 33, 40, 512, 4096, 8192, 8193, 16 * 1024, 16 * 1024 + 1, LONGEST_KEY]) {
+      for (const key of [`sk_live_${"a".repeat(length)}`, "k".repeat(length)]) {
+        const answer = await send(`/v1/tweets/${examples.tweet_id}`, `Bearer ${key}`);
+        expect({ length, ...answer }).toMatchObject({ length, status: 401, charged: 0, problems: [] });
+      }
+    }
+  });
+});
+
+describe("odd Host headers and request lines, on raw sockets", () => {
+  /** Hosts that new URL() refuses, that Bun cannot put in a URL at all, and that are too short. */
+  const ODD_HOSTS = ["x", "ab", "x:y", "a b", "[::1", "[::1]", ":80", "", "a/b", "a?b", "a#b", "a@b", "ä", "a\\b"];
+  /** What Bun's own parser refuses before the app (and answers bare): control characters but tab. */
+  const sendable = (host: string) => !/(?!\t)\p{Cc}/u.test(host);
+  const host = fc.oneof(
+    fc.constantFrom(...ODD_HOSTS, "x:99999", "1:1", "..", "%41", "a:b:c", "[v1.x]", "\t", "\x7f"),
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: "grapheme", maxLength: 8 }).filter(sendable),
+  );
+  // No key and no demo, docs or dashboard: every answer is then a refusal, never a page or a read.
+  const paths = [
+    `/v1/tweets/${examples.tweet_id}`,
+    `/v1/v1/users/${examples.user_id}`,
+    `/xxxxxxxx/v1/users/${examples.user_id}`,
+    `/v1/search/recent?query=${examples.search_query}&__proto__=1`,
+    `/2/users/${examples.user_id}`,
+    "/2/nope",
+    "/nope",
+    "/mcp",
+  ];
+  // HEAD is left out: its answer has no body to read the envelope from.
+  const methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"];
+  const requestLine = fc.oneof(
+    fc.tuple(fc.constantFrom(...methods), fc.constantFrom(...paths)).map(([method, path]) => `${method} ${path}`),
+    fc.constantFrom("1:1", "example.com:443", "[::1]:80", "h", ":").map((authority) => `CONNECT ${authority}`),
+  );
+  const authorization = fc.constantFrom("", "\r\nAuthorization: Bearer sk_live_nope");
+
+  it("are a 4xx in the envelope, never charged", async () => {
+    await fc.assert(
+      fc.asyncProperty(requestLine, host, authorization, async (line, hostHeader, auth) => {
+        const raw = await rawRequest(server.url, `${line} HTTP/1.1\r\nHost: ${hostHeader}${auth}`);
+        const answer = await observe(raw.response);
+        expect(answer.problems).toEqual([]);
+        expect(answer.status).toBeGreaterThanOrEqual(400);
+        expect(answer.status).toBeLessThan(500);
+      }),
+      { numRuns: FUZZ_RUNS * 10 },
+    );
+  }, 60_000);
+});
+
 describe("after all of it", () => {
   it("the ledger holds exactly the charges of the successful answers", () => {
     expect(charges.length).toBeGreaterThan(routes.length * FUZZ_RUNS);
-    expect(auditLedger(join(server.dir, "social.db"), [{ accountId: account.accountId, charges }])).toEqual([]);
+    expect(auditLedger(world.databasePath, [{ accountId: account.accountId, charges }])).toEqual([]);
   });
 });

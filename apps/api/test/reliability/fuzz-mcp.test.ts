@@ -1,7 +1,8 @@
 // Property-based fuzzing of the MCP tools through the SDK's own client on the API server's /mcp mount:
 // random argument objects (hostile strings, wrong types, nesting, stray names) must come back as a
 // tool result (isError, or a success the client checks against the outputSchema), never a protocol
-// error or a 5xx; raw JSON-RPC garbage must not reach a 5xx; and only successes are charged.
+// error or a 5xx; raw JSON-RPC garbage must not reach a 5xx; batches are refused whole before any tool
+// runs; and only successes are charged.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -31,6 +32,19 @@ afterAll(async () => {
   await client.close();
   await server.close();
 });
+
+function postMcp(body: string): Promise<Response> {
+  return fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${account.key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body,
+    signal: AbortSignal.timeout(15_000),
+  });
+}
 
 const argumentValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: hostileValue },
@@ -90,16 +104,7 @@ describe("MCP tool arguments", () => {
     );
     await fc.assert(
       fc.asyncProperty(body, async (text) => {
-        const response = await fetch(`${server.url}/mcp`, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${account.key}`,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-          },
-          body: text,
-          signal: AbortSignal.timeout(15_000),
-        });
+        const response = await postMcp(text);
         await response.text();
         expect(response.status).toBeLessThan(500);
       }),
@@ -110,8 +115,51 @@ describe("MCP tool arguments", () => {
     expect(server.balance(account.accountId)).toBeLessThanOrEqual(before);
   }, 60_000);
 
+  it("malformed JSON is the JSON-RPC parse error", async () => {
+    const response = await postMcp('{"jsonrpc": "2.0", "id": 1,');
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
   it("the ledger holds exactly what the tool results reported", () => {
     expect(server.balance(account.accountId) + server.usageTotal(account.accountId)).toBe(100_000_000);
     expect(reportedCharges).toBeGreaterThan(0);
   });
+});
+
+const toolCall = (endpoint: (typeof catalogue)[number], id: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: endpoint.tool, arguments: exampleParams(endpoint) },
+});
+
+/** A batch is refused whole, uncharged: the MCP revision of 2025-06-18 removed JSON-RPC batching. */
+async function expectBatchRefused(batch: unknown[]) {
+  const before = { balance: server.balance(account.accountId), usage: server.usageTotal(account.accountId) };
+  const response = await postMcp(JSON.stringify(batch));
+  expect(response.status).toBe(400);
+  expect(response.headers.get("x-request-id")).toStartWith("req_");
+  const body = (await response.json()) as { jsonrpc: string; error: { code: number; message: string }; id: unknown };
+  expect(body).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
+  expect(body.error.message).toContain("batches are not supported");
+  expect({ balance: server.balance(account.accountId), usage: server.usageTotal(account.accountId) }).toEqual(before);
+}
+
+describe("JSON-RPC batches", () => {
+  it("the hardening issue's batch, two calls sharing id 7, is refused and charges nothing", async () => {
+    const byTool = (tool: string) => catalogue.find((endpoint) => endpoint.tool === tool) as (typeof catalogue)[number];
+    await expectBatchRefused([toolCall(byTool("get_user"), 7), toolCall(byTool("search_recent_tweets"), 7)]);
+  });
+
+  it("any batch, with repeated or distinct ids, is refused before a tool runs", async () => {
+    const message = fc.oneof(
+      fc
+        .tuple(fc.constantFrom(...catalogue), fc.oneof(fc.constantFrom(1, 7, "7"), fc.integer(), fc.string()))
+        .map(([endpoint, id]) => toolCall(endpoint, id)),
+      fc.constant({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      fc.constant({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    );
+    await fc.assert(fc.asyncProperty(fc.array(message, { maxLength: 6 }), expectBatchRefused), { numRuns: FUZZ_RUNS });
+  }, 60_000);
 });

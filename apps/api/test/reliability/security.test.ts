@@ -3,11 +3,14 @@
 // per database and kept across restarts, and revoked keys refused on every surface.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { examples } from "@social/fixtures";
 import { MAX_BODY_BYTES, MAX_URL_LENGTH } from "../../src/app.ts";
+import { MAX_HEADER_BYTES, SERVER_RUNTIME_FLAGS } from "../../src/server.ts";
 import { startTestServer, type TestServer } from "../harness.ts";
 import { readAnswer } from "./answer.ts";
 import { type LoadAccount, openAccounts } from "./load.ts";
@@ -126,8 +129,30 @@ describe("request size limits", () => {
     expect(answer).toMatchObject({ status: 400, errorCode: "invalid_request", problems: [] });
   });
 
-  it("past the runtime's own header limit (about 16 KiB) Bun answers 431 before the app: never a 5xx", async () => {
-    expect((await fetch(docsUrlOfLength(20_000))).status).toBe(431);
+  it(`the server process answers longer URLs itself up to ${MAX_HEADER_BYTES} bytes of headers; Bun's 431 only past that`, async () => {
+    const world = worldCopy();
+    const started = await spawnServer(world.databasePath);
+    try {
+      for (const length of [20 * 1024, MAX_HEADER_BYTES - 1024]) {
+        const response = await fetch(`${started.url}/docs?pad=${"x".repeat(length)}`);
+        const { error } = (await response.clone().json()) as { error: { message: string } };
+        expect(await readAnswer(response)).toMatchObject({ status: 400, errorCode: "invalid_request", problems: [] });
+        expect(error.message).toBe(`The URL is longer than ${MAX_URL_LENGTH} characters`);
+      }
+      expect((await fetch(`${started.url}/docs?pad=${"x".repeat(MAX_HEADER_BYTES)}`)).status).toBe(431);
+    } finally {
+      await started.stop();
+      world.remove();
+    }
+  });
+
+  it("every start of the server raises Bun's header limit: npm start and the API's tests", () => {
+    const scripts = (path: string) =>
+      (JSON.parse(readFileSync(join(import.meta.dir, path), "utf8")) as { scripts: Record<string, string> }).scripts;
+    for (const flag of SERVER_RUNTIME_FLAGS) {
+      expect(scripts("../../../../package.json").start).toContain(` ${flag} apps/api/src/main.ts`);
+      expect(scripts("../../package.json").test).toContain(`bun test ${flag} `);
+    }
   });
 
   it(`bodies over ${MAX_BODY_BYTES} bytes, or chunked, are 400 on /v1, /2 and /mcp; the limit itself passes`, async () => {

@@ -5,6 +5,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { SERVER_RUNTIME_FLAGS } from "../../src/server.ts";
 import { freePort, worldTemplate } from "../harness.ts";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
@@ -49,7 +50,7 @@ export async function spawnServer(databasePath: string, env: Record<string, stri
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logPrefix = `${databasePath}.${port}`;
-  const child = Bun.spawn([process.execPath, MAIN], {
+  const child = Bun.spawn([process.execPath, ...SERVER_RUNTIME_FLAGS, MAIN], {
     env: {
       PATH: process.env.PATH ?? "",
       HOST: "127.0.0.1",

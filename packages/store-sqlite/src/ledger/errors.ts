@@ -4,6 +4,7 @@ export type LedgerErrorCode =
   | "unknown_account"
   | "unknown_key"
   | "ambiguous_key"
+  | "too_many_keys"
   | "duplicate_request"
   | "invalid_amount"
   | "invalid_usage";

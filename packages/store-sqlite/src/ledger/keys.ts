@@ -2,13 +2,18 @@
 // the key on each request) and its first characters (so people can tell their keys apart).
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
+import { isWellFormedApiKey } from "@social/core";
 import { LedgerError } from "./errors.ts";
 import { newId, randomBase62 } from "./random.ts";
 
 const KEY_TAG = "sk_live_";
-const KEY_PATTERN = /^sk_live_[0-9A-Za-z]{32}$/;
 /** The tag plus four random characters: enough to recognise a key, far too little to guess it. */
 export const KEY_PREFIX_LENGTH = 12;
+/**
+ * Active (unrevoked) keys an account may hold: plenty for one key per app and environment, and a
+ * bound on what a signed-in session or a script can make the key table hold.
+ */
+export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 20;
 
 export interface KeyInfo {
   id: string;
@@ -48,10 +53,6 @@ export function generateApiKey(): string {
   return KEY_TAG + randomBase62(32);
 }
 
-export function isApiKey(text: string): boolean {
-  return KEY_PATTERN.test(text);
-}
-
 /**
  * The SHA-256 hex digest that `Ledger.checkKey` looks keys up by: the same value as core's async
  * `hashApiKey`, computed synchronously so key creation and revocation fit inside one transaction.
@@ -60,27 +61,51 @@ export function hashApiKeySync(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
-/** Creates a key for an existing account. `key` is the only copy of the secret. */
+function assertRoomForKey(db: Database, accountId: string): void {
+  const accountExists = db.query<{ found: 1 }, [string]>("SELECT 1 AS found FROM accounts WHERE id = ?").get(accountId);
+  if (!accountExists) throw new LedgerError("unknown_account", `no account ${accountId}`);
+  const active =
+    db
+      .query<{ active: number }, [string]>(
+        "SELECT count(*) AS active FROM api_keys WHERE account_id = ? AND revoked_at IS NULL",
+      )
+      .get(accountId)?.active ?? 0;
+  if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
+    throw new LedgerError(
+      "too_many_keys",
+      `account ${accountId} already has ${active} active keys, the most allowed: revoke one before creating another`,
+    );
+  }
+}
+
+/**
+ * Creates a key for an existing account that has room for one more. `key` is the only copy of the
+ * secret. Counting and inserting share one write transaction, so two concurrent creations cannot both
+ * take the last place.
+ */
 export function createKey(
   db: Database,
   accountId: string,
   name: string,
 ): { key: string; keyId: string; prefix: string } {
-  const accountExists = db.query<{ found: 1 }, [string]>("SELECT 1 AS found FROM accounts WHERE id = ?").get(accountId);
-  if (!accountExists) throw new LedgerError("unknown_account", `no account ${accountId}`);
-  const key = generateApiKey();
-  const keyId = newId("key");
-  const prefix = key.slice(0, KEY_PREFIX_LENGTH);
-  db.query<void, [string, string, string, string, string, number]>(
-    "INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(keyId, accountId, name, prefix, hashApiKeySync(key), Date.now());
-  return { key, keyId, prefix };
+  return db
+    .transaction(() => {
+      assertRoomForKey(db, accountId);
+      const key = generateApiKey();
+      const keyId = newId("key");
+      const prefix = key.slice(0, KEY_PREFIX_LENGTH);
+      db.query<void, [string, string, string, string, string, number]>(
+        "INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(keyId, accountId, name, prefix, hashApiKeySync(key), Date.now());
+      return { key, keyId, prefix };
+    })
+    .immediate();
 }
 
 /** The id of the key that `reference` names: the full key, its id (`key_…`) or its displayed prefix. */
 function resolveKeyId(db: Database, reference: string): string {
   let rows: { id: string }[];
-  if (isApiKey(reference)) {
+  if (isWellFormedApiKey(reference)) {
     rows = db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE hash = ?").all(hashApiKeySync(reference));
   } else if (reference.startsWith("key_")) {
     rows = db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE id = ?").all(reference);

@@ -54,4 +54,10 @@ export const ledgerMigrations: readonly Migration[] = [
     // Serves both the per-day chart (a time range of one account) and "latest requests".
     db.run("CREATE INDEX usage_account_time ON usage (account_id, created_at)");
   },
+  (db) => {
+    // A refund is a grant that names the charge it gives back (an answer the client never received),
+    // so the invariant sum(grants) - sum(usage) = balance still holds, and at most one per request.
+    db.run("ALTER TABLE grants ADD COLUMN refund_of TEXT REFERENCES usage (request_id)");
+    db.run("CREATE UNIQUE INDEX grants_refund_of ON grants (refund_of) WHERE refund_of IS NOT NULL");
+  },
 ];

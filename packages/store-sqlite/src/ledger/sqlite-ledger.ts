@@ -19,9 +19,12 @@ export interface SqliteLedgerOptions {
   now?: () => number;
 }
 
+/** A queued change: a debit with its usage row, or the refund of an earlier debit. */
 interface PendingDebit {
   accountId: string;
   usage: UsageRecord;
+  /** Set for a refund: the charge of `usage.requestId` is given back instead of a new one made. */
+  refund?: true;
   /** When it was queued: it gives up on a held lock after the connection's busy_timeout. */
   queuedAt: number;
   resolve: (result: DebitResult) => void;
@@ -38,6 +41,7 @@ interface KeyRow {
   account_id: string;
   hash: string;
   revoked_at: number | null;
+  balance: number;
 }
 
 export class SqliteLedger implements Ledger {
@@ -54,11 +58,14 @@ export class SqliteLedger implements Ledger {
   readonly #setBalance: Statement<void, [number, string]>;
   readonly #recordUsage: Statement<void, [string, string, string, string, number, number]>;
   readonly #touchKey: Statement<void, [number, string]>;
+  readonly #refundUsage: Statement<{ credits: number }, [number, string, string]>;
 
   constructor(db: Database, options: SqliteLedgerOptions = {}) {
     this.#db = db;
     this.#now = options.now ?? Date.now;
-    this.#keyByHash = db.prepare("SELECT id, account_id, hash, revoked_at FROM api_keys WHERE hash = ?");
+    this.#keyByHash = db.prepare(
+      "SELECT k.id, k.account_id, k.hash, k.revoked_at, a.balance FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?",
+    );
     this.#balance = db.prepare("SELECT balance FROM accounts WHERE id = ?");
     // IMMEDIATE takes the write lock up front: a deferred transaction that later needs it can fail
     // with SQLITE_BUSY instead of waiting for another connection's commit.
@@ -70,6 +77,13 @@ export class SqliteLedger implements Ledger {
       "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.#touchKey = db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+    // The grant takes its amount from the usage row itself, so a refund can never exceed the charge,
+    // and the unique index on refund_of makes a second refund of the same request a no-op.
+    this.#refundUsage = db.prepare(
+      "INSERT INTO grants (account_id, credits, reason, created_at, refund_of) " +
+        "SELECT account_id, credits, 'refund: answer not delivered', ?, request_id FROM usage " +
+        "WHERE request_id = ? AND account_id = ? AND credits > 0 ON CONFLICT DO NOTHING RETURNING credits",
+    );
   }
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
@@ -81,7 +95,7 @@ export class SqliteLedger implements Ledger {
       return { status: "unknown" };
     }
     if (row.revoked_at !== null) return { status: "revoked", keyId: row.id };
-    return { status: "active", accountId: row.account_id, keyId: row.id };
+    return { status: "active", accountId: row.account_id, keyId: row.id, balance: row.balance };
   }
 
   async balance(accountId: string): Promise<number> {
@@ -101,8 +115,17 @@ export class SqliteLedger implements Ledger {
     } catch (error) {
       return Promise.reject(error);
     }
+    return this.#enqueue(accountId, usage);
+  }
+
+  /** Queued like a debit, so it never waits on a held write lock inside SQLite either. */
+  async refund(accountId: string, requestId: string): Promise<void> {
+    await this.#enqueue(accountId, { requestId, keyId: "", endpoint: "", credits: 0 }, true);
+  }
+
+  #enqueue(accountId: string, usage: UsageRecord, refund?: true): Promise<DebitResult> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ accountId, usage, queuedAt: Date.now(), resolve, reject });
+      this.#queue.push({ accountId, usage, queuedAt: Date.now(), resolve, reject, ...(refund ? { refund } : {}) });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         // A macrotask, not a microtask: requests whose I/O completed in the same event-loop turn
@@ -181,7 +204,8 @@ export class SqliteLedger implements Ledger {
         if (balance && balance.current !== balance.start) this.#setBalance.run(balance.current, accountId);
       }
       // One write per key per batch, however many requests the key made in it.
-      for (const keyId of new Set(batch.map((debit) => debit.usage.keyId))) this.#touchKey.run(now, keyId);
+      const keyIds = new Set(batch.flatMap((debit) => (debit.refund ? [] : [debit.usage.keyId])));
+      for (const keyId of keyIds) this.#touchKey.run(now, keyId);
       this.#commit.run();
       return outcomes;
     } catch (error) {
@@ -195,7 +219,7 @@ export class SqliteLedger implements Ledger {
    * the cost subtracted, so a usage row refused by a constraint (a statement SQLite undoes whole)
    * charges nothing. Any other error aborts the whole batch.
    */
-  #applyDebit({ accountId, usage }: PendingDebit, balances: BatchBalances, now: number): Outcome {
+  #applyDebit({ accountId, usage, refund }: PendingDebit, balances: BatchBalances, now: number): Outcome {
     let balance = balances.get(accountId);
     if (balance === undefined) {
       const row = this.#balance.get(accountId);
@@ -203,6 +227,10 @@ export class SqliteLedger implements Ledger {
       balances.set(accountId, balance);
     }
     if (!balance) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
+    if (refund) {
+      balance.current += this.#refundUsage.get(now, usage.requestId, accountId)?.credits ?? 0;
+      return { result: { ok: true, remaining: balance.current } };
+    }
     if (balance.current < usage.credits) return { result: { ok: false, remaining: balance.current } };
     try {
       this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now);

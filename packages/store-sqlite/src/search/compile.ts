@@ -9,13 +9,14 @@
 // any mix of OR, NOT, text and numbers exact, including a query of negations only.
 //
 // When the top level is a conjunction with a positive FTS part, that MATCH drives the statement in
-// rowid order (rowid = tweet id) with the rest as a filter on the joined row, so a page reads about as
-// many index entries as it returns. Otherwise the statement walks the tweets newest first through the
-// predicate, and ./execute.ts runs it window by window.
+// rowid order (rowid = tweet id) with the rest as a filter on the joined row. Otherwise the statement
+// walks the tweets newest first through the predicate. Either way every statement is confined to an
+// id range, so ./execute.ts can run it window by window with bounded work per step.
 //
 // Relevancy ranks by bm25 over the text column of the driving MATCH, quantized to a bucket so that
 // near-equal scores fall back to newest first; without a text phrase to score, every tweet is in
-// bucket 0 and relevancy is recency.
+// bucket 0 and relevancy is recency. The ranked statement scores the driving matches from ?1 up; the
+// executor sets ?1 so that they are the newest few thousand (see `candidateQuery`).
 import type { Cursor, SearchNode, SearchSortOrder } from "@social/core";
 import { TWEET_COLUMNS } from "../world/rows.ts";
 import { authorToken, ftsPhrase, langToken } from "./fts-columns.ts";
@@ -29,15 +30,12 @@ export type SqlParam = string | number;
  * tweets in id windows and a lookup never reads beyond the window.
  */
 export interface SearchPlan {
-  /**
-   * Whether the statement walks the tweets (not the FTS index) with a predicate that looks words up in
-   * FTS5, so that it should run per id window.
-   */
-  windowed: boolean;
   sql: string;
   values: SqlParam[];
   /** Ordered by bm25 bucket then newest; otherwise newest first with every row in bucket 0. */
   ranked: boolean;
+  /** For ranked plans, the driving FTS5 query alone: its newest matches are the ones ranked. */
+  candidateQuery?: string;
   /** Bounds every match must lie within (epoch ms, until exclusive), from top-level since: / until:. */
   since?: number;
   until?: number;
@@ -178,8 +176,6 @@ function splitConjunction(children: readonly Expr[]): { match?: FtsQuery; negate
 /** Numbered parameters after the shared slots, so a value's slot does not depend on where it is used. */
 class Values {
   readonly list: SqlParam[] = [];
-  /** Whether a predicate looks up an FTS5 match. */
-  matches = false;
 
   slot(value: SqlParam): string {
     this.list.push(value);
@@ -189,7 +185,6 @@ class Values {
 
 /** Membership in an FTS5 match, confined to the ids the statement covers. */
 function inMatch(query: string, values: Values): string {
-  values.matches = true;
   return `t.id IN (SELECT rowid FROM tweets_fts WHERE tweets_fts MATCH ${values.slot(query)} AND rowid >= ?1 AND rowid < ?2)`;
 }
 
@@ -262,8 +257,8 @@ export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): Se
   if (driver === undefined) {
     const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, values)})`;
     return {
-      windowed: values.matches,
-      sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t WHERE t.id >= ?1 AND t.id < ?2${predicate} ORDER BY t.id DESC LIMIT ?3`,
+      // Protected authors' tweets are not in the FTS index, so only a walk of the tweets must skip them.
+      sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t WHERE t.id >= ?1 AND t.id < ?2 AND t.author_protected = 0${predicate} ORDER BY t.id DESC LIMIT ?3`,
       values: values.list,
       ranked: false,
       ...bounds,
@@ -275,7 +270,6 @@ export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): Se
   const inRange = "tweets_fts.rowid >= ?1 AND tweets_fts.rowid < ?2";
   if (sortOrder === "recency" || !driver.match.ranked) {
     return {
-      windowed: false,
       sql:
         `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets_fts JOIN tweets t ON t.id = tweets_fts.rowid ` +
         `WHERE tweets_fts MATCH ${match} AND ${inRange}${rest} ORDER BY tweets_fts.rowid DESC LIMIT ?3`,
@@ -293,7 +287,7 @@ export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): Se
       "ORDER BY bucket, tweets_fts.rowid DESC LIMIT ?3) m JOIN tweets t ON t.id = m.id ORDER BY m.bucket, m.id DESC",
     values: values.list,
     ranked: true,
-    windowed: false,
+    candidateQuery: driver.match.query,
     ...bounds,
   };
 }

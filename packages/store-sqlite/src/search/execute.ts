@@ -1,63 +1,139 @@
-// Runs a compiled search plan for one page. Two things happen here rather than in SQL:
+// Runs a compiled search plan for one page, with bounded work. Every statement of a plan is confined
+// to an id range, so a page is found by walking the ids newest first in windows, one statement per
+// window, and every window is one step of the FairLane (other requests run between steps):
 //
+// - The first window holds about `firstWindow` tweets; each next window is sized from how long the
+//   last one took, aiming at `stepMs` per step, so a rare term crosses the world in a few large cheap
+//   steps and an expensive predicate creeps in small ones.
+// - A search may spend `budgetMs` of database time in all. One that has not filled its page by then
+//   is refused with a 400 that says how to narrow it, and nothing is charged for it.
+// - Relevancy ranks the newest `relevancyCandidates` matches of the driving text query (found by
+//   counting them window by window), so its one ranking statement scores a bounded set.
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
-//   top-level since: / until: becomes an id range, which the FTS5 index and the primary key seek to
-//   directly instead of filtering every newer tweet.
-// - A scan (a query without a positive text part, such as `-filter:replies`) that looks words up runs
-//   over windows of ids, newest first, each four times the last while pages stay short. Each FTS5
-//   lookup inside is confined to the window, so a negation of a common word reads that word's matches
-//   in the window, not in the whole world.
+//   top-level since: / until: becomes an id range, which the FTS5 index and the primary key seek to.
 import type { Database, Statement } from "bun:sqlite";
-import type { Cursor, SearchNode, SearchSortOrder } from "@social/core";
+import { ApiError, type Cursor, invalidPageToken, type SearchNode, type SearchSortOrder } from "@social/core";
 import type { TweetRow } from "../world/rows.ts";
-import { compileSearch, type SqlParam } from "./compile.ts";
+import { compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
+import { FairLane } from "./lane.ts";
 import { StatementCache } from "./statement-cache.ts";
 
 export type SearchRow = TweetRow & { bucket: number };
+
+export interface SearchLimits {
+  /** Database time one search may spend, in ms. */
+  budgetMs: number;
+  /** Database time one step aims at, in ms: what another request may wait behind a search. */
+  stepMs: number;
+  /** About how many tweets the first window holds. */
+  firstWindow: number;
+  /** How many of the newest matches a relevancy search ranks. */
+  relevancyCandidates: number;
+  /** Steps allowed to wait for the lane; past it a search is 503 with Retry-After. */
+  maxWaiting: number;
+}
+
+export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
+  budgetMs: 100,
+  stepMs: 2,
+  firstWindow: 2048,
+  relevancyCandidates: 2000,
+  maxWaiting: 512,
+};
 
 /** Above every id (ids are < 2^53). */
 const ID_CEILING = 2 ** 53;
 /** Distinct search shapes kept prepared. */
 const SEARCH_STATEMENTS = 256;
+/** How much a window may grow or shrink from one step to the next. */
+const MAX_GROWTH = 8;
+
+/** Thrown when a search's budget runs out before its page is full. */
+function budgetExceeded(limits: SearchLimits): ApiError {
+  const message = `This search examined more tweets than one request may (${limits.budgetMs} ms of database time) without filling its page: narrow it with a positive word, #hashtag, from: or lang:, or a since:/until: range`;
+  return new ApiError("invalid_request", message, { details: [{ parameter: "query", message }] });
+}
 
 /** The keyset position to continue after; the first page starts above every row. */
 function position(sortOrder: SearchSortOrder, after: Cursor | undefined): { bucket: number; id: number } {
   if (after === undefined) return { bucket: -ID_CEILING, id: ID_CEILING };
   const expected = sortOrder === "recency" ? 1 : 2;
-  if (after.length !== expected || !after.every((value) => typeof value === "number")) {
-    throw new RangeError("search: malformed cursor");
-  }
+  if (after.length !== expected || !after.every((value) => Number.isSafeInteger(value))) throw invalidPageToken();
   const [first, second] = after as number[];
   return sortOrder === "recency"
     ? { bucket: 0, id: first as number }
     : { bucket: first as number, id: second as number };
 }
 
+/** The database time a search has spent, and the sizes of its windows. */
+class Walk {
+  spentMs = 0;
+  steps = 0;
+  #span: number | undefined;
+
+  constructor(
+    readonly limits: SearchLimits,
+    readonly idsPerTweet: number,
+  ) {}
+
+  /** The id span of the next window. */
+  get span(): number {
+    return this.#span ?? Math.max(1, Math.round(this.limits.firstWindow * this.idsPerTweet));
+  }
+
+  /** Records a step that covered `span` ids in `ms`, and sizes the next one to take about stepMs. */
+  stepped(span: number, ms: number): void {
+    this.spentMs += ms;
+    this.steps += 1;
+    const growth = ms <= 0 ? MAX_GROWTH : Math.min(MAX_GROWTH, Math.max(1 / MAX_GROWTH, this.limits.stepMs / ms));
+    this.#span = Math.max(1, Math.round(span * growth));
+  }
+
+  /** Whether the budget is spent; the first step always runs, so a budget of 0 allows one step. */
+  get exhausted(): boolean {
+    return this.steps > 0 && this.spentMs >= this.limits.budgetMs;
+  }
+}
+
 export class SearchExecutor {
+  readonly #limits: SearchLimits;
+  readonly #lane: FairLane;
   readonly #statements: StatementCache;
   readonly #idsFollowTime: Statement;
   readonly #firstIdFrom: Statement;
-  readonly #windowStart: Statement;
-  readonly #firstWindow: number;
+  readonly #idSpan: Statement<{ low: number | null; high: number | null; tweets: number }, []>;
+  readonly #countMatches: Statement<{ n: number }, [number, number, number, string]>;
+  readonly #nthMatch: Statement<{ id: number }, [number, number, number, string]>;
 
-  /** `firstWindow`: the ids a scan reads first, growing fourfold while a page is not full. */
-  constructor(db: Database, firstWindow: number) {
-    this.#firstWindow = firstWindow;
+  constructor(db: Database, limits: SearchLimits) {
+    this.#limits = limits;
+    this.#lane = new FairLane(limits.maxWaiting);
     this.#statements = new StatementCache(db, SEARCH_STATEMENTS);
     this.#idsFollowTime = db.prepare("SELECT ids_follow_time FROM world_meta WHERE id = 1");
     this.#firstIdFrom = db.prepare("SELECT id FROM tweets WHERE created_ms >= ? ORDER BY created_ms, id LIMIT 1");
-    // The id `window` rows below a bound; the offset is the window's size, never a page number.
-    this.#windowStart = db.prepare("SELECT id FROM tweets WHERE id < ? ORDER BY id DESC LIMIT 1 OFFSET ?");
+    this.#idSpan = db.prepare(
+      "SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high, " +
+        "coalesce((SELECT json_extract(counts, '$.tweet') FROM world_meta WHERE id = 1), 0) AS tweets",
+    );
+    const driving = "FROM tweets_fts WHERE tweets_fts MATCH ?4 AND rowid >= ?1 AND rowid < ?2";
+    this.#countMatches = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${driving} LIMIT ?3)`);
+    this.#nthMatch = db.prepare(`SELECT rowid AS id ${driving} ORDER BY rowid DESC LIMIT 1 OFFSET ?3`);
   }
 
-  /** Up to `limit` rows of `query` after `after`, in the sort order's order. */
-  rows(query: SearchNode, sortOrder: SearchSortOrder, limit: number, after: Cursor | undefined): SearchRow[] {
+  /** Up to `limit` rows of `query` after `after`, in the sort order's order; `owner` takes turns in the lane. */
+  async rows(
+    query: SearchNode,
+    sortOrder: SearchSortOrder,
+    limit: number,
+    after: Cursor | undefined,
+    owner: string,
+  ): Promise<SearchRow[]> {
+    const from = position(sortOrder, after);
     const plan = compileSearch(query, sortOrder);
     if (plan === undefined) return [];
-    const from = position(sortOrder, after);
-    let { low, high } = this.#idRange(plan.since, plan.until);
-    // Unranked rows are in id order, so the cursor is one more id bound.
-    if (!plan.ranked) high = Math.min(high, from.id);
+    const world = this.#world();
+    const { low, high } = this.#idRange(world, plan.since, plan.until);
+    const walk = new Walk(this.#limits, world.idsPerTweet);
     const statement = this.#statements.get(plan.sql);
     const run = (windowLow: number, windowHigh: number, rows: number) =>
       statement.all(
@@ -66,27 +142,85 @@ export class SearchExecutor {
           statement.paramsCount,
         ) as SqlParam[]),
       ) as SearchRow[];
-    if (!plan.windowed) return low < high ? run(low, high, limit) : [];
 
+    if (plan.ranked) {
+      const floor = await this.#candidateFloor(plan, low, high, walk, owner);
+      return this.#step(owner, walk, () => run(floor, high, limit));
+    }
+    // Unranked rows are in id order, so the cursor is one more id bound.
     const rows: SearchRow[] = [];
-    for (let window = this.#firstWindow; rows.length < limit && low < high; window *= 4) {
-      const start = this.#windowStart.get(high, window - 1) as { id: number } | null;
-      const windowLow = start === null ? low : Math.max(low, start.id);
-      rows.push(...run(windowLow, high, limit - rows.length));
-      high = windowLow;
+    let windowHigh = Math.min(high, from.id);
+    while (rows.length < limit && low < windowHigh) {
+      if (walk.exhausted) throw budgetExceeded(this.#limits);
+      const windowLow = Math.max(low, windowHigh - walk.span);
+      const top = windowHigh;
+      rows.push(...(await this.#step(owner, walk, () => run(windowLow, top, limit - rows.length), top - windowLow)));
+      windowHigh = windowLow;
     }
     return rows;
   }
 
-  /** Ids [low, high) that can hold tweets created in [since, until). */
-  #idRange(since: number | undefined, until: number | undefined): { low: number; high: number } {
-    const range = { low: 0, high: ID_CEILING };
+  /**
+   * The lowest id among the newest `relevancyCandidates` driving matches in [low, high), counted window
+   * by window: a relevancy page ranks the matches from there up.
+   */
+  async #candidateFloor(plan: SearchPlan, low: number, high: number, walk: Walk, owner: string): Promise<number> {
+    const query = plan.candidateQuery as string;
+    let needed = this.#limits.relevancyCandidates;
+    let windowHigh = high;
+    while (low < windowHigh) {
+      if (walk.exhausted) throw budgetExceeded(this.#limits);
+      const windowLow = Math.max(low, windowHigh - walk.span);
+      const top = windowHigh;
+      const floor = await this.#step(
+        owner,
+        walk,
+        () => {
+          const found = this.#countMatches.get(windowLow, top, needed, query)?.n ?? 0;
+          if (found < needed) {
+            needed -= found;
+            return undefined;
+          }
+          return this.#nthMatch.get(windowLow, top, needed - 1, query)?.id ?? windowLow;
+        },
+        top - windowLow,
+      );
+      if (floor !== undefined) return floor;
+      windowHigh = windowLow;
+    }
+    return low;
+  }
+
+  /** Runs `work` as one step in `owner`'s turn, timed against the walk's budget. */
+  async #step<T>(owner: string, walk: Walk, work: () => T, span = 0): Promise<T> {
+    // The first step of a search skips the queue when nobody waits: the common search is one step.
+    if (walk.steps > 0 || !this.#lane.idle) await this.#lane.turn(owner);
+    const started = performance.now();
+    const result = work();
+    walk.stepped(span, performance.now() - started);
+    return result;
+  }
+
+  /** The ids [low, high) the world's tweets lie in, and ids per tweet, which size the first window. */
+  #world(): { low: number; high: number; idsPerTweet: number } {
+    const { low, high, tweets } = this.#idSpan.get() ?? { low: null, high: null, tweets: 0 };
+    if (low === null || high === null) return { low: 0, high: 0, idsPerTweet: 1 };
+    return { low, high: high + 1, idsPerTweet: tweets < 2 ? 1 : Math.max(1, (high - low) / (tweets - 1)) };
+  }
+
+  /** Ids [low, high) of the world that can hold tweets created in [since, until). */
+  #idRange(
+    world: { low: number; high: number },
+    since: number | undefined,
+    until: number | undefined,
+  ): { low: number; high: number } {
+    const range = { low: world.low, high: world.high };
     if (since === undefined && until === undefined) return range;
     const meta = this.#idsFollowTime.get() as { ids_follow_time: number } | null;
     if (meta?.ids_follow_time !== 1) return range;
     const firstIdFrom = (ms: number) => (this.#firstIdFrom.get(ms) as { id: number } | null)?.id ?? ID_CEILING;
-    if (since !== undefined) range.low = firstIdFrom(since);
-    if (until !== undefined) range.high = firstIdFrom(until);
+    if (since !== undefined) range.low = Math.max(range.low, firstIdFrom(since));
+    if (until !== undefined) range.high = Math.min(range.high, firstIdFrom(until));
     return range;
   }
 }

@@ -16,6 +16,31 @@ import type { Migration } from "../migrate.ts";
 /** The FTS5 tokenizer of the search language (see @social/core search/ast.ts). */
 export const SEARCH_TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '#$_'";
 
+/**
+ * A protected account's tweets are visible only to its followers, and this API reads as an app that
+ * follows nobody. Protection belongs to the user, but it is copied onto each tweet so that every tweet
+ * read filters the row it already reads instead of joining users. The search index and its content
+ * view leave those tweets out, so full-text matches never see them and the index still agrees with
+ * its content ('integrity-check', 'rebuild').
+ */
+const hideProtectedAuthors: Migration = (db) => {
+  db.run("ALTER TABLE tweets ADD COLUMN author_protected INTEGER NOT NULL DEFAULT 0");
+  db.run(`UPDATE tweets SET author_protected = 1
+    WHERE author_id IN (SELECT id FROM users WHERE json_extract(doc, '$.protected'))`);
+  // An external-content index forgets a row only when given the values it indexed, which the view
+  // still yields until it is redefined below.
+  db.run(`INSERT INTO tweets_fts (tweets_fts, rowid, text, author, lang, flags)
+    SELECT 'delete', c.id, c.text, c.author, c.lang, c.flags
+    FROM tweet_search_content c JOIN tweets t ON t.id = c.id WHERE t.author_protected = 1`);
+  db.run("DROP VIEW tweet_search_content");
+  db.run(`CREATE VIEW tweet_search_content AS
+    SELECT t.id, t.text, lower(u.username) AS author, t.lang_token AS lang, t.flags
+    FROM (SELECT id, text, author_id, 'l' || hex(lower(lang)) AS lang_token,
+            trim(iif(has_links, 'links ', '') || iif(is_reply, 'replies', '')) AS flags
+          FROM tweets WHERE author_protected = 0) t
+    JOIN users u ON u.id = t.author_id`);
+};
+
 export const worldMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE world_meta (
@@ -172,6 +197,7 @@ export const worldMigrations: readonly Migration[] = [
       doc TEXT NOT NULL
     )`);
   },
+  hideProtectedAuthors,
 ];
 
 /** Every table the world fills, for wiping it before a rebuild (the FTS tables are cleared apart). */

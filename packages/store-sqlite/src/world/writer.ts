@@ -49,10 +49,12 @@ interface Begun {
 export class WorldWriter implements WorldSink {
   readonly #db: Database;
   readonly #insert: ReturnType<typeof prepareInserts>;
-  // The search index needs each tweet's author username, and follows need both sides' verified flag;
-  // users arrive before anything that refers to them, so these are kept rather than queried per row.
+  // The search index needs each tweet's author username, follows need both sides' verified flag and
+  // tweets their author's protected flag; users arrive before anything that refers to them, so these
+  // are kept rather than queried per row.
   readonly #usernames = new Map<number, string>();
   readonly #verified = new Set<number>();
+  readonly #protected = new Set<number>();
   readonly #langTokens = new Map<string, string>();
   // Whether every tweet so far came with a larger id and no earlier time than the one before it, which
   // lets search turn dates into id bounds.
@@ -172,6 +174,7 @@ export class WorldWriter implements WorldSink {
     if (token === undefined) throw new Error(`WorldWriter: user ${user.id} has an invalid username`);
     this.#usernames.set(id, token);
     if (user.verified) this.#verified.add(id);
+    if (user.protected) this.#protected.add(id);
   }
 
   #writeTweet(tweet: Tweet, communityId: string | undefined): void {
@@ -188,6 +191,7 @@ export class WorldWriter implements WorldSink {
     const retweeted = reference("retweeted");
     const isReply = tweet.in_reply_to_user_id !== undefined;
     const hasLinks = tweet.entities.urls.length > 0;
+    const authorProtected = this.#protected.has(authorId);
     this.#insert.tweet.run(
       id,
       authorId,
@@ -209,13 +213,13 @@ export class WorldWriter implements WorldSink {
       quoted === undefined ? null : Number(quoted),
       retweeted === undefined ? null : Number(retweeted),
       JSON.stringify(tweetExtra(tweet)),
+      authorProtected ? 1 : 0,
     );
-    let lang = this.#langTokens.get(tweet.lang);
-    if (lang === undefined) {
-      lang = langToken(tweet.lang);
-      this.#langTokens.set(tweet.lang, lang);
+    // Search must never find a protected account's tweets (see hideProtectedAuthors in schema.ts).
+    if (!authorProtected) {
+      const flags = flagsText({ hasLinks, isReply });
+      this.#insert.tweetSearch.run(id, tweet.text, author, this.#langToken(tweet.lang), flags);
     }
-    this.#insert.tweetSearch.run(id, tweet.text, author, lang, flagsText({ hasLinks, isReply }));
     if (communityId !== undefined) {
       this.#insert.communityTweet.run(
         Number(communityId),
@@ -225,6 +229,15 @@ export class WorldWriter implements WorldSink {
         communityRelevance(tweet, this.#started().clockMs),
       );
     }
+  }
+
+  #langToken(lang: string): string {
+    let token = this.#langTokens.get(lang);
+    if (token === undefined) {
+      token = langToken(lang);
+      this.#langTokens.set(lang, token);
+    }
+    return token;
   }
 }
 
@@ -240,8 +253,8 @@ function prepareInserts(db: Database) {
     tweet: db.prepare(
       `INSERT INTO tweets (id, author_id, created_ms, conversation_id, lang, text, possibly_sensitive, like_count,
         retweet_count, reply_count, quote_count, bookmark_count, is_quote_status, is_reply, has_media, has_links,
-        reply_to_id, quoted_id, retweeted_id, extra)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        reply_to_id, quoted_id, retweeted_id, extra, author_protected)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     tweetSearch: db.prepare("INSERT INTO tweets_fts (rowid, text, author, lang, flags) VALUES (?, ?, ?, ?, ?)"),
     list: db.prepare("INSERT INTO lists (id, owner_id, name, description, created_ms) VALUES (?, ?, ?, ?, ?)"),

@@ -1,0 +1,97 @@
+// What bounds a search's work: its database-time budget, the number of matches relevancy ranks, and the
+// lane that lets one step of one search run per event-loop turn, taking owners in turn.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { matches, parseQuery, searchDocument, type Tweet } from "@social/core";
+import { examples } from "@social/fixtures";
+import { FairLane } from "../src/search/lane.ts";
+import { SqliteStore } from "../src/store.ts";
+import { type BuiltWorld, buildDefaultWorld, byIdDesc, isVisible, walk } from "./world-helpers.ts";
+
+let world: BuiltWorld;
+beforeAll(() => {
+  world = buildDefaultWorld();
+}, 60_000);
+afterAll(() => world.db.close());
+
+const username = (tweet: Tweet) => world.truth.users.get(tweet.author_id)?.username as string;
+const truthOf = (text: string) =>
+  world.truth.tweets
+    .filter(
+      (tweet) => isVisible(world.truth, tweet) && matches(parseQuery(text), searchDocument(tweet, username(tweet))),
+    )
+    .sort(byIdDesc);
+
+describe("the search budget", () => {
+  // No budget beyond the first step: whatever the first window does not answer is over budget.
+  const firstStepOnly = () => new SqliteStore(world.db, { search: { budgetMs: 0, firstWindow: 64 } });
+
+  test("a search no index serves is refused with a 400 that says how to narrow it", async () => {
+    const refused = firstStepOnly().searchTweets(parseQuery("-the min_faves:999999999"), "recency", { size: 20 });
+    await expect(refused).rejects.toMatchObject({
+      code: "invalid_request",
+      status: 400,
+      details: [{ parameter: "query" }],
+      message: expect.stringMatching(/without filling its page: narrow it with .*from:.*since:\/until:/),
+    });
+  });
+
+  test("a relevancy search whose candidates take more than the budget to count is refused too", async () => {
+    const refused = firstStepOnly().searchTweets(parseQuery("the -the"), "relevancy", { size: 20 });
+    await expect(refused).rejects.toMatchObject({ code: "invalid_request", details: [{ parameter: "query" }] });
+  });
+
+  test("a search that fills its page within the budget is answered whole, page after page", async () => {
+    const store = new SqliteStore(world.db, { search: { budgetMs: 0, firstWindow: 1_000_000 } });
+    const { items } = await walk((page) => store.searchTweets(parseQuery(examples.search_query), "recency", page), 20);
+    expect(items).toStrictEqual(truthOf(examples.search_query));
+  });
+
+  test("a scan in many short steps finds every match, page after page", async () => {
+    const store = new SqliteStore(world.db, { search: { budgetMs: 60_000, stepMs: 0.2, firstWindow: 16 } });
+    const { items } = await walk(
+      (page) => store.searchTweets(parseQuery("-the min_faves:999999999"), "recency", page),
+      20,
+    );
+    expect(items).toStrictEqual(truthOf("-the min_faves:999999999"));
+  });
+});
+
+describe("relevancy", () => {
+  test("ranks the newest matches of its text, as many as relevancyCandidates", async () => {
+    const store = new SqliteStore(world.db, { search: { relevancyCandidates: 25 } });
+    const { items } = await walk(
+      (page) => store.searchTweets(parseQuery(examples.search_query), "relevancy", page),
+      10,
+    );
+    const newest = truthOf(examples.search_query).slice(0, 25);
+    expect(newest.length).toBe(25);
+    expect([...items].sort(byIdDesc)).toStrictEqual(newest);
+  });
+});
+
+describe("FairLane", () => {
+  test("admits one step per turn, owners round-robin", async () => {
+    const lane = new FairLane(10);
+    const order: string[] = [];
+    const step = (owner: string, n: number) => lane.turn(owner).then(() => order.push(`${owner}${n}`));
+    await Promise.all([step("a", 1), step("a", 2), step("a", 3), step("b", 1), step("c", 1), step("b", 2)]);
+    expect(order).toEqual(["a1", "b1", "c1", "a2", "b2", "a3"]);
+    expect(lane.idle).toBe(true);
+  });
+
+  test("tells a step past its capacity to retry: 503 with Retry-After", async () => {
+    const lane = new FairLane(2);
+    const admitted = [lane.turn("a"), lane.turn("b")];
+    await expect(lane.turn("c")).rejects.toMatchObject({ code: "service_unavailable", retryAfter: 1 });
+    await Promise.all(admitted);
+  });
+
+  test("lets other work run between two steps", async () => {
+    const lane = new FairLane(10);
+    const order: string[] = [];
+    const steps = [1, 2, 3].map((n) => lane.turn("a").then(() => order.push(`step${n}`)));
+    setImmediate(() => order.push("other"));
+    await Promise.all(steps);
+    expect(order.indexOf("other")).toBeLessThan(order.indexOf("step3"));
+  });
+});
