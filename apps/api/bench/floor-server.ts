@@ -6,7 +6,7 @@
 //
 //   bun bench/floor-server.ts <port> <database>
 import { createHash } from "node:crypto";
-import { parseQuery } from "@social/core";
+import { parseQuery, requestTarget } from "@social/core";
 import { openDatabase, SqliteLedger, SqliteStore } from "@social/store-sqlite";
 
 const [port, database] = process.argv.slice(2);
@@ -42,7 +42,7 @@ Bun.serve({
       charged(request, "/v1/tweets/{id}", async () => (await store.tweetsByIds([request.params.id]))[0]),
     "/v1/search/recent": (request) =>
       charged(request, "/v1/search/recent", async () => {
-        const query = new URL(request.url).searchParams.get("query") ?? "";
+        const query = requestTarget(request.url).query.get("query") ?? "";
         return (await store.searchTweets(parseQuery(query), "recency", { size: 20 })).items;
       }),
   },

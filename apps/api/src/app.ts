@@ -7,6 +7,8 @@ import {
   type RateLimiter,
   type RateState,
   rateLimitError,
+  requestPath,
+  requestTarget,
   type Services,
   successEnvelope,
 } from "@social/core";
@@ -19,7 +21,7 @@ import { buildOpenApi } from "./docs/openapi.ts";
 import { docsPage, docsPageHeaders } from "./docs/page.ts";
 import { beginRequest, finishRequest, type LogSink, requestIdOf } from "./http/request-log.ts";
 import { errorResponse, json, rateHeaders } from "./http/respond.ts";
-import { requestPath, requestTarget } from "./http/url.ts";
+
 import { type RouteContext, registerV1Routes } from "./v1/routes.ts";
 import { v2OpenApiPaths } from "./v2/openapi.ts";
 import { registerV2Routes } from "./v2/routes.ts";

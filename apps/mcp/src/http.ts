@@ -15,6 +15,7 @@ import {
   type RateState,
   rateHeaders,
   rateLimitError,
+  requestTarget,
   type Services,
 } from "@social/core";
 import { checkConnectionKey } from "./auth.ts";
@@ -52,9 +53,9 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 }
 
-function toolsFor(url: URL): readonly AgentTool[] | ApiError {
+function toolsFor(request: Request): readonly AgentTool[] | ApiError {
   try {
-    return selectTools(parseToolsets(url.searchParams.get("toolsets")));
+    return selectTools(parseToolsets(requestTarget(request.url).query.get("toolsets")));
   } catch (error) {
     if (!(error instanceof UnknownToolsetError)) throw error;
     return invalidRequest(error.message, [{ parameter: "toolsets", message: error.message }]);
@@ -143,7 +144,7 @@ export async function handleMcpRequest(
   if (!rate.allowed && !isToolCall(message)) {
     return errorResponse(rateLimitError(rate), requestId, options.helpUrl, headers);
   }
-  const tools = toolsFor(new URL(request.url.replace(/^[^?]*/, "http://mcp/")));
+  const tools = toolsFor(request);
   if (tools instanceof ApiError) return errorResponse(tools, requestId, options.helpUrl, headers);
   if (message === undefined) return jsonRpcError(400, -32700, "Parse error: Invalid JSON", headers);
   // Refused before any call runs: two calls of one batch can share an id, and then both run and are

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { rateLimitFromEnv } from "@social/core";
+import { rateLimitFromEnv, requestPath } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import {
   buildWorld,
@@ -134,7 +134,7 @@ export async function startMcpHttpServer(world: TestWorld, rateLimit = NO_RATE_L
     hostname: "127.0.0.1",
     port: 0,
     fetch: (request, server) =>
-      new URL(request.url).pathname === "/mcp"
+      requestPath(request.url) === "/mcp"
         ? handleMcpRequest(request, services, {
             helpUrl: HELP_URL,
             anonymousRate: () => services.limiter.take(`address:${server.requestIP(request)?.address}`),

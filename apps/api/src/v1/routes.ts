@@ -10,12 +10,12 @@ import {
   numericParams,
   type RateState,
   rateLimitError,
+  requestTarget,
   type Services,
   successEnvelopeText,
 } from "@social/core";
 import type { Elysia } from "elysia";
 import { errorResponse, jsonText, rateHeaders } from "../http/respond.ts";
-import { requestTarget } from "../http/url.ts";
 
 export interface RouteContext {
   services: Services;

@@ -10,12 +10,14 @@ import {
   hashApiKey,
   type ReadOutcome,
   rateLimitError,
+  requestPath,
+  requestTarget,
   type Services,
   type User,
 } from "@social/core";
 import type { Elysia } from "elysia";
 import { json, rateHeaders } from "../http/respond.ts";
-import { requestPath, requestTarget } from "../http/url.ts";
+
 import { methodNotAllowed, pathEntries, type RouteContext, routerPath } from "../v1/routes.ts";
 import { expandedAuthors, notFoundError, successBody } from "./body.ts";
 import { asProblem, problemResponse, type RawValues } from "./problem.ts";

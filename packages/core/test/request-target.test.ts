@@ -1,5 +1,6 @@
-import { describe, expect, test } from "bun:test";
-import { requestPath, requestTarget } from "../src/http/url.ts";
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { requestPath, requestTarget } from "../src/request.ts";
 
 describe("requestTarget", () => {
   test("reads path and query as a full URL parse would, for the URLs a server receives", () => {
@@ -12,14 +13,16 @@ describe("requestTarget", () => {
     ]) {
       const parsed = new URL(url);
       const target = requestTarget(url.replace(/#.*$/, ""));
-      expect(target.path).toBe(parsed.pathname);
-      expect([...target.query]).toEqual([...parsed.searchParams]);
-      expect(requestPath(url)).toBe(target.path);
+      assert.equal(target.path, parsed.pathname);
+      assert.deepEqual([...target.query], [...parsed.searchParams]);
+      assert.equal(requestPath(url), target.path);
     }
   });
 
   test("a URL without a path is the root", () => {
-    expect(requestTarget("http://example.com")).toEqual({ path: "/", query: new URLSearchParams() });
+    const target = requestTarget("http://example.com");
+    assert.equal(target.path, "/");
+    assert.deepEqual([...target.query], []);
   });
 
   test("copes with every URL Bun builds from an odd Host header, which new URL() refuses", () => {
@@ -33,20 +36,25 @@ describe("requestTarget", () => {
     ];
     for (const [host, url] of cases) {
       const target = requestTarget(url);
-      expect({ host, path: target.path, query: [...target.query] }).toEqual({
-        host,
-        path: "/p/q",
-        query: [
-          ["r", "1"],
-          ["s", "http://x/y"],
-        ],
-      });
-      expect(requestPath(url)).toBe("/p/q");
+      assert.deepEqual(
+        { host, path: target.path, query: [...target.query] },
+        {
+          host,
+          path: "/p/q",
+          query: [
+            ["r", "1"],
+            ["s", "http://x/y"],
+          ],
+        },
+      );
+      assert.equal(requestPath(url), "/p/q");
     }
   });
 
   test("CONNECT's authority-form target is its own path, with no query", () => {
-    expect(requestTarget("1:1")).toEqual({ path: "1:1", query: new URLSearchParams() });
-    expect(requestPath("example.com:443")).toBe("example.com:443");
+    const target = requestTarget("1:1");
+    assert.equal(target.path, "1:1");
+    assert.deepEqual([...target.query], []);
+    assert.equal(requestPath("example.com:443"), "example.com:443");
   });
 });
