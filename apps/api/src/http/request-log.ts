@@ -1,6 +1,6 @@
 // One structured line per request: id, method, path, status, credits charged, duration. The query
 // string and headers are never logged, so keys and tokens cannot leak into logs.
-import { requestPath } from "./url.ts";
+import { requestPath } from "@social/core";
 
 const started = new WeakMap<Request, { id: string; at: number }>();
 
