@@ -4,10 +4,10 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
 import {
   createKey as createKeyInDatabase,
   hashApiKeySync,
-  MAX_ACTIVE_KEYS_PER_ACCOUNT,
   openDatabase,
   readWorldMeta,
   SqliteLedger,

@@ -1,6 +1,13 @@
 // Opens the database, builds the default fixture world on first start, and serves the app.
 import { DEFAULT_WORLD } from "@social/fixtures";
-import { buildWorld, hasWorld, openDatabase, persistentSecret, sqliteServices } from "@social/store-sqlite";
+import {
+  buildWorld,
+  hasWorld,
+  openDatabase,
+  SqliteAccounts,
+  SqliteSessions,
+  sqliteServices,
+} from "@social/store-sqlite";
 import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";
@@ -31,10 +38,12 @@ export async function startServer(
     buildWorld(db, DEFAULT_WORLD);
   }
   const services = await sqliteServices(db, { tokenSecret: config.tokenSecret, rateLimit: config.rateLimit });
+  const accounts = new SqliteAccounts(db);
   const dashboard = {
-    db,
+    accounts,
+    sessions: new SqliteSessions(db),
     publicUrl: config.publicUrl,
-    sessionSecret: config.sessionSecret ?? persistentSecret(db, "session_secret"),
+    sessionSecret: config.sessionSecret ?? (await accounts.secret("session_secret")),
     ...(config.oidc ? { oidc: config.oidc } : {}),
   };
   const app = createApp({

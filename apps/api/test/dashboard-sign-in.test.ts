@@ -1,8 +1,10 @@
 // Sign-in, sessions and CSRF against a real OpenID Provider on loopback, without a browser: the
 // dashboard runs in-process (app.handle) and the provider's interaction is answered with fetch.
+
+import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RateLimiter } from "@social/core";
-import { createKey, MAX_ACTIVE_KEYS_PER_ACCOUNT, openDatabase } from "@social/store-sqlite";
+import { MAX_ACTIVE_KEYS_PER_ACCOUNT, RateLimiter } from "@social/core";
+import { createKey, openDatabase, SqliteAccounts, SqliteSessions } from "@social/store-sqlite";
 import { Elysia } from "elysia";
 import { type DashboardOptions, registerDashboardRoutes } from "../src/dashboard/routes.ts";
 import { SessionStore, SIGN_IN_LIFETIME_MS } from "../src/dashboard/sessions.ts";
@@ -26,11 +28,16 @@ beforeAll(async () => {
 });
 afterAll(() => provider.close());
 
+/** The dashboard's ports on one database, which the tests also read directly. */
+function portsOn(db: Database) {
+  return { accounts: new SqliteAccounts(db), sessions: new SqliteSessions(db) };
+}
+
 function dashboardApp(options: Partial<DashboardOptions> = {}) {
-  const db = options.db ?? openDatabase(":memory:");
+  const db = openDatabase(":memory:");
   const app = new Elysia();
   registerDashboardRoutes(app, context, {
-    db,
+    ...portsOn(db),
     publicUrl: PUBLIC_URL,
     sessionSecret: "test session secret",
     oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
@@ -146,17 +153,17 @@ describe("sign-in floods", () => {
     }
   });
 
-  test("expired sign-in attempts are deleted when the next one starts", () => {
+  test("expired sign-in attempts are deleted when the next one starts", async () => {
     let now = 0;
     const db = openDatabase(":memory:");
-    const sessions = new SessionStore(db, "secret", () => now);
+    const sessions = new SessionStore(portsOn(db).sessions, "secret", () => now);
     const checks = { state: "s", nonce: "n", codeVerifier: "v" };
-    sessions.saveSignIn(checks);
-    const stale = sessions.saveSignIn(checks);
+    await sessions.saveSignIn(checks);
+    const stale = await sessions.saveSignIn(checks);
     now = SIGN_IN_LIFETIME_MS;
-    sessions.saveSignIn(checks);
+    await sessions.saveSignIn(checks);
     expect(db.query("SELECT count(*) AS attempts FROM sign_in_attempts").get()).toEqual({ attempts: 1 });
-    expect(sessions.takeSignIn(stale)).toBeUndefined();
+    expect(await sessions.takeSignIn(stale)).toBeUndefined();
   });
 });
 
@@ -347,7 +354,7 @@ describe("pages", () => {
     const { db } = dashboardApp();
     const app = new Elysia();
     registerDashboardRoutes(app, context, {
-      db,
+      ...portsOn(db),
       publicUrl: PUBLIC_URL,
       sessionSecret: "s",
     });

@@ -1,3 +1,4 @@
+export * from "./account-ports.ts";
 export * from "./catalogue.ts";
 export * from "./costs.ts";
 export * from "./endpoint.ts";

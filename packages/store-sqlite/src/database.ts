@@ -5,6 +5,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ledgerMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
+import { sessionMigrations } from "./sessions/schema.ts";
 import { worldMigrations } from "./world/schema.ts";
 
 /** Where every process (server, MCP stdio server, CLI) finds the database unless DATABASE_URL says otherwise. */
@@ -66,5 +67,6 @@ export function openDatabase(url: string, options: { synchronous?: Synchronous }
   db.run(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   migrate(db, "world", worldMigrations);
   migrate(db, "ledger", ledgerMigrations);
+  migrate(db, "dashboard", sessionMigrations);
   return db;
 }

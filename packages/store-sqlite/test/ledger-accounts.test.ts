@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashApiKey } from "@social/core";
+import { hashApiKey, MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
 import {
   createAccount,
   createKey,
@@ -14,7 +14,6 @@ import {
   hashApiKeySync,
   LedgerError,
   listKeys,
-  MAX_ACTIVE_KEYS_PER_ACCOUNT,
   openDatabase,
   recentRequests,
   revokeKey,

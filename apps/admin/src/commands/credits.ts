@@ -1,8 +1,7 @@
 // `credits grant`.
 import { parseArgs } from "node:util";
-import { grantCredits } from "@social/store-sqlite";
 import { expectPositionals, parseCount, subcommand, usageErrors } from "../cli.ts";
-import { withDatabase } from "../database.ts";
+import { withOperator } from "../database.ts";
 
 export async function creditsCommand(args: readonly string[]): Promise<void> {
   const [, rest] = subcommand("credits", args, ["grant"]);
@@ -11,6 +10,6 @@ export async function creditsCommand(args: readonly string[]): Promise<void> {
   );
   const [accountId = "", amount = ""] = expectPositionals(positionals, ["ACCOUNT_ID", "N"]);
   const credits = parseCount(amount, "N", 1);
-  const balance = await withDatabase((db) => grantCredits(db, accountId, credits, values.reason));
+  const balance = await withOperator(({ accounts }) => accounts.grantCredits(accountId, credits, values.reason));
   console.log(`granted ${credits} credits to ${accountId}; balance ${balance}`);
 }

@@ -2,9 +2,8 @@
 // the same file and is left as it is.
 import { parseArgs } from "node:util";
 import { DEFAULT_WORLD } from "@social/fixtures";
-import { buildWorld } from "@social/store-sqlite";
 import { expectPositionals, parseCount, subcommand, UsageError, usageErrors } from "../cli.ts";
-import { withDatabase } from "../database.ts";
+import { withOperator } from "../database.ts";
 import { formatTable } from "../format.ts";
 import { progressBar } from "../progress.ts";
 
@@ -30,8 +29,8 @@ export async function fixturesCommand(args: readonly string[]): Promise<void> {
 
   const bar = progressBar("tweets");
   const started = performance.now();
-  const meta = await withDatabase((db) =>
-    buildWorld(db, options, (progress) => bar.update(progress.tweets, progress.totalTweets)),
+  const meta = await withOperator((operator) =>
+    operator.buildWorld(options, (progress) => bar.update(progress.tweets, progress.totalTweets)),
   );
   bar.finish();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

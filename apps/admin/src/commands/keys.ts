@@ -1,8 +1,8 @@
 // `keys create | list | revoke`.
 import { parseArgs } from "node:util";
-import { createAccount, createKey, getAccount, LedgerError, listKeys, revokeKey } from "@social/store-sqlite";
+import { LedgerError } from "@social/store-sqlite";
 import { expectPositionals, parseCount, subcommand, UsageError, usageErrors } from "../cli.ts";
-import { withDatabase } from "../database.ts";
+import { withOperator } from "../database.ts";
 import { formatTable, formatTime } from "../format.ts";
 
 export async function keysCommand(args: readonly string[]): Promise<void> {
@@ -27,18 +27,13 @@ async function create(args: string[]): Promise<void> {
   const credits = values.credits === undefined ? undefined : parseCount(values.credits, "--credits", 0);
   const name = values.name ?? "cli";
 
-  const created = await withDatabase((db) =>
-    // One transaction: a failure leaves neither an account without its key nor a key without its account.
-    db
-      .transaction(() => {
-        const account =
-          values.account === undefined ? createAccount(db, name, credits) : getAccount(db, values.account);
-        if (!account) throw new LedgerError("unknown_account", `no account ${values.account}`);
-        return { account, ...createKey(db, account.id, name) };
-      })
-      .immediate(),
-  );
-  const { account, keyId, prefix, key } = created;
+  const { account, key: created } = await withOperator(async ({ accounts }) => {
+    if (values.account === undefined) return accounts.openAccount(name, credits);
+    const account = await accounts.account(values.account);
+    if (!account) throw new LedgerError("unknown_account", `no account ${values.account}`);
+    return { account, key: await accounts.createKey(account.id, name) };
+  });
+  const { keyId, prefix, key } = created;
   console.error(`account  ${account.id}  ${JSON.stringify(account.name)}  ${account.balance} credits`);
   console.error(`key      ${keyId}  ${prefix}…  shown once below: store it now`);
   console.log(key);
@@ -49,7 +44,7 @@ async function list(args: string[]): Promise<void> {
     parseArgs({ args, options: { account: { type: "string" } }, allowPositionals: true }),
   );
   expectPositionals(positionals, []);
-  const keys = await withDatabase((db) => listKeys(db, values.account));
+  const keys = await withOperator(({ accounts }) => accounts.listKeys(values.account));
   if (keys.length === 0) {
     console.error("no keys");
     return;
@@ -70,6 +65,6 @@ async function list(args: string[]): Promise<void> {
 async function revoke(args: string[]): Promise<void> {
   const { positionals } = usageErrors(() => parseArgs({ args, options: {}, allowPositionals: true }));
   const [reference = ""] = expectPositionals(positionals, ["KEY|KEY_ID|PREFIX"]);
-  const key = await withDatabase((db) => revokeKey(db, reference));
+  const key = await withOperator(({ accounts }) => accounts.revokeKey(reference));
   console.log(`revoked ${key.id} (${key.prefix}…) of ${key.accountId} at ${formatTime(key.revokedAt)}`);
 }

@@ -1,8 +1,8 @@
 // `usage ACCOUNT_ID`: what an account has left and what it spent, as the dashboard will chart it.
 import { parseArgs } from "node:util";
-import { dailyUsage, getAccount, LedgerError, recentRequests } from "@social/store-sqlite";
+import { LedgerError } from "@social/store-sqlite";
 import { expectPositionals, parseCount, usageErrors } from "../cli.ts";
-import { withDatabase } from "../database.ts";
+import { withOperator } from "../database.ts";
 import { formatTable, formatTime } from "../format.ts";
 
 const BAR_WIDTH = 40;
@@ -19,10 +19,14 @@ export async function usageCommand(args: readonly string[]): Promise<void> {
   const days = values.days === undefined ? 30 : parseCount(values.days, "--days", 1);
   const limit = values.limit === undefined ? 20 : parseCount(values.limit, "--limit", 1);
 
-  const { account, perDay, latest } = await withDatabase((db) => {
-    const account = getAccount(db, accountId);
+  const { account, perDay, latest } = await withOperator(async ({ accounts }) => {
+    const account = await accounts.account(accountId);
     if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
-    return { account, perDay: dailyUsage(db, accountId, days), latest: recentRequests(db, accountId, limit) };
+    return {
+      account,
+      perDay: await accounts.dailyUsage(accountId, days),
+      latest: await accounts.recentRequests(accountId, limit),
+    };
   });
 
   const most = Math.max(1, ...perDay.map((day) => day.credits));

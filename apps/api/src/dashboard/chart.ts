@@ -1,6 +1,6 @@
 // A per-day bar chart as inline SVG: no script, no image request, and each bar names its day and value
 // for screen readers and on hover. The table under it carries the same numbers.
-import type { DailyUsage } from "@social/store-sqlite";
+import type { DailyUsage } from "@social/core";
 import { type Html, html } from "./html.ts";
 
 const WIDTH = 600;

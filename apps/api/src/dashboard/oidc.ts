@@ -1,7 +1,8 @@
 // The relying-party side of OpenID Connect, on openid-client: authorization code flow with PKCE (S256),
 // state and nonce, and an ID token whose signature, issuer, audience, expiry and nonce the library checks.
+
+import type { SignInChecks } from "@social/core";
 import * as client from "openid-client";
-import type { SignInChecks } from "./sessions.ts";
 
 export interface OidcSettings {
   issuer: string;

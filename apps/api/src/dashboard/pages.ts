@@ -1,6 +1,7 @@
 // The dashboard's pages. Each takes plain data and returns Html; the routes decide who sees what.
+
+import type { AccountDetails, DailyUsage, KeyInfo, RequestUsage } from "@social/core";
 import { endpointsById } from "@social/core";
-import type { AccountDetails, DailyUsage, KeyInfo, RequestUsage } from "@social/store-sqlite";
 import { dailyChart } from "./chart.ts";
 import { csrfField, Html, html, layout, type Viewer } from "./html.ts";
 

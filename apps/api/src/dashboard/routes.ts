@@ -1,17 +1,7 @@
 // The dashboard's HTTP surface: sign-in through OpenID Connect, the account pages and their forms.
 // Every form needs the session's CSRF token; every page carries the security headers of html.ts.
-import type { Database } from "bun:sqlite";
-import {
-  createKey,
-  dailyUsage,
-  findOrCreateAccountBySubject,
-  getAccount,
-  LedgerError,
-  listKeys,
-  MAX_ACTIVE_KEYS_PER_ACCOUNT,
-  recentRequests,
-  revokeKey,
-} from "@social/store-sqlite";
+import { type Accounts, MAX_ACTIVE_KEYS_PER_ACCOUNT, type Sessions } from "@social/core";
+import { LedgerError } from "@social/store-sqlite";
 import type { Elysia } from "elysia";
 import { rateHeaders } from "../http/respond.ts";
 import type { RouteContext } from "../v1/routes.ts";
@@ -24,7 +14,8 @@ import { SESSION_LIFETIME_MS, SessionStore, SIGN_IN_LIFETIME_MS } from "./sessio
 import { STYLESHEET } from "./style.ts";
 
 export interface DashboardOptions {
-  db: Database;
+  accounts: Accounts;
+  sessions: Sessions;
   /** The address people reach the server at: the OIDC redirect URI and the cookies' Secure flag follow it. */
   publicUrl: string;
   /** Keys the digests under which sessions are stored. */
@@ -62,26 +53,26 @@ export function registerDashboardRoutes(
   options: DashboardOptions | undefined,
 ) {
   if (!options) return;
-  const { db, publicUrl } = options;
+  const { accounts, publicUrl } = options;
   const secure = publicUrl.startsWith("https:");
   const names = cookieNames(secure);
-  const sessions = new SessionStore(db, options.sessionSecret);
+  const sessions = new SessionStore(options.sessions, options.sessionSecret);
   const callbackPath = "/dashboard/callback";
   const oidc = options.oidc ? new OidcClient(options.oidc, `${publicUrl}${callbackPath}`) : undefined;
 
   const page = (request: Request, body: Html, status = 200, headers: Record<string, string> = {}) =>
     context.finish(request, htmlResponse(body, status, headers));
 
-  const signedIn = (request: Request): SignedIn | undefined => {
-    const session = sessions.find(readCookie(request, names.session));
-    const account = session && getAccount(db, session.accountId);
+  const signedIn = async (request: Request): Promise<SignedIn | undefined> => {
+    const session = await sessions.find(readCookie(request, names.session));
+    const account = session && (await accounts.account(session.accountId));
     if (!session || !account) return undefined;
     return { viewer: { name: account.name, csrfToken: session.csrfToken }, accountId: account.id };
   };
 
   /** The signed-in person behind a form post, or the page that refuses it. */
-  const formPoster = (request: Request, body: unknown): SignedIn | Response => {
-    const who = signedIn(request);
+  const formPoster = async (request: Request, body: unknown): Promise<SignedIn | Response> => {
+    const who = await signedIn(request);
     if (!who) return page(request, errorPage("Signed out", "Your session has ended: sign in again."), 403);
     if (!csrfTokenMatches(who.viewer.csrfToken, field(body, CSRF_FIELD))) {
       return page(
@@ -93,19 +84,16 @@ export function registerDashboardRoutes(
     return who;
   };
 
-  const dashboard = (
+  const dashboard = async (
     request: Request,
     who: SignedIn,
     extra: { newKey?: { key: string; name: string }; formError?: string } = {},
     status = 200,
   ) => {
-    const account = getAccount(db, who.accountId);
+    const account = await accounts.account(who.accountId);
     if (!account) return page(request, errorPage("No account", "This account no longer exists."), 404);
-    return page(
-      request,
-      dashboardPage({ viewer: who.viewer, account, keys: listKeys(db, who.accountId), ...extra }),
-      status,
-    );
+    const keys = await accounts.listKeys(who.accountId);
+    return page(request, dashboardPage({ viewer: who.viewer, account, keys, ...extra }), status);
   };
 
   app
@@ -121,8 +109,8 @@ export function registerDashboardRoutes(
         }),
       ),
     )
-    .get("/dashboard", ({ request }) => {
-      const who = signedIn(request);
+    .get("/dashboard", async ({ request }) => {
+      const who = await signedIn(request);
       if (!who) return page(request, signedOutPage({ configured: oidc !== undefined, publicUrl }));
       return dashboard(request, who);
     })
@@ -143,7 +131,7 @@ export function registerDashboardRoutes(
       }
       try {
         const { url, checks } = await oidc.start();
-        const token = sessions.saveSignIn(checks);
+        const token = await sessions.saveSignIn(checks);
         return context.finish(
           request,
           redirect(url.href, [cookie(names.signIn, token, SIGN_IN_LIFETIME_MS / 1000, secure)]),
@@ -166,7 +154,7 @@ export function registerDashboardRoutes(
     })
     .get(callbackPath, async ({ request }) => {
       const clearSignIn = cookie(names.signIn, "", 0, secure);
-      const checks = sessions.takeSignIn(readCookie(request, names.signIn));
+      const checks = await sessions.takeSignIn(readCookie(request, names.signIn));
       if (!oidc || !checks) {
         return page(
           request,
@@ -181,10 +169,10 @@ export function registerDashboardRoutes(
           new URL(`${publicUrl}${callbackPath}${request.url.replace(/^[^?]*/, "")}`),
           checks,
         );
-        const { account } = findOrCreateAccountBySubject(db, identity.issuer, identity.subject, identity.name);
+        const account = await accounts.accountForIdentity(identity.issuer, identity.subject, identity.name);
         // A fresh token on every sign-in: a session id planted before sign-in never becomes a signed-in one.
-        sessions.destroy(readCookie(request, names.session));
-        const token = sessions.create(account.id);
+        await sessions.destroy(readCookie(request, names.session));
+        const token = await sessions.create(account.id);
         return context.finish(
           request,
           redirect("/dashboard", [clearSignIn, cookie(names.session, token, SESSION_LIFETIME_MS / 1000, secure)]),
@@ -199,48 +187,45 @@ export function registerDashboardRoutes(
         );
       }
     })
-    .post("/dashboard/sign-out", ({ request, body }) => {
-      const who = formPoster(request, body);
+    .post("/dashboard/sign-out", async ({ request, body }) => {
+      const who = await formPoster(request, body);
       if (who instanceof Response) return who;
-      sessions.destroy(readCookie(request, names.session));
+      await sessions.destroy(readCookie(request, names.session));
       return context.finish(request, redirect("/dashboard", [cookie(names.session, "", 0, secure)]));
     })
-    .post("/dashboard/keys", ({ request, body }) => {
-      const who = formPoster(request, body);
+    .post("/dashboard/keys", async ({ request, body }) => {
+      const who = await formPoster(request, body);
       if (who instanceof Response) return who;
       const checked = checkKeyName(field(body, "name"));
       if ("error" in checked) return dashboard(request, who, { formError: checked.error }, 400);
       try {
-        const { key } = createKey(db, who.accountId, checked.name);
+        const { key } = await accounts.createKey(who.accountId, checked.name);
         return dashboard(request, who, { newKey: { key, name: checked.name } }, 201);
       } catch (error) {
         if (!(error instanceof LedgerError && error.code === "too_many_keys")) throw error;
         return dashboard(request, who, { formError: TOO_MANY_KEYS }, 409);
       }
     })
-    .post("/dashboard/keys/:keyId/revoke", ({ request, body, params }) => {
-      const who = formPoster(request, body);
+    .post("/dashboard/keys/:keyId/revoke", async ({ request, body, params }) => {
+      const who = await formPoster(request, body);
       if (who instanceof Response) return who;
-      if (!listKeys(db, who.accountId).some((key) => key.id === params.keyId)) {
+      if (!(await accounts.listKeys(who.accountId)).some((key) => key.id === params.keyId)) {
         return page(request, errorPage("No such key", "That key is not one of yours.", who.viewer), 404);
       }
-      revokeKey(db, params.keyId);
+      await accounts.revokeKey(params.keyId);
       return context.finish(request, redirect("/dashboard"));
     })
-    .get("/dashboard/usage", ({ request }) => {
-      const who = signedIn(request);
+    .get("/dashboard/usage", async ({ request }) => {
+      const who = await signedIn(request);
       if (!who) return context.finish(request, redirect("/dashboard"));
-      return page(
-        request,
-        usagePage(
-          who.viewer,
-          dailyUsage(db, who.accountId, USAGE_DAYS),
-          recentRequests(db, who.accountId, LATEST_REQUESTS),
-        ),
-      );
+      const [perDay, latest] = await Promise.all([
+        accounts.dailyUsage(who.accountId, USAGE_DAYS),
+        accounts.recentRequests(who.accountId, LATEST_REQUESTS),
+      ]);
+      return page(request, usagePage(who.viewer, perDay, latest));
     })
-    .get("/billing", ({ request }) => {
-      const who = signedIn(request);
+    .get("/billing", async ({ request }) => {
+      const who = await signedIn(request);
       return page(request, billingPage(who ? { viewer: who.viewer, accountId: who.accountId } : {}));
     });
 }

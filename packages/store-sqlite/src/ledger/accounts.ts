@@ -1,17 +1,11 @@
 // Accounts and the credits granted to them. Every change of a balance outside a debit is a grant row
 // written in the same transaction, so the ledger can always be reconciled.
 import type { Database } from "bun:sqlite";
-import type { Account } from "@social/core";
+import type { AccountDetails } from "@social/core";
 import { assertCredits, LedgerError } from "./errors.ts";
 import { newId } from "./random.ts";
 
 export const STARTING_CREDITS = 1000;
-
-export interface AccountDetails extends Account {
-  createdAt: number;
-  oidcIssuer: string | null;
-  oidcSubject: string | null;
-}
 
 interface AccountRow {
   id: string;

@@ -2,28 +2,13 @@
 // the key on each request) and its first characters (so people can tell their keys apart).
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { isWellFormedApiKey } from "@social/core";
+import { isWellFormedApiKey, type KeyInfo, MAX_ACTIVE_KEYS_PER_ACCOUNT, type NewKey } from "@social/core";
 import { LedgerError } from "./errors.ts";
 import { newId, randomBase62 } from "./random.ts";
 
 const KEY_TAG = "sk_live_";
 /** The tag plus four random characters: enough to recognise a key, far too little to guess it. */
 export const KEY_PREFIX_LENGTH = 12;
-/**
- * Active (unrevoked) keys an account may hold: plenty for one key per app and environment, and a
- * bound on what a signed-in session or a script can make the key table hold.
- */
-export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 20;
-
-export interface KeyInfo {
-  id: string;
-  accountId: string;
-  name: string;
-  prefix: string;
-  createdAt: number;
-  revokedAt: number | null;
-  lastUsedAt: number | null;
-}
 
 interface KeyRow {
   id: string;
@@ -83,11 +68,7 @@ function assertRoomForKey(db: Database, accountId: string): void {
  * secret. Counting and inserting share one write transaction, so two concurrent creations cannot both
  * take the last place.
  */
-export function createKey(
-  db: Database,
-  accountId: string,
-  name: string,
-): { key: string; keyId: string; prefix: string } {
+export function createKey(db: Database, accountId: string, name: string): NewKey {
   return db
     .transaction(() => {
       assertRoomForKey(db, accountId);

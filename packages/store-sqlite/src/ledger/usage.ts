@@ -1,22 +1,8 @@
 // Read-only summaries of what an account spent, for the dashboard chart and the operator CLI.
 import type { Database } from "bun:sqlite";
+import type { DailyUsage, RequestUsage } from "@social/core";
 
 const DAY_MS = 86_400_000;
-
-export interface DailyUsage {
-  /** UTC day, YYYY-MM-DD. */
-  day: string;
-  requests: number;
-  credits: number;
-}
-
-export interface RequestUsage {
-  requestId: string;
-  keyId: string;
-  endpoint: string;
-  credits: number;
-  createdAt: number;
-}
 
 /**
  * One entry per UTC day for the last `days` days, today included and last, with zero-usage days

@@ -1,9 +1,10 @@
-// The dashboard's own tables, migrated as their own component so the ledger schema stays untouched.
+// The dashboard's own tables, migrated as their own component ("dashboard", its name since it began)
+// so the ledger schema stays untouched.
 // Both tables are keyed by a keyed digest of the cookie value, never by the value itself: a copy of
 // the database opens no session and completes no sign-in.
-import type { Migration } from "@social/store-sqlite";
+import type { Migration } from "../migrate.ts";
 
-export const dashboardMigrations: readonly Migration[] = [
+export const sessionMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE sessions (
       id TEXT PRIMARY KEY,

@@ -1,0 +1,96 @@
+// The ports for the state around the ledger: accounts, their keys, grants and usage summaries, server
+// secrets (Accounts), and the dashboard's sessions and pending sign-ins (Sessions). The dashboard and
+// the operator CLI reach that state only through them, so a second database adapter changes neither.
+import type { Account } from "./ports.ts";
+
+/**
+ * Active (unrevoked) keys an account may hold: plenty for one key per app and environment, and a
+ * bound on what a signed-in session or a script can make the key table hold.
+ */
+export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 20;
+
+export interface AccountDetails extends Account {
+  createdAt: number;
+  oidcIssuer: string | null;
+  oidcSubject: string | null;
+}
+
+export interface KeyInfo {
+  id: string;
+  accountId: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+/** A key as created: `key` is the only copy of the secret. */
+export interface NewKey {
+  key: string;
+  keyId: string;
+  prefix: string;
+}
+
+export interface DailyUsage {
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  requests: number;
+  credits: number;
+}
+
+export interface RequestUsage {
+  requestId: string;
+  keyId: string;
+  endpoint: string;
+  credits: number;
+  createdAt: number;
+}
+
+export interface Accounts {
+  account(accountId: string): Promise<AccountDetails | undefined>;
+  /** A new account with `credits` (the starting credits when absent) and its first key, all or nothing. */
+  openAccount(name: string, credits?: number): Promise<{ account: AccountDetails; key: NewKey }>;
+  /** The account of an identity-provider subject, opened with the starting credits on first sign-in. */
+  accountForIdentity(issuer: string, subject: string, name: string): Promise<AccountDetails>;
+  /** Adds credits with a grant row; resolves to the new balance. */
+  grantCredits(accountId: string, credits: number, reason?: string): Promise<number>;
+  createKey(accountId: string, name: string): Promise<NewKey>;
+  /** Keys of one account, or of every account, oldest first. */
+  listKeys(accountId?: string): Promise<KeyInfo[]>;
+  /** Revokes the key that `reference` names: the key itself, its id or its displayed prefix. */
+  revokeKey(reference: string): Promise<KeyInfo>;
+  /** One entry per UTC day for the last `days` days, today last, days without usage included. */
+  dailyUsage(accountId: string, days: number): Promise<DailyUsage[]>;
+  /** The latest charges, newest first. */
+  recentRequests(accountId: string, limit: number): Promise<RequestUsage[]>;
+  /** The server secret stored as `name`, generated on first use, so every process shares one. */
+  secret(name: string): Promise<string>;
+}
+
+/** What a signed-in browser's session holds. */
+export interface SessionRecord {
+  accountId: string;
+  csrfToken: string;
+}
+
+/** What the sign-in callback must check the provider's answer against. */
+export interface SignInChecks {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+/**
+ * Dashboard sessions and pending sign-ins, stored under ids the caller derives from the cookie (a
+ * keyed digest, never the cookie itself). Expired rows are removed whenever a new one is stored, so
+ * neither table grows without bound.
+ */
+export interface Sessions {
+  createSession(id: string, session: SessionRecord, expiresAt: number, now: number): Promise<void>;
+  findSession(id: string, now: number): Promise<SessionRecord | undefined>;
+  deleteSession(id: string): Promise<void>;
+  saveSignIn(id: string, checks: SignInChecks, expiresAt: number, now: number): Promise<void>;
+  /** The checks of a pending sign-in, deleted as they are read so that it completes at most once. */
+  takeSignIn(id: string, now: number): Promise<SignInChecks | undefined>;
+}

@@ -1,0 +1,63 @@
+// The Accounts port on bun:sqlite: the account, key, grant and usage functions of this folder, and
+// the stored secrets, behind the interface the dashboard and the operator CLI use.
+import type { Database } from "bun:sqlite";
+import type { AccountDetails, Accounts, DailyUsage, KeyInfo, NewKey, RequestUsage } from "@social/core";
+import { persistentSecret } from "../settings.ts";
+import { createAccount, findOrCreateAccountBySubject, getAccount, grantCredits } from "./accounts.ts";
+import { createKey, listKeys, revokeKey } from "./keys.ts";
+import { dailyUsage, recentRequests } from "./usage.ts";
+
+export class SqliteAccounts implements Accounts {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async account(accountId: string): Promise<AccountDetails | undefined> {
+    return getAccount(this.#db, accountId);
+  }
+
+  async openAccount(name: string, credits?: number): Promise<{ account: AccountDetails; key: NewKey }> {
+    const db = this.#db;
+    // One transaction: a failure leaves neither an account without its key nor a key without its account.
+    return db
+      .transaction(() => {
+        const account = createAccount(db, name, credits);
+        return { account, key: createKey(db, account.id, name) };
+      })
+      .immediate();
+  }
+
+  async accountForIdentity(issuer: string, subject: string, name: string): Promise<AccountDetails> {
+    return findOrCreateAccountBySubject(this.#db, issuer, subject, name).account;
+  }
+
+  async grantCredits(accountId: string, credits: number, reason?: string): Promise<number> {
+    return grantCredits(this.#db, accountId, credits, reason);
+  }
+
+  async createKey(accountId: string, name: string): Promise<NewKey> {
+    return createKey(this.#db, accountId, name);
+  }
+
+  async listKeys(accountId?: string): Promise<KeyInfo[]> {
+    return listKeys(this.#db, accountId);
+  }
+
+  async revokeKey(reference: string): Promise<KeyInfo> {
+    return revokeKey(this.#db, reference);
+  }
+
+  async dailyUsage(accountId: string, days: number): Promise<DailyUsage[]> {
+    return dailyUsage(this.#db, accountId, days);
+  }
+
+  async recentRequests(accountId: string, limit: number): Promise<RequestUsage[]> {
+    return recentRequests(this.#db, accountId, limit);
+  }
+
+  async secret(name: string): Promise<string> {
+    return persistentSecret(this.#db, name);
+  }
+}
