@@ -6,6 +6,7 @@ import {
   newRequestId,
   type RateLimiter,
   type RateState,
+  rateHeaders,
   rateLimitError,
   requestPath,
   requestTarget,
@@ -20,8 +21,7 @@ import { Demo, demoRun } from "./demo.ts";
 import { buildOpenApi } from "./docs/openapi.ts";
 import { docsPage, docsPageHeaders } from "./docs/page.ts";
 import { beginRequest, finishRequest, type LogSink, requestIdOf } from "./http/request-log.ts";
-import { errorResponse, json, rateHeaders } from "./http/respond.ts";
-
+import { errorResponse, json } from "./http/respond.ts";
 import { type RouteContext, registerV1Routes } from "./v1/routes.ts";
 import { v2OpenApiPaths } from "./v2/openapi.ts";
 import { registerV2Routes } from "./v2/routes.ts";

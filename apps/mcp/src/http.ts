@@ -9,9 +9,9 @@ import {
   ApiError,
   bearerKey,
   errorEnvelope,
+  errorHeaders,
   invalidRequest,
   newRequestId,
-  RateLimiter,
   type RateState,
   rateHeaders,
   rateLimitError,
@@ -40,11 +40,9 @@ const BATCH_REFUSED =
   "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request";
 
 function errorResponse(error: ApiError, requestId: string, helpUrl: string, headers: Record<string, string> = {}) {
-  const retry: Record<string, string> =
-    error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
   return Response.json(errorEnvelope(error, requestId, helpUrl), {
     status: error.status,
-    headers: { "x-request-id": requestId, ...retry, ...headers },
+    headers: errorHeaders(error, requestId, headers),
   });
 }
 
@@ -79,20 +77,6 @@ async function readMessage(request: Request, parsedBody: unknown): Promise<unkno
     return await request.json();
   } catch {
     return undefined;
-  }
-}
-
-/** Hands executeRead the state this POST already took, so that a tool call is counted once. */
-class AlreadyTaken extends RateLimiter {
-  readonly #state: RateState;
-
-  constructor(state: RateState) {
-    super({ ratePerSecond: 0, burst: state.limit });
-    this.#state = state;
-  }
-
-  override take(): RateState {
-    return this.#state;
   }
 }
 
@@ -151,17 +135,14 @@ export async function handleMcpRequest(
   // charged while only one answer comes back.
   if (Array.isArray(message)) return jsonRpcError(400, -32600, BATCH_REFUSED, headers);
 
-  const response = await answer(
-    request,
-    message,
-    { ...services, limiter: new AlreadyTaken(rate) },
-    {
-      apiKey: connection.apiKey,
-      tools,
-      logError: options.logError ?? ((text, error) => console.error(text, error)),
-      billingUrl: options.helpUrl,
-    },
-  );
+  const response = await answer(request, message, services, {
+    apiKey: connection.apiKey,
+    tools,
+    // Counted once above: the tool call it carries must not take a second token.
+    rate,
+    logError: options.logError ?? ((text, error) => console.error(text, error)),
+    billingUrl: options.helpUrl,
+  });
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
 }

@@ -9,7 +9,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ApiError, executeRead, newRequestId, type Services } from "@social/core";
+import { ApiError, executeRead, newRequestId, type RateState, type Services } from "@social/core";
 import { errorResult, successResult } from "./results.ts";
 import type { AgentTool } from "./tools.ts";
 
@@ -26,6 +26,8 @@ export interface McpServerOptions {
   billingUrl?: string;
   /** Where failures that are the service's fault are reported; never stdout, which stdio uses. */
   logError: (message: string, error: unknown) => void;
+  /** The rate-limit state of the HTTP request carrying the call, already counted (Streamable HTTP). */
+  rate?: RateState;
 }
 
 export function createMcpServer(services: Services, options: McpServerOptions): Server {
@@ -48,6 +50,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         requestId,
         // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.
         signal: extra.signal,
+        ...(options.rate ? { rate: options.rate } : {}),
       });
       return outcome.ok
         ? successResult(outcome)

@@ -92,3 +92,14 @@ export const ErrorEnvelopeSchema = v.strictObject({
     help_url: v.exactOptional(v.pipe(v.string(), v.url())),
   }),
 });
+
+/** The headers of every failure: its request id, and Retry-After when waiting will help. */
+export function errorHeaders(
+  error: ApiError,
+  requestId: string,
+  headers: Record<string, string> = {},
+): Record<string, string> {
+  const retry: Record<string, string> =
+    error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
+  return { "x-request-id": requestId, ...retry, ...headers };
+}

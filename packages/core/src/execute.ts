@@ -32,6 +32,8 @@ export interface ReadRequest {
    * then not charged, and a charge already made is refunded.
    */
   signal?: AbortSignal;
+  /** This request's rate-limit state when its surface already counted it (MCP counts each POST once). */
+  rate?: RateState;
 }
 
 export interface ReadSuccess {
@@ -148,7 +150,7 @@ export async function executeRead(services: Services, request: ReadRequest): Pro
   let rate: RateState | undefined;
   try {
     const key = await authenticate(services.ledger, request.apiKey);
-    rate = services.limiter.take(key.keyId);
+    rate = request.rate ?? services.limiter.take(key.keyId);
     if (!rate.allowed) throw rateLimitError(rate);
 
     const { endpoint } = request;

@@ -37,6 +37,7 @@ import {
   type UserRow,
   userFromRow,
   userLookupFromRow,
+  VISIBLE,
 } from "./world/rows.ts";
 
 /** Above every id and timestamp: the keyset start of a newest-first walk. */
@@ -389,13 +390,6 @@ function idPageStatements(db: Database, walk: string) {
     tail: db.prepare(`${walk} LIMIT 2 OFFSET ?4 - 1`),
   };
 }
-
-/**
- * The condition on every tweet read (the tweets table aliased `t`): a protected account's tweets are
- * for its followers, and this API reads as an app that follows nobody. A protected tweet is then
- * missing everywhere, a lookup by its id included.
- */
-const VISIBLE = "t.author_protected = 0";
 
 function prepareStatements(db: Database) {
   const tweetsNewestFirst = (where: string, from = "tweets t") =>

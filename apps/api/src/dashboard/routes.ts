@@ -1,9 +1,8 @@
 // The dashboard's HTTP surface: sign-in through OpenID Connect, the account pages and their forms.
 // Every form needs the session's CSRF token; every page carries the security headers of html.ts.
-import { type Accounts, MAX_ACTIVE_KEYS_PER_ACCOUNT, type Sessions } from "@social/core";
+import { type Accounts, MAX_ACTIVE_KEYS_PER_ACCOUNT, rateHeaders, type Sessions } from "@social/core";
 import { LedgerError } from "@social/store-sqlite";
 import type { Elysia } from "elysia";
-import { rateHeaders } from "../http/respond.ts";
 import type { RouteContext } from "../v1/routes.ts";
 import { cookie, cookieNames, readCookie } from "./cookies.ts";
 import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";

@@ -1,7 +1,5 @@
 // JSON responses with the headers every answer of this API carries.
-import { type ApiError, errorEnvelope } from "@social/core";
-
-export { rateHeaders } from "@social/core";
+import { type ApiError, errorEnvelope, errorHeaders } from "@social/core";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -20,15 +18,4 @@ export function errorResponse(
   headers: Record<string, string> = {},
 ): Response {
   return json(errorEnvelope(error, requestId, helpUrl), error.status, errorHeaders(error, requestId, headers));
-}
-
-/** The headers of every failure: its request id, and Retry-After when waiting will help. */
-export function errorHeaders(
-  error: ApiError,
-  requestId: string,
-  headers: Record<string, string> = {},
-): Record<string, string> {
-  const retry: Record<string, string> =
-    error.retryAfter === undefined ? {} : { "retry-after": String(error.retryAfter) };
-  return { "x-request-id": requestId, ...retry, ...headers };
 }

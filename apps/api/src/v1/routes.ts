@@ -9,13 +9,14 @@ import {
   executeRead,
   numericParams,
   type RateState,
+  rateHeaders,
   rateLimitError,
   requestTarget,
   type Services,
   successEnvelopeText,
 } from "@social/core";
 import type { Elysia } from "elysia";
-import { errorResponse, jsonText, rateHeaders } from "../http/respond.ts";
+import { errorResponse, jsonText } from "../http/respond.ts";
 
 export interface RouteContext {
   services: Services;

@@ -1,7 +1,7 @@
 // /2 error bodies: this service's error object (the same as on /v1, so one client can handle both) and
 // X API v2's RFC 7807 members, so code written for X reads the failure as it would there.
-import { ApiError, type ErrorCode, type ErrorEnvelope, errorEnvelope } from "@social/core";
-import { errorHeaders, json } from "../http/respond.ts";
+import { ApiError, type ErrorCode, type ErrorEnvelope, errorEnvelope, errorHeaders } from "@social/core";
+import { json } from "../http/respond.ts";
 
 const PROBLEM_BASE = "https://api.twitter.com/2/problems/";
 

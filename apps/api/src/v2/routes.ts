@@ -9,6 +9,7 @@ import {
   executeRead,
   hashApiKey,
   type ReadOutcome,
+  rateHeaders,
   rateLimitError,
   requestPath,
   requestTarget,
@@ -16,7 +17,7 @@ import {
   type User,
 } from "@social/core";
 import type { Elysia } from "elysia";
-import { json, rateHeaders } from "../http/respond.ts";
+import { json } from "../http/respond.ts";
 
 import { methodNotAllowed, pathEntries, type RouteContext, routerPath } from "../v1/routes.ts";
 import { expandedAuthors, notFoundError, successBody } from "./body.ts";
@@ -41,7 +42,7 @@ function singleLookupParam(route: V2Route): string | undefined {
 
 async function remainingCredits(services: Services, apiKey: string | undefined): Promise<number> {
   const check = apiKey ? await services.ledger.checkKey(await hashApiKey(apiKey)) : undefined;
-  return check?.status === "active" ? services.ledger.balance(check.accountId) : 0;
+  return check?.status === "active" ? check.balance : 0;
 }
 
 function v2Handler(route: V2Route, context: RouteContext): Handler {

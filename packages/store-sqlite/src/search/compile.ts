@@ -18,7 +18,7 @@
 // bucket 0 and relevancy is recency. The ranked statement scores the driving matches from ?1 up; the
 // executor sets ?1 so that they are the newest few thousand (see `candidateQuery`).
 import type { Cursor, SearchNode, SearchSortOrder } from "@social/core";
-import { TWEET_COLUMNS } from "../world/rows.ts";
+import { TWEET_COLUMNS, VISIBLE } from "../world/rows.ts";
 import { authorToken, ftsPhrase, langToken } from "./fts-columns.ts";
 
 export type SqlParam = string | number;
@@ -258,7 +258,7 @@ export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): Se
     const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, values)})`;
     return {
       // Protected authors' tweets are not in the FTS index, so only a walk of the tweets must skip them.
-      sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t WHERE t.id >= ?1 AND t.id < ?2 AND t.author_protected = 0${predicate} ORDER BY t.id DESC LIMIT ?3`,
+      sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t WHERE t.id >= ?1 AND t.id < ?2 AND ${VISIBLE}${predicate} ORDER BY t.id DESC LIMIT ?3`,
       values: values.list,
       ranked: false,
       ...bounds,

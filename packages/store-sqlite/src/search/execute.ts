@@ -201,7 +201,10 @@ export class SearchExecutor {
     return result;
   }
 
-  /** The ids [low, high) the world's tweets lie in, and ids per tweet, which size the first window. */
+  /**
+   * The ids [low, high) the world's tweets lie in, and ids per tweet, which size the first window. Read
+   * per search (two index seeks), not kept: the operator CLI can rebuild the world under a running server.
+   */
   #world(): { low: number; high: number; idsPerTweet: number } {
     const { low, high, tweets } = this.#idSpan.get() ?? { low: null, high: null, tweets: 0 };
     if (low === null || high === null) return { low: 0, high: 0, idsPerTweet: 1 };

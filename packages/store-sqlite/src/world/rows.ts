@@ -80,3 +80,10 @@ export function storedId(id: string): number | undefined {
   const value = Number(id);
   return Number.isSafeInteger(value) && value >= 0 && String(value) === id ? value : undefined;
 }
+
+/**
+ * The condition on every tweet read (the tweets table aliased `t`): a protected account's tweets are
+ * for its followers, and this API reads as an app that follows nobody. A protected tweet is then
+ * missing everywhere, a lookup by its id included.
+ */
+export const VISIBLE = "t.author_protected = 0";
