@@ -1,6 +1,6 @@
 // The operator CLI: `bun run admin <command>`. Every command validates its whole command line before it
 // opens the database, so a mistake (exit 2) writes nothing.
-import { LedgerError } from "@social/store-sqlite";
+import { ApiError, LedgerError } from "@social/core";
 import { CommandError, USAGE, UsageError } from "./cli.ts";
 import { creditsCommand } from "./commands/credits.ts";
 import { fixturesCommand } from "./commands/fixtures.ts";
@@ -30,7 +30,8 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof CommandError || error instanceof LedgerError) {
+    // ApiError: the database is unavailable (the adapter says so); the operator gets the sentence, not a stack.
+    if (error instanceof CommandError || error instanceof LedgerError || error instanceof ApiError) {
       process.stderr.write(`error: ${error.message}\n`);
       return 1;
     }

@@ -1,13 +1,13 @@
 // The shared demo: a profile with recent tweets, or a recent search, computed at most about once a
 // minute and served to every visitor without a key. Nobody is charged; meta.credits says so with zeros.
-import { endpointsById, runRead, type Store, validateParams } from "@social/core";
+import { type EndpointId, endpointsById, runRead, type Store, validateParams } from "@social/core";
 import { examples } from "@social/fixtures";
 
 export const DEMO_REFRESH_MS = 60_000;
 
 type DemoRun = "profile" | "search";
 
-const RUNS: Record<DemoRun, { endpoint: string; params: () => Record<string, unknown> }> = {
+const RUNS: Record<DemoRun, { endpoint: EndpointId; params: () => Record<string, unknown> }> = {
   profile: { endpoint: "profile_by_username", params: () => ({ username: examples.username }) },
   search: { endpoint: "search_recent", params: () => ({ query: examples.search_query }) },
 };

@@ -3,23 +3,16 @@
 
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAX_ACTIVE_KEYS_PER_ACCOUNT, RateLimiter } from "@social/core";
-import { createKey, openDatabase, SqliteAccounts, SqliteSessions } from "@social/store-sqlite";
-import { Elysia } from "elysia";
-import { type DashboardOptions, registerDashboardRoutes } from "../src/dashboard/routes.ts";
+import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
+import { createKey, openDatabase, SqliteAccounts, SqliteSessions, sqliteServices } from "@social/store-sqlite";
+import { type DashboardOptions, dashboardRoutes } from "../src/dashboard/routes.ts";
 import { SessionStore, SIGN_IN_LIFETIME_MS } from "../src/dashboard/sessions.ts";
+import { httpContext } from "../src/http/context.ts";
 import { startTestServer } from "./harness.ts";
 import { answerAtProvider, startTestProvider, type TestProvider } from "./oidc-provider.ts";
 
 // Nothing listens here: the provider only compares the redirect URI, and the test calls the app directly.
 const PUBLIC_URL = "http://127.0.0.1:9";
-
-const unlimited = new RateLimiter({ ratePerSecond: 0, burst: 1 });
-/** What the app gives the dashboard: logging is left out, and in-process tests are not rate limited. */
-const context = {
-  finish: (_request: Request, response: Response) => response,
-  anonymousRate: () => unlimited.take(""),
-};
 
 let provider: TestProvider;
 
@@ -33,10 +26,12 @@ function portsOn(db: Database) {
   return { accounts: new SqliteAccounts(db), sessions: new SqliteSessions(db) };
 }
 
-function dashboardApp(options: Partial<DashboardOptions> = {}) {
+/** The dashboard as the app mounts it, without the request log; in-process tests are not rate limited. */
+async function dashboardApp(options: Partial<DashboardOptions> = {}) {
   const db = openDatabase(":memory:");
-  const app = new Elysia();
-  registerDashboardRoutes(app, context, {
+  const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
+  const context = httpContext({ services, helpUrl: `${PUBLIC_URL}/billing`, log: () => {} });
+  const app = dashboardRoutes(context, {
     ...portsOn(db),
     publicUrl: PUBLIC_URL,
     sessionSecret: "test session secret",
@@ -51,7 +46,7 @@ function dashboardApp(options: Partial<DashboardOptions> = {}) {
   return { db, request };
 }
 
-type Dashboard = ReturnType<typeof dashboardApp>;
+type Dashboard = Awaited<ReturnType<typeof dashboardApp>>;
 
 /** `name=value` of the cookie a response sets, and its attributes. */
 function setCookie(response: Response, name: string): { pair: string; attributes: string } | undefined {
@@ -93,7 +88,7 @@ function form(fields: Record<string, string>): RequestInit {
 
 describe("sign-in", () => {
   test("the authorization request uses PKCE S256, state and nonce", async () => {
-    const { authorizationUrl } = await startSignIn(dashboardApp());
+    const { authorizationUrl } = await startSignIn(await dashboardApp());
     const url = new URL(authorizationUrl);
     expect(url.origin).toBe(provider.issuer);
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
@@ -103,7 +98,7 @@ describe("sign-in", () => {
   });
 
   test("the first sign-in opens an account with 1000 credits; the next finds it again", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const first = await signIn(dashboard, "grace");
     expect(first.response.status).toBe(303);
     expect(first.response.headers.get("location")).toBe("/dashboard");
@@ -122,7 +117,7 @@ describe("sign-in", () => {
   });
 
   test("the session cookie is HttpOnly and SameSite=Lax, and Secure only over https", async () => {
-    const { attributes } = await signIn(dashboardApp());
+    const { attributes } = await signIn(await dashboardApp());
     expect(attributes).toContain("HttpOnly");
     expect(attributes).toContain("SameSite=Lax");
     expect(attributes).not.toContain("Secure");
@@ -169,7 +164,7 @@ describe("sign-in floods", () => {
 
 describe("callback errors", () => {
   test("a tampered state is refused, signs nobody in, and uses up the attempt", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const started = await startSignIn(dashboard);
     const callback = await answerAtProvider(started.authorizationUrl, { username: "mallory", decision: "allow" });
     const genuine = callback.search;
@@ -185,7 +180,7 @@ describe("callback errors", () => {
   });
 
   test("an ID token whose nonce differs from the one sent is refused", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const started = await startSignIn(dashboard);
     dashboard.db.run("UPDATE sign_in_attempts SET nonce = 'a-nonce-this-sign-in-never-sent'");
     const callback = await answerAtProvider(started.authorizationUrl, { username: "eve", decision: "allow" });
@@ -197,7 +192,7 @@ describe("callback errors", () => {
   });
 
   test("an error from the provider is shown and signs nobody in", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const started = await startSignIn(dashboard);
     const callback = await answerAtProvider(started.authorizationUrl, { username: "ada", decision: "deny" });
     expect(callback.searchParams.get("error")).toBe("access_denied");
@@ -210,7 +205,7 @@ describe("callback errors", () => {
   });
 
   test("a callback without the sign-in cookie is refused", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const started = await startSignIn(dashboard);
     const callback = await answerAtProvider(started.authorizationUrl, { username: "ada", decision: "allow" });
     const response = await dashboard.request(callback.pathname + callback.search);
@@ -218,7 +213,7 @@ describe("callback errors", () => {
   });
 
   test("an unreachable provider gives a page saying so", async () => {
-    const dashboard = dashboardApp({ oidc: { issuer: "http://127.0.0.1:9", clientId: "x", clientSecret: "y" } });
+    const dashboard = await dashboardApp({ oidc: { issuer: "http://127.0.0.1:9", clientId: "x", clientSecret: "y" } });
     const response = await dashboard.request("/dashboard/sign-in");
     expect(response.status).toBe(503);
     expect(await response.text()).toContain("cannot be reached");
@@ -227,7 +222,7 @@ describe("callback errors", () => {
 
 describe("sessions and CSRF", () => {
   test("the database keeps a digest of the session token, not the token", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const { cookie } = await signIn(dashboard);
     const token = cookie.split("=")[1] ?? "";
     const ids = dashboard.db.query<{ id: string }, []>("SELECT id FROM sessions").all();
@@ -236,7 +231,7 @@ describe("sessions and CSRF", () => {
   });
 
   test("an expired or unknown session is signed out", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const { cookie } = await signIn(dashboard);
     expect(await (await dashboard.request("/dashboard", { cookie: "social_session=made-up" })).text()).toContain(
       'href="/dashboard/sign-in"',
@@ -246,7 +241,7 @@ describe("sessions and CSRF", () => {
   });
 
   test("forms are refused without the session's CSRF token", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
 
@@ -267,7 +262,7 @@ describe("sessions and CSRF", () => {
   });
 
   test("a CSRF token belongs to its session", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const ada = await signIn(dashboard, "ada");
     const bob = await signIn(dashboard, "bob");
     const adaToken = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: ada.cookie })).text());
@@ -279,7 +274,7 @@ describe("sessions and CSRF", () => {
   });
 
   test("signing out ends the session on the server", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
     const response = await dashboard.request("/dashboard/sign-out", { cookie, ...form({ csrf_token: token }) });
@@ -290,7 +285,7 @@ describe("sessions and CSRF", () => {
   });
 
   test("nobody can revoke another account's key", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const ada = await signIn(dashboard, "ada");
     const adaToken = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: ada.cookie })).text());
     await dashboard.request("/dashboard/keys", { cookie: ada.cookie, ...form({ name: "mine", csrf_token: adaToken }) });
@@ -307,7 +302,7 @@ describe("sessions and CSRF", () => {
   });
 
   test("a key name is required", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
     const response = await dashboard.request("/dashboard/keys", { cookie, ...form({ name: "  ", csrf_token: token }) });
@@ -316,7 +311,7 @@ describe("sessions and CSRF", () => {
   });
 
   test(`the key form refuses a key past the cap of ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys, saying why`, async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
     const createOne = () => dashboard.request("/dashboard/keys", { cookie, ...form({ name: "k", csrf_token: token }) });
@@ -335,7 +330,7 @@ describe("sessions and CSRF", () => {
 
 describe("pages", () => {
   test("every HTML page carries the security headers", async () => {
-    const dashboard = dashboardApp();
+    const dashboard = await dashboardApp();
     for (const path of ["/dashboard", "/billing"]) {
       const response = await dashboard.request(path);
       expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
@@ -345,19 +340,16 @@ describe("pages", () => {
   });
 
   test("the usage page needs a session", async () => {
-    const response = await dashboardApp().request("/dashboard/usage");
+    const response = await (await dashboardApp()).request("/dashboard/usage");
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/dashboard");
   });
 
   test("without a provider the dashboard says how to configure one and points to the CLI", async () => {
-    const { db } = dashboardApp();
-    const app = new Elysia();
-    registerDashboardRoutes(app, context, {
-      ...portsOn(db),
-      publicUrl: PUBLIC_URL,
-      sessionSecret: "s",
-    });
+    const db = openDatabase(":memory:");
+    const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
+    const context = httpContext({ services, helpUrl: `${PUBLIC_URL}/billing`, log: () => {} });
+    const app = dashboardRoutes(context, { ...portsOn(db), publicUrl: PUBLIC_URL, sessionSecret: "s" });
     const page = await (await app.handle(new Request(`${PUBLIC_URL}/dashboard`))).text();
     expect(page).toContain("OIDC_ISSUER");
     expect(page).toContain(`${PUBLIC_URL}/dashboard/callback`);
@@ -367,7 +359,7 @@ describe("pages", () => {
   });
 
   test("the billing page explains the operator grant", async () => {
-    const page = await (await dashboardApp().request("/billing")).text();
+    const page = await (await (await dashboardApp()).request("/billing")).text();
     expect(page).toContain("bun run admin credits grant");
     expect(page).toContain("<h1>Billing");
   });
@@ -375,7 +367,7 @@ describe("pages", () => {
 
 describe("over https", () => {
   test("the cookies are Secure and take the __Host- prefix", async () => {
-    const dashboard = dashboardApp({ publicUrl: "https://dashboard.example" });
+    const dashboard = await dashboardApp({ publicUrl: "https://dashboard.example" });
     const response = await dashboard.request("/dashboard/sign-in");
     const signInCookie = setCookie(response, "__Host-social_sign_in");
     expect(signInCookie?.attributes).toContain("Secure");

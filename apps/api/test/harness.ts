@@ -45,6 +45,8 @@ export interface TestServer extends RunningServer {
   db: Database;
   dir: string;
   logs: string[];
+  /** The log line of a request, parsed: it is written once the answer has gone out, so it is waited for. */
+  logLine(requestId: string | null): Promise<Record<string, unknown> | undefined>;
   /** A new account with `credits` and an active key for it. */
   account(credits?: number): { accountId: string; key: string; keyId: string };
   revoke(keyId: string): void;
@@ -79,6 +81,12 @@ export async function startTestServer(
     db,
     dir,
     logs,
+    async logLine(requestId) {
+      const find = () =>
+        logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.id === requestId);
+      for (let attempt = 0; attempt < 100 && !find(); attempt++) await Bun.sleep(10);
+      return find();
+    },
     account(credits = 1000) {
       const account = createAccount(db, "test", credits);
       const { key, keyId } = createKey(db, account.id, "test key");

@@ -1,16 +1,20 @@
-// The published description is valid OpenAPI 3.1, covers every path, and the real answers to its own
-// examples (and to failing requests) validate against the response schemas it publishes.
+// The published description is valid OpenAPI 3.1, covers every path, states every parameter exactly as
+// the MCP tools do, and the real answers to its own examples (and to failing requests) validate against
+// the response schemas it publishes.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { catalogue, describeCostRule, pathParamNames } from "@social/core";
+import { catalogue, decisionsMarkdown, describeCostRule, pathParamNames } from "@social/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { DECISIONS } from "../src/docs/openapi.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 
 let server: TestServer;
 let doc: {
   openapi: string;
-  info: { version: string };
+  info: { version: string; description: string };
   paths: Record<
     string,
     Record<
@@ -18,7 +22,7 @@ let doc: {
       {
         operationId: string;
         description: string;
-        parameters: { name: string; in: string; example?: string }[];
+        parameters: { name: string; in: string; required: boolean; schema: unknown; example?: string }[];
         responses: Record<string, { content: { "application/json": { schema: unknown } } }>;
       }
     >
@@ -93,6 +97,45 @@ describe("/openapi.json", () => {
       });
     }
   }, 60_000);
+});
+
+describe("/openapi.json and the MCP tools", () => {
+  it("give every parameter of every endpoint the same JSON Schema", async () => {
+    const client = new Client({ name: "openapi-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${server.account().key}` } },
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      for (const endpoint of catalogue) {
+        const parameters = doc.paths[endpoint.path]?.get?.parameters ?? [];
+        const input = tools.find((tool) => tool.name === endpoint.tool)?.inputSchema;
+        expect({ id: endpoint.id, schemas: Object.fromEntries(parameters.map((p) => [p.name, p.schema])) }).toEqual({
+          id: endpoint.id,
+          schemas: input?.properties ?? {},
+        });
+        expect({ id: endpoint.id, required: parameters.filter((p) => p.required).map((p) => p.name) }).toEqual({
+          id: endpoint.id,
+          required: input?.required ?? [],
+        });
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the decisions on SPEC.md's open points", () => {
+  it("are in the OpenAPI description and on /docs", async () => {
+    expect(doc.info.description).toContain(decisionsMarkdown(DECISIONS));
+    const html = await (await server.get("/docs")).text();
+    const section = /<section id="decisions"[\s\S]*?<\/section>/.exec(html)?.[0] ?? "";
+    const items = [...section.matchAll(/<li>([\s\S]*?)<\/li>/g)].map(([, item]) =>
+      (item as string).replace(/<[^>]+>/g, "").replace(/&#(\d+);/g, (_, code) => String.fromCharCode(Number(code))),
+    );
+    expect(items).toEqual(DECISIONS.map(({ topic, text }) => `${topic}: ${text}`.replaceAll("`", "")));
+  });
 });
 
 describe("/docs", () => {

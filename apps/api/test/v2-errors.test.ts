@@ -211,10 +211,10 @@ describe("/openapi.json", () => {
     const doc = (await (await server.get("/openapi.json")).json()) as {
       paths: Record<string, { get?: { description: string; parameters: { name: string }[] } }>;
     };
-    const mapped = catalogue.filter((endpoint) => endpoint.v2Path);
+    const mapped = catalogue.flatMap((endpoint) => (endpoint.v2 ? [{ endpoint, path: endpoint.v2.path }] : []));
     expect(mapped).toHaveLength(14);
-    for (const endpoint of mapped) {
-      const operation = doc.paths[endpoint.v2Path as string]?.get;
+    for (const { endpoint, path } of mapped) {
+      const operation = doc.paths[path]?.get;
       const cost = describeCostRule(costRuleFor(endpoint, { mode: "profiles" }));
       expect(operation?.description).toContain(`Cost: ${cost}`);
       const names = operation?.parameters.map((parameter) => parameter.name) ?? [];

@@ -2,9 +2,15 @@
 // it returns, when to prefer it, what it costs), the input schema and the output schema all come from
 // the entry, so the tools cannot drift from the HTTP surface.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { catalogue, describeEndpointCost, type Endpoint, type Toolset } from "@social/core";
+import {
+  catalogue,
+  describeEndpointCost,
+  type Endpoint,
+  type JsonSchemaMode,
+  jsonSchemaOf,
+  type Toolset,
+} from "@social/core";
 import * as v from "valibot";
-import { toJsonSchemaObject } from "./json-schema.ts";
 
 export interface AgentTool {
   endpoint: Endpoint;
@@ -64,18 +70,22 @@ function toolTitle(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** The converter's schema of an object, in the SDK's type (which leaves every keyword but a few open). */
+function toolSchema(schema: v.GenericSchema, mode: JsonSchemaMode): Tool["inputSchema"] {
+  const converted: Record<string, unknown> = { ...jsonSchemaOf(schema, "mcp", mode) };
+  return { ...converted, type: "object" };
+}
+
 function defineTool(endpoint: Endpoint): AgentTool {
   const title = toolTitle(endpoint.tool);
-  const inputSchema = toJsonSchemaObject(endpoint.params, "input");
-  const outputSchema = toJsonSchemaObject(toolResultSchema(endpoint), "output");
   return {
     endpoint,
     definition: {
       name: endpoint.tool,
       title,
       description: toolDescription(endpoint),
-      inputSchema: { ...inputSchema, type: "object" },
-      outputSchema: { ...outputSchema, type: "object" },
+      inputSchema: toolSchema(endpoint.params, "input"),
+      outputSchema: toolSchema(toolResultSchema(endpoint), "output"),
       annotations: {
         title,
         readOnlyHint: true,

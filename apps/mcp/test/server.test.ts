@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Services, Store } from "@social/core";
-import { openDatabase, sqliteServices } from "@social/store-sqlite";
+import type { Services, UserLookup } from "@social/core";
+import { openDatabase, SqliteStore, sqliteServices } from "@social/store-sqlite";
 import { createMcpServer } from "../src/server.ts";
 import { ALL_TOOLS } from "../src/tools.ts";
 import { openTestWorld, type TestWorld } from "./harness.ts";
@@ -50,20 +50,36 @@ test("a key revoked mid-session: calls fail with a result saying to reconnect, u
   await client.close();
 });
 
-test("a failure of the service is logged, and the agent gets an uncharged internal_error without internals", async () => {
+test("a database outage: the agent gets an uncharged service_unavailable without internals", async () => {
   const caller = world.account();
-  const broken = new Proxy({} as Store, {
-    get: () => () => Promise.reject(new Error("SQLITE_IOERR: disk I/O error")),
-  });
-  const logged: unknown[] = [];
-  const client = await connect({ ...services, store: broken }, caller.key, logged);
-  const result = (await client.callTool({ name: "get_user", arguments: { id: "1" } })) as CallToolResult;
-  const message = onlyText(result);
-  expect(message).toContain("internal_error");
-  expect(message).toContain("Try again in a moment");
-  expect(message).not.toContain("SQLITE");
-  expect(String(logged[0])).toContain("get_user failed (request req_");
-  expect(String(logged[1])).toContain("SQLITE_IOERR");
+  const db = openDatabase(world.databaseUrl);
+  const client = await connect(await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } }), caller.key);
+  db.close();
+  const message = onlyText((await client.callTool({ name: "get_user", arguments: { id: "1" } })) as CallToolResult);
+  expect(message).toContain("The service is temporarily unavailable");
+  expect(message).toContain("Try again in a moment. Nothing was charged. (service_unavailable, request req_");
+  expect(message).not.toMatch(/sqlite|closed/i);
   expect(await world.balance(caller.accountId)).toBe(1000);
   await client.close();
+});
+
+test("a bug in a read is logged, and the agent gets an uncharged internal_error without internals", async () => {
+  const caller = world.account();
+  class BuggyStore extends SqliteStore {
+    override async usersByIds(): Promise<UserLookup[]> {
+      throw new TypeError("Cannot read properties of undefined (reading 'doc')");
+    }
+  }
+  const db = openDatabase(world.databaseUrl);
+  const logged: unknown[] = [];
+  const client = await connect({ ...services, store: new BuggyStore(db) }, caller.key, logged);
+  const message = onlyText((await client.callTool({ name: "get_user", arguments: { id: "1" } })) as CallToolResult);
+  expect(message).toContain("internal_error");
+  expect(message).toContain("Try again in a moment");
+  expect(message).not.toContain("reading 'doc'");
+  expect(String(logged[0])).toContain("get_user failed (request req_");
+  expect(String(logged[1])).toContain("reading 'doc'");
+  expect(await world.balance(caller.accountId)).toBe(1000);
+  await client.close();
+  db.close();
 });

@@ -1,11 +1,20 @@
 // The shape of one catalogue entry: everything that is said about an endpoint, said once. Surfaces
-// (HTTP /v1, /2, MCP, OpenAPI) read these plain objects; none of them restates a path, a bound or a cost.
+// (HTTP /v1, /2, MCP, OpenAPI) read these plain objects; none of them restates a path, a bound, a cost,
+// an example or a /2 mapping.
 import type * as v from "valibot";
+import type { EndpointId } from "./catalogue/index.ts";
 import { type CostRule, describeCostRule } from "./costs.ts";
+import type { JsonText } from "./json-text.ts";
 import type { Cursor, PageRequest, Store } from "./ports.ts";
+import type { V2Mapping } from "./v2-mapping.ts";
 
 export type Family = "basic" | "enriched" | "workflow";
 export type Toolset = "search" | "users" | "tweets" | "graph" | "lists" | "communities" | "workflows";
+
+/** Path and query parameters together, as one strict object schema (or a pipe that starts with one). */
+export type ParamsSchema = v.GenericSchema<Record<string, unknown>, Record<string, unknown>> & {
+  readonly entries: v.ObjectEntries;
+};
 
 /** A cost that depends on a parameter's value (followers and following: mode=ids or profiles). */
 export interface CostByParam {
@@ -13,12 +22,41 @@ export interface CostByParam {
   rules: Record<string, CostRule>;
 }
 
-export interface ReadResult {
-  data: unknown;
-  /** The items the cost rule counts. */
-  items: number;
-  next?: Cursor;
-}
+/**
+ * The stable examples every world provides (fixtures' WorldExamples holds them), by name: core cannot
+ * know a world's ids, so an entry names the example that makes its example request succeed.
+ */
+export type ExampleName =
+  | "user_id"
+  | "username"
+  | "media_user_id"
+  | "tweet_id"
+  | "thread_tweet_id"
+  | "quoted_tweet_id"
+  | "retweeted_tweet_id"
+  | "reply_tweet_id"
+  | "article_tweet_id"
+  | "list_id"
+  | "community_id"
+  | "community_query"
+  | "search_query"
+  | "woeid"
+  | "source_username"
+  | "target_username";
+
+/** One example's value, or several joined with commas (an `ids` list). */
+export type ExampleValue = ExampleName | readonly [ExampleName, ...ExampleName[]];
+
+type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+
+/** An example for every required parameter, and for nothing else. */
+export type ExampleValues<P extends ParamsSchema> = { readonly [K in RequiredKeys<v.InferInput<P>>]: ExampleValue };
+
+/** What a read found: its data, and the position after it when another page exists. */
+export type ReadResult<D> =
+  | { data: D; next?: Cursor }
+  /** D's JSON text (a page too large to build as objects), with the count its cost is charged on. */
+  | { data: JsonText; count: number; next?: Cursor };
 
 export interface ReadContext<P> {
   store: Store;
@@ -27,9 +65,10 @@ export interface ReadContext<P> {
   page: PageRequest;
 }
 
-interface EndpointFields {
+/** An entry as it is written: `P` its parameters schema, `S` its data schema. */
+export interface EndpointDefinition<Id extends string, P extends ParamsSchema, S extends v.GenericSchema> {
   /** Stable operation id; also the scope that binds pagination tokens. */
-  id: string;
+  id: Id;
   /** OpenAPI-style path, `{name}` for path parameters. */
   path: string;
   family: Family;
@@ -40,28 +79,41 @@ interface EndpointFields {
   summary: string;
   /** When an agent should prefer this read over its neighbours. */
   guidance: string;
+  params: P;
+  /** Which world example fills each required parameter in example requests (OpenAPI, docs, tests). */
+  examples: ExampleValues<P>;
   cost: CostRule | CostByParam;
-  data: v.GenericSchema;
+  data: S;
+  /** The items the cost rule counts; by default the data's length, or 1 for one object. */
+  counted?: (data: v.InferOutput<S>) => number;
   /** The page size, for paginated endpoints (those with a next_token parameter). */
-  pageSize?: (params: Record<string, unknown>) => number;
-  /** The /2 compatibility path, where SPEC.md's mapping names one. */
-  v2Path?: string;
+  pageSize?: (params: v.InferOutput<P>) => number;
+  /** The X API v2 form, where SPEC.md's mapping names one. */
+  v2?: V2Mapping<v.InferOutput<S>>;
+  run: (context: ReadContext<v.InferOutput<P>>) => Promise<ReadResult<v.InferOutput<S>>>;
 }
 
-export interface Endpoint extends EndpointFields {
-  /** Path and query parameters together, as one strict object schema. */
-  params: v.GenericSchema<Record<string, unknown>, Record<string, unknown>>;
-  run(context: ReadContext<Record<string, unknown>>): Promise<ReadResult>;
+/** An entry as the catalogue stores it, its types erased: surfaces read every entry alike. */
+export interface Endpoint<Id extends string = EndpointId>
+  extends Omit<EndpointDefinition<Id, ParamsSchema, v.GenericSchema>, "examples" | "counted"> {
+  examples: Readonly<Record<string, ExampleValue>>;
+  counted: (data: unknown) => number;
+}
+
+function countOf(data: unknown): number {
+  return Array.isArray(data) ? data.length : 1;
 }
 
 /**
- * Declares an entry with its params typed from its schema; the catalogue stores it type-erased, since
- * the pipeline only ever runs `run` with the output of that same schema.
+ * Declares an entry with its params and data typed from its schemas. The one cast erases those types
+ * for the catalogue: the pipeline only ever calls `run` and `pageSize` with the output of this entry's
+ * params schema, and `counted` and `v2.items` with the objects its own `run` returned (never JSON text:
+ * that comes with its count, and only mode=ids, which /2 never asks for, returns it).
  */
-export function defineEndpoint<P extends v.GenericSchema<Record<string, unknown>, Record<string, unknown>>>(
-  fields: EndpointFields & { params: P; run(context: ReadContext<v.InferOutput<P>>): Promise<ReadResult> },
-): Endpoint {
-  return fields as unknown as Endpoint;
+export function defineEndpoint<const Id extends string, P extends ParamsSchema, S extends v.GenericSchema>(
+  entry: EndpointDefinition<Id, P, S>,
+): Endpoint<Id> {
+  return { ...entry, counted: entry.counted ?? countOf } as unknown as Endpoint<Id>;
 }
 
 export function pathParamNames(path: string): string[] {

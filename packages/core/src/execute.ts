@@ -3,7 +3,7 @@
 // either covers the whole cost or refuses the request, so a failed request is never billed.
 import * as v from "valibot";
 import { costOf } from "./costs.ts";
-import { costRuleFor, type Endpoint, type ReadResult } from "./endpoint.ts";
+import { costRuleFor, type Endpoint, type ParamsSchema, type ReadResult } from "./endpoint.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
 import type { Cursor, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
@@ -17,10 +17,22 @@ export interface Services {
   limiter: RateLimiter;
 }
 
-export interface ReadRequest {
+/**
+ * What a surface reads after the endpoint's read and before the charge (the /2 layer's author
+ * expansions), so that it is part of the request: a failure there leaves the request uncharged.
+ */
+export type Enrichment<X> = (store: Store, data: unknown) => Promise<X>;
+
+export interface ReadRequest<X = undefined> {
   endpoint: Endpoint;
   /** Decoded parameters (path and query together); see decodeParams. */
   params: Record<string, unknown>;
+  /**
+   * A surface's own schema for `params` (the /2 query), whose output is the endpoint's parameters;
+   * by default the endpoint's.
+   */
+  paramsSchema?: ParamsSchema;
+  enrich?: Enrichment<X>;
   /** Parameters that were given more than once. */
   repeated?: readonly string[];
   apiKey: string | undefined;
@@ -36,9 +48,11 @@ export interface ReadRequest {
   rate?: RateState;
 }
 
-export interface ReadSuccess {
+export interface ReadSuccess<X = undefined> {
   ok: true;
   data: unknown;
+  /** What the request's `enrich` read. */
+  enriched: X;
   credits: { charged: number; remaining: number };
   nextToken?: string;
   rate: RateState;
@@ -49,9 +63,11 @@ export interface ReadFailure {
   error: ApiError;
   /** Present once the key was authenticated, so rate-limit headers can go on the answer. */
   rate?: RateState;
+  /** Present once the key was authenticated: nothing charged, and the balance it had then. */
+  credits?: { charged: 0; remaining: number };
 }
 
-export type ReadOutcome = ReadSuccess | ReadFailure;
+export type ReadOutcome<X = undefined> = ReadSuccess<X> | ReadFailure;
 
 const encoder = new TextEncoder();
 /** Parameters that do not change what a page holds, so a token stays valid when they change. */
@@ -102,8 +118,16 @@ export function validateParams(
   params: Record<string, unknown>,
   repeated: readonly string[] = [],
 ): Record<string, unknown> {
+  return parseParams(endpoint.params, params, repeated);
+}
+
+function parseParams(
+  schema: ParamsSchema,
+  params: Record<string, unknown>,
+  repeated: readonly string[],
+): Record<string, unknown> {
   const repeatedDetails = repeated.map((name) => ({ parameter: name, message: "must be given only once" }));
-  const result = v.safeParse(endpoint.params, params, { abortPipeEarly: true });
+  const result = v.safeParse(schema, params, { abortPipeEarly: true });
   const details = [...repeatedDetails, ...(result.success ? [] : issueDetails(result.issues))];
   if (details.length > 0) throw validationError(details);
   return result.output as Record<string, unknown>;
@@ -115,7 +139,7 @@ export function runRead(
   store: Store,
   params: Record<string, unknown>,
   page: PageRequest = { size: 0 },
-): Promise<ReadResult> {
+): Promise<ReadResult<unknown>> {
   return endpoint.run({ store, params, page });
 }
 
@@ -146,15 +170,26 @@ async function authenticate(ledger: Ledger, apiKey: string | undefined) {
   return check;
 }
 
-export async function executeRead(services: Services, request: ReadRequest): Promise<ReadOutcome> {
-  let rate: RateState | undefined;
+/** The items a read's cost counts: the entry's count of its data, or the count that came with its JSON text. */
+function countedItems(endpoint: Endpoint, result: ReadResult<unknown>): number {
+  return "count" in result ? result.count : endpoint.counted(result.data);
+}
+
+export function executeRead(services: Services, request: ReadRequest): Promise<ReadOutcome>;
+export function executeRead<X>(
+  services: Services,
+  request: ReadRequest<X> & { enrich: Enrichment<X> },
+): Promise<ReadOutcome<X>>;
+export async function executeRead(services: Services, request: ReadRequest<unknown>): Promise<ReadOutcome<unknown>> {
+  let authenticated: Pick<ReadFailure, "rate" | "credits"> = {};
   try {
     const key = await authenticate(services.ledger, request.apiKey);
-    rate = request.rate ?? services.limiter.take(key.keyId);
+    const rate = request.rate ?? services.limiter.take(key.keyId);
+    authenticated = { rate, credits: { charged: 0, remaining: key.balance } };
     if (!rate.allowed) throw rateLimitError(rate);
 
     const { endpoint } = request;
-    const params = validateParams(endpoint, request.params, request.repeated);
+    const params = parseParams(request.paramsSchema ?? endpoint.params, request.params, request.repeated ?? []);
     const token = params.next_token;
     const after: Cursor | undefined =
       typeof token === "string" ? await services.tokens.verify(token, endpoint.id, tokenBinding(params)) : undefined;
@@ -165,8 +200,9 @@ export async function executeRead(services: Services, request: ReadRequest): Pro
     const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
     const page = { size, owner: key.accountId, ...(after ? { after } : {}) };
     const result = await runRead(endpoint, services.store, params, page);
+    const enriched = await request.enrich?.(services.store, result.data);
 
-    const cost = costOf(rule, result.items);
+    const cost = costOf(rule, countedItems(endpoint, result));
     if (request.signal?.aborted) throw clientGone();
     const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
     const debit = await services.ledger.debit(key.accountId, usage);
@@ -181,12 +217,13 @@ export async function executeRead(services: Services, request: ReadRequest): Pro
     return {
       ok: true,
       data: result.data,
+      enriched,
       credits: { charged: cost, remaining: debit.remaining },
       ...(nextToken ? { nextToken } : {}),
       rate,
     };
   } catch (error) {
-    if (error instanceof ApiError) return rate ? { ok: false, error, rate } : { ok: false, error };
+    if (error instanceof ApiError) return { ok: false, error, ...authenticated };
     throw error;
   }
 }

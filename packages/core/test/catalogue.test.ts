@@ -3,6 +3,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import * as communities from "../src/catalogue/communities.ts";
+import * as graph from "../src/catalogue/graph.ts";
+import * as lists from "../src/catalogue/lists.ts";
+import * as search from "../src/catalogue/search.ts";
+import * as tweets from "../src/catalogue/tweets.ts";
+import * as users from "../src/catalogue/users.ts";
+import * as workflows from "../src/catalogue/workflows.ts";
 import { validateParams } from "../src/execute.ts";
 import {
   catalogue,
@@ -90,7 +97,7 @@ describe("catalogue", () => {
     assert.equal(mapping.length, 14);
     const toOpenApi = (path: string) => path.replace(/\?.*$/, "").replace(/:(\w+)/g, "{$1}");
     const expected = new Map(mapping.map(([v1, v2]) => [toOpenApi(v1 as string), toOpenApi(v2 as string)]));
-    const actual = new Map(catalogue.filter((e) => e.v2Path).map((e) => [e.path, e.v2Path]));
+    const actual = new Map(catalogue.flatMap((e) => (e.v2 ? [[e.path, e.v2.path]] : [])));
     assert.deepEqual(actual, expected);
   });
 
@@ -106,15 +113,35 @@ describe("catalogue", () => {
 
   it("declares every path parameter in the params schema", () => {
     for (const endpoint of catalogue) {
-      const entries = (endpoint.params as unknown as { entries?: Record<string, unknown> }).entries ?? {};
-      for (const name of pathParamNames(endpoint.path)) assert.ok(name in entries, `${endpoint.id}: ${name}`);
+      for (const name of pathParamNames(endpoint.path)) {
+        assert.ok(name in endpoint.params.entries, `${endpoint.id}: ${name}`);
+      }
+    }
+  });
+
+  it("serves every entry of the toolset files, each from its own toolset's file", () => {
+    const files = { search, users, graph, tweets, lists, communities, workflows };
+    const defined = Object.entries(files).flatMap(([toolset, entries]) =>
+      Object.values(entries).map((entry) => {
+        assert.equal(entry.toolset, toolset, entry.id);
+        return entry;
+      }),
+    );
+    assert.deepEqual(new Set(defined), new Set(catalogue));
+  });
+
+  it("names a world example for every required parameter and for no other", () => {
+    const optional = new Set(["optional", "exact_optional", "nullish"]);
+    for (const endpoint of catalogue) {
+      const entries = Object.entries(endpoint.params.entries);
+      const required = entries.filter(([, schema]) => !optional.has(schema.type)).map(([name]) => name);
+      assert.deepEqual(Object.keys(endpoint.examples).sort(), required.sort(), endpoint.id);
     }
   });
 
   it("pages exactly the endpoints that accept next_token", () => {
     for (const endpoint of catalogue) {
-      const entries = (endpoint.params as unknown as { entries?: Record<string, unknown> }).entries ?? {};
-      assert.equal("next_token" in entries, endpoint.pageSize !== undefined, endpoint.id);
+      assert.equal("next_token" in endpoint.params.entries, endpoint.pageSize !== undefined, endpoint.id);
     }
   });
 });
@@ -171,7 +198,7 @@ describe("parameter rules", () => {
 
   it("refuses limit on endpoints that only continue with next_token", () => {
     for (const endpoint of catalogue) {
-      const entries = (endpoint.params as unknown as { entries?: Record<string, unknown> }).entries ?? {};
+      const { entries } = endpoint.params;
       if ("next_token" in entries && !("limit" in entries)) {
         const ids = Object.fromEntries(pathParamNames(endpoint.path).map((name) => [name, "1"]));
         rejects(endpoint.path, { ...ids, limit: 5 }, "limit");

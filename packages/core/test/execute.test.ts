@@ -2,8 +2,10 @@
 // success is charged, and that a page's token only continues the same read.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { catalogue } from "../src/catalogue.ts";
+import * as v from "valibot";
+import { catalogue } from "../src/catalogue/index.ts";
 import type { Endpoint } from "../src/endpoint.ts";
+import { notFound } from "../src/errors.ts";
 import { executeRead, hashApiKey, type Services } from "../src/execute.ts";
 import type { DebitResult, KeyCheck, Ledger, Store, UsageRecord } from "../src/ports.ts";
 import { RateLimiter } from "../src/ratelimit.ts";
@@ -212,6 +214,55 @@ describe("executeRead", () => {
     await assert.rejects(read(failing, { id: "7" }), /disk gone/);
     assert.equal(ledger.usage.length, 0);
     assert.equal(ledger.balance_, 30);
+  });
+
+  it("validates with a surface's own schema, enriches before the charge and returns what it read", async () => {
+    const { ledger, services } = await setup();
+    ledger.balance_ = 1000;
+    const chargesWhenEnriched: number[] = [];
+    const outcome = await executeRead(services, {
+      endpoint: quotes,
+      paramsSchema: v.pipe(
+        v.strictObject({ quoted: v.string() }),
+        v.transform(({ quoted }): Record<string, unknown> => ({ id: quoted })),
+        quotes.params,
+      ),
+      params: { quoted: "7" },
+      apiKey: GOOD,
+      requestId: "r-enriched",
+      enrich: async (_store, data) => {
+        chargesWhenEnriched.push(ledger.usage.length);
+        return Array.isArray(data) ? data.length : -1;
+      },
+    });
+    assert.ok(outcome.ok);
+    assert.equal(outcome.enriched, 20);
+    assert.deepEqual(chargesWhenEnriched, [0]);
+    assert.equal(outcome.credits.charged, 21);
+  });
+
+  it("charges nothing when the enrichment fails", async () => {
+    const { ledger, services } = await setup();
+    const outcome = await executeRead(services, {
+      endpoint: quotes,
+      params: { id: "7" },
+      apiKey: GOOD,
+      requestId: "r-enrich-failed",
+      enrich: () => Promise.reject(notFound("The expansion is gone")),
+    });
+    assert.ok(!outcome.ok);
+    assert.equal(outcome.error.code, "endpoint_not_found");
+    assert.equal(ledger.usage.length, 0);
+  });
+
+  it("reports the balance on a failure after authentication, and none before it", async () => {
+    const { read } = await setup();
+    const missing = await read(quotes, { id: "8" });
+    assert.ok(!missing.ok);
+    assert.deepEqual(missing.credits, { charged: 0, remaining: 30 });
+    const unknown = await read(quotes, { id: "7" }, UNKNOWN);
+    assert.ok(!unknown.ok);
+    assert.equal(unknown.credits, undefined);
   });
 
   it("rate-limits per key with 429 and Retry-After, uncharged", async () => {

@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { type Cursor, parseQuery, type SearchSortOrder, tokenize } from "@social/core";
 import { DEFAULT_WORLD, LARGE_WORLD, type WorldOptions } from "@social/fixtures";
 import { openDatabase } from "../src/database.ts";
-import { SqliteStore } from "../src/store.ts";
+import { SqliteStore } from "../src/store/sqlite-store.ts";
 import { buildWorld, hasWorld } from "../src/world/build.ts";
 
 const { values } = parseArgs({

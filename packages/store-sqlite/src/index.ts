@@ -1,11 +1,9 @@
 export * from "./database.ts";
 export * from "./ledger/index.ts";
 export * from "./migrate.ts";
-export * from "./outage.ts";
-export { DEFAULT_SEARCH_LIMITS, type SearchLimits } from "./search/execute.ts";
 export * from "./services.ts";
 export * from "./sessions/sqlite-sessions.ts";
 export * from "./settings.ts";
-export * from "./store.ts";
+export * from "./store/sqlite-store.ts";
 export * from "./world/build.ts";
 export * from "./world/writer.ts";

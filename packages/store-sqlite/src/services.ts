@@ -5,7 +5,7 @@ import type { Database } from "bun:sqlite";
 import { createServices, type RateLimitConfig, type Services } from "@social/core";
 import { SqliteLedger } from "./ledger/sqlite-ledger.ts";
 import { persistentSecret } from "./settings.ts";
-import { SqliteStore } from "./store.ts";
+import { SqliteStore } from "./store/sqlite-store.ts";
 
 export const TOKEN_SECRET_SETTING = "pagination_token_secret";
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashApiKey, MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
+import { hashApiKey, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
 import {
   createAccount,
   createKey,
@@ -12,7 +12,6 @@ import {
   getAccount,
   grantCredits,
   hashApiKeySync,
-  LedgerError,
   listKeys,
   openDatabase,
   recentRequests,

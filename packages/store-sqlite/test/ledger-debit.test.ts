@@ -3,13 +3,12 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DebitResult } from "@social/core";
+import { type DebitResult, LedgerError } from "@social/core";
 import {
   createAccount,
   createKey,
   getAccount,
   grantCredits,
-  LedgerError,
   listKeys,
   openDatabase,
   SqliteLedger,

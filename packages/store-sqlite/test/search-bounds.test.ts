@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { matches, parseQuery, searchDocument, type Tweet } from "@social/core";
 import { examples } from "@social/fixtures";
 import { FairLane } from "../src/search/lane.ts";
-import { SqliteStore } from "../src/store.ts";
+import { SqliteStore } from "../src/store/sqlite-store.ts";
 import { type BuiltWorld, buildDefaultWorld, byIdDesc, isVisible, walk } from "./world-helpers.ts";
 
 let world: BuiltWorld;

@@ -15,7 +15,7 @@ import {
 } from "@social/core";
 import fc from "fast-check";
 import { openDatabase } from "../src/database.ts";
-import { SqliteStore } from "../src/store.ts";
+import { SqliteStore } from "../src/store/sqlite-store.ts";
 import { WorldWriter } from "../src/world/writer.ts";
 
 const USERNAMES = ["Alice", "bob", "CAROL_1", "dave", "K_9"];

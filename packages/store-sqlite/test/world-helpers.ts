@@ -4,7 +4,7 @@ import type { Database } from "bun:sqlite";
 import type { CommunityTweetSort, Page, PageRequest, Tweet, User, UserLookup } from "@social/core";
 import { DEFAULT_WORLD, generateWorld, type WorldOptions, type WorldRecord } from "@social/fixtures";
 import { openDatabase } from "../src/database.ts";
-import { SqliteStore } from "../src/store.ts";
+import { SqliteStore } from "../src/store/sqlite-store.ts";
 import { buildWorld } from "../src/world/build.ts";
 import { communityRelevance } from "../src/world/writer.ts";
 

@@ -1,6 +1,6 @@
 // `keys create | list | revoke`.
 import { parseArgs } from "node:util";
-import { LedgerError } from "@social/store-sqlite";
+import { LedgerError } from "@social/core";
 import { expectPositionals, parseCount, subcommand, UsageError, usageErrors } from "../cli.ts";
 import { withOperator } from "../database.ts";
 import { formatTable, formatTime } from "../format.ts";

@@ -1,6 +1,6 @@
 // `usage ACCOUNT_ID`: what an account has left and what it spent, as the dashboard will chart it.
 import { parseArgs } from "node:util";
-import { LedgerError } from "@social/store-sqlite";
+import { LedgerError } from "@social/core";
 import { expectPositionals, parseCount, usageErrors } from "../cli.ts";
 import { withOperator } from "../database.ts";
 import { formatTable, formatTime } from "../format.ts";

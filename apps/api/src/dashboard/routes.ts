@@ -1,9 +1,8 @@
 // The dashboard's HTTP surface: sign-in through OpenID Connect, the account pages and their forms.
 // Every form needs the session's CSRF token; every page carries the security headers of html.ts.
-import { type Accounts, MAX_ACTIVE_KEYS_PER_ACCOUNT, rateHeaders, type Sessions } from "@social/core";
-import { LedgerError } from "@social/store-sqlite";
-import type { Elysia } from "elysia";
-import type { RouteContext } from "../v1/routes.ts";
+import { type Accounts, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT, rateHeaders, type Sessions } from "@social/core";
+import { Elysia } from "elysia";
+import type { HttpContext } from "../http/context.ts";
 import { cookie, cookieNames, readCookie } from "./cookies.ts";
 import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";
 import { type Html, htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
@@ -42,16 +41,10 @@ function redirect(location: string, cookies: readonly string[] = []): Response {
   return new Response(null, { status: 303, headers });
 }
 
-/**
- * Mounts the pages on `app`; `context.finish` logs each request like the API's own, and
- * `context.anonymousRate` limits sign-ins per client address as the API limits callers without a key.
- */
-export function registerDashboardRoutes(
-  app: Elysia,
-  context: Pick<RouteContext, "finish" | "anonymousRate">,
-  options: DashboardOptions | undefined,
-) {
-  if (!options) return;
+/** The pages; sign-ins are rate-limited per client address as the API limits callers without a key. */
+export function dashboardRoutes(context: HttpContext, options: DashboardOptions | undefined) {
+  const routes = new Elysia({ name: "dashboard" }).use(context);
+  if (!options) return routes;
   const { accounts, publicUrl } = options;
   const secure = publicUrl.startsWith("https:");
   const names = cookieNames(secure);
@@ -59,8 +52,7 @@ export function registerDashboardRoutes(
   const callbackPath = "/dashboard/callback";
   const oidc = options.oidc ? new OidcClient(options.oidc, `${publicUrl}${callbackPath}`) : undefined;
 
-  const page = (request: Request, body: Html, status = 200, headers: Record<string, string> = {}) =>
-    context.finish(request, htmlResponse(body, status, headers));
+  const page = (body: Html, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, status, headers);
 
   const signedIn = async (request: Request): Promise<SignedIn | undefined> => {
     const session = await sessions.find(readCookie(request, names.session));
@@ -72,10 +64,9 @@ export function registerDashboardRoutes(
   /** The signed-in person behind a form post, or the page that refuses it. */
   const formPoster = async (request: Request, body: unknown): Promise<SignedIn | Response> => {
     const who = await signedIn(request);
-    if (!who) return page(request, errorPage("Signed out", "Your session has ended: sign in again."), 403);
+    if (!who) return page(errorPage("Signed out", "Your session has ended: sign in again."), 403);
     if (!csrfTokenMatches(who.viewer.csrfToken, field(body, CSRF_FIELD))) {
       return page(
-        request,
         errorPage("Form expired", "This form is out of date: reload the page and try again.", who.viewer),
         403,
       );
@@ -84,21 +75,20 @@ export function registerDashboardRoutes(
   };
 
   const dashboard = async (
-    request: Request,
     who: SignedIn,
     extra: { newKey?: { key: string; name: string }; formError?: string } = {},
     status = 200,
   ) => {
     const account = await accounts.account(who.accountId);
-    if (!account) return page(request, errorPage("No account", "This account no longer exists."), 404);
+    if (!account) return page(errorPage("No account", "This account no longer exists."), 404);
     const keys = await accounts.listKeys(who.accountId);
-    return page(request, dashboardPage({ viewer: who.viewer, account, keys, ...extra }), status);
+    return page(dashboardPage({ viewer: who.viewer, account, keys, ...extra }), status);
   };
 
-  app
-    .get("/dashboard/style.css", ({ request }) =>
-      context.finish(
-        request,
+  return routes
+    .get(
+      "/dashboard/style.css",
+      () =>
         new Response(STYLESHEET, {
           headers: {
             "content-type": "text/css; charset=utf-8",
@@ -106,20 +96,18 @@ export function registerDashboardRoutes(
             "x-content-type-options": "nosniff",
           },
         }),
-      ),
     )
     .get("/dashboard", async ({ request }) => {
       const who = await signedIn(request);
-      if (!who) return page(request, signedOutPage({ configured: oidc !== undefined, publicUrl }));
-      return dashboard(request, who);
+      if (!who) return page(signedOutPage({ configured: oidc !== undefined, publicUrl }));
+      return dashboard(who);
     })
-    .get("/dashboard/sign-in", async ({ request }) => {
-      if (!oidc) return context.finish(request, redirect("/dashboard"));
+    .get("/dashboard/sign-in", async ({ anonymousRate }) => {
+      if (!oidc) return redirect("/dashboard");
       // Each sign-in started stores a row until it expires: a flood must not be able to fill the table.
-      const rate = context.anonymousRate(request);
+      const rate = anonymousRate();
       if (!rate.allowed) {
         return page(
-          request,
           errorPage(
             "Too many sign-ins",
             `Too many sign-ins from your address: try again in ${rate.retryAfter} seconds.`,
@@ -131,10 +119,7 @@ export function registerDashboardRoutes(
       try {
         const { url, checks } = await oidc.start();
         const token = await sessions.saveSignIn(checks);
-        return context.finish(
-          request,
-          redirect(url.href, [cookie(names.signIn, token, SIGN_IN_LIFETIME_MS / 1000, secure)]),
-        );
+        return redirect(url.href, [cookie(names.signIn, token, SIGN_IN_LIFETIME_MS / 1000, secure)]);
       } catch (error) {
         console.error(
           JSON.stringify({
@@ -145,7 +130,6 @@ export function registerDashboardRoutes(
           }),
         );
         return page(
-          request,
           errorPage("Sign-in unavailable", "The identity provider cannot be reached right now: try again in a minute."),
           503,
         );
@@ -156,7 +140,6 @@ export function registerDashboardRoutes(
       const checks = await sessions.takeSignIn(readCookie(request, names.signIn));
       if (!oidc || !checks) {
         return page(
-          request,
           errorPage("Sign-in expired", "This sign-in has expired or was already used: start again from the dashboard."),
           400,
           { "set-cookie": clearSignIn },
@@ -172,59 +155,53 @@ export function registerDashboardRoutes(
         // A fresh token on every sign-in: a session id planted before sign-in never becomes a signed-in one.
         await sessions.destroy(readCookie(request, names.session));
         const token = await sessions.create(account.id);
-        return context.finish(
-          request,
-          redirect("/dashboard", [clearSignIn, cookie(names.session, token, SESSION_LIFETIME_MS / 1000, secure)]),
-        );
+        return redirect("/dashboard", [clearSignIn, cookie(names.session, token, SESSION_LIFETIME_MS / 1000, secure)]);
       } catch (error) {
         if (!(error instanceof SignInError)) throw error;
-        return page(
-          request,
-          errorPage(error.providerRefused ? "Sign-in refused" : "Sign-in failed", error.message),
-          400,
-          { "set-cookie": clearSignIn },
-        );
+        return page(errorPage(error.providerRefused ? "Sign-in refused" : "Sign-in failed", error.message), 400, {
+          "set-cookie": clearSignIn,
+        });
       }
     })
     .post("/dashboard/sign-out", async ({ request, body }) => {
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
       await sessions.destroy(readCookie(request, names.session));
-      return context.finish(request, redirect("/dashboard", [cookie(names.session, "", 0, secure)]));
+      return redirect("/dashboard", [cookie(names.session, "", 0, secure)]);
     })
     .post("/dashboard/keys", async ({ request, body }) => {
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
       const checked = checkKeyName(field(body, "name"));
-      if ("error" in checked) return dashboard(request, who, { formError: checked.error }, 400);
+      if ("error" in checked) return dashboard(who, { formError: checked.error }, 400);
       try {
         const { key } = await accounts.createKey(who.accountId, checked.name);
-        return dashboard(request, who, { newKey: { key, name: checked.name } }, 201);
+        return dashboard(who, { newKey: { key, name: checked.name } }, 201);
       } catch (error) {
         if (!(error instanceof LedgerError && error.code === "too_many_keys")) throw error;
-        return dashboard(request, who, { formError: TOO_MANY_KEYS }, 409);
+        return dashboard(who, { formError: TOO_MANY_KEYS }, 409);
       }
     })
     .post("/dashboard/keys/:keyId/revoke", async ({ request, body, params }) => {
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
       if (!(await accounts.listKeys(who.accountId)).some((key) => key.id === params.keyId)) {
-        return page(request, errorPage("No such key", "That key is not one of yours.", who.viewer), 404);
+        return page(errorPage("No such key", "That key is not one of yours.", who.viewer), 404);
       }
       await accounts.revokeKey(params.keyId);
-      return context.finish(request, redirect("/dashboard"));
+      return redirect("/dashboard");
     })
     .get("/dashboard/usage", async ({ request }) => {
       const who = await signedIn(request);
-      if (!who) return context.finish(request, redirect("/dashboard"));
+      if (!who) return redirect("/dashboard");
       const [perDay, latest] = await Promise.all([
         accounts.dailyUsage(who.accountId, USAGE_DAYS),
         accounts.recentRequests(who.accountId, LATEST_REQUESTS),
       ]);
-      return page(request, usagePage(who.viewer, perDay, latest));
+      return page(usagePage(who.viewer, perDay, latest));
     })
     .get("/billing", async ({ request }) => {
       const who = await signedIn(request);
-      return page(request, billingPage(who ? { viewer: who.viewer, accountId: who.accountId } : {}));
+      return page(billingPage(who ? { viewer: who.viewer, accountId: who.accountId } : {}));
     });
 }

@@ -1,13 +1,28 @@
 // The human-readable reference at /docs: server-rendered from the catalogue, no scripts and no
 // external assets, so it renders offline and on a phone.
 import { createHash } from "node:crypto";
-import { catalogue, describeEndpointCost, type Endpoint } from "@social/core";
+import { catalogue, type Decision, describeEndpointCost, type Endpoint } from "@social/core";
 import { SECURITY_HEADERS } from "../dashboard/html.ts";
 import { entrySchemas } from "./json-schema.ts";
-import { exampleParams } from "./openapi.ts";
+import { DECISIONS, exampleParams } from "./openapi.ts";
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The decisions' Markdown holds code spans only. */
+function inlineMarkdown(text: string): string {
+  return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
+}
+
+function decisionsSection(decisions: readonly Decision[]): string {
+  const items = decisions
+    .map(({ topic, text }) => `<li><strong>${inlineMarkdown(topic)}:</strong> ${inlineMarkdown(text)}</li>`)
+    .join("\n");
+  return `<section id="decisions" aria-labelledby="decisions-title">
+<h2 id="decisions-title">Decisions for the points SPEC.md leaves open</h2>
+<ul>${items}</ul>
+</section>`;
 }
 
 function rule(schema: Record<string, unknown>): string {
@@ -43,7 +58,7 @@ function section(baseUrl: string, endpoint: Endpoint): string {
   return `<section id="${endpoint.id}" aria-labelledby="${endpoint.id}-title">
 <h3 id="${endpoint.id}-title"><span class="method">GET</span> <code>${escapeHtml(endpoint.path)}</code></h3>
 <p>${escapeHtml(endpoint.summary)} ${escapeHtml(endpoint.guidance)}</p>
-<p><strong>Cost:</strong> ${escapeHtml(describeEndpointCost(endpoint))}.${endpoint.v2Path ? ` Also at <code>${escapeHtml(endpoint.v2Path)}</code> (X API v2 shape).` : ""}</p>
+<p><strong>Cost:</strong> ${escapeHtml(describeEndpointCost(endpoint))}.${endpoint.v2 ? ` Also at <code>${escapeHtml(endpoint.v2.path)}</code> (X API v2 shape).` : ""}</p>
 <table><caption class="visually-hidden">Parameters of ${escapeHtml(endpoint.path)}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Presence</th><th scope="col">Rule</th></tr></thead><tbody>${rows}</tbody></table>
 <pre><code>curl -H "Authorization: Bearer $API_KEY" "${escapeHtml(exampleUrl(baseUrl, endpoint))}"</code></pre>
 </section>`;
@@ -76,8 +91,9 @@ section{border-top:1px solid #ccc;padding-top:.5rem}.method{background:#0b5;colo
 </style></head>
 <body><header><h1>Social Data API reference</h1>
 <p>Read-only JSON over HTTP. Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> on every request. Each response's <code>meta.credits</code> tells the charge and the remaining balance; failures are never charged. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Try it without a key: <a href="/demo">/demo</a> and <a href="/demo?run=search">/demo?run=search</a>.</p>
-<nav aria-label="Endpoints"><ul>${catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`).join("")}</ul></nav></header>
-<main>${body}</main></body></html>`;
+<nav aria-label="Endpoints"><ul>${catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`).join("")}<li><a href="#decisions">Decisions for the points SPEC.md leaves open</a></li></ul></nav></header>
+<main>${body}
+${decisionsSection(DECISIONS)}</main></body></html>`;
 }
 
 /**

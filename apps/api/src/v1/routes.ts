@@ -5,33 +5,16 @@ import {
   bearerKey,
   catalogue,
   decodeParams,
-  type Endpoint,
   executeRead,
   numericParams,
-  type RateState,
   rateHeaders,
   rateLimitError,
   requestTarget,
-  type Services,
   successEnvelopeText,
 } from "@social/core";
-import type { Elysia } from "elysia";
+import { type Context, Elysia } from "elysia";
+import type { HttpContext } from "../http/context.ts";
 import { errorResponse, jsonText } from "../http/respond.ts";
-
-export interface RouteContext {
-  services: Services;
-  helpUrl: string;
-  /** Ends a request: logs it and returns the response. */
-  finish(request: Request, response: Response, credits?: number): Response;
-  requestId(request: Request): string;
-  /** Turns a thrown non-API error into 500 or 503, logged with the request id. */
-  failure(request: Request, error: unknown): Response;
-  /**
-   * The rate-limit state of a caller without a valid key, counted per client address, so that key
-   * guessing is throttled too and every /v1 answer carries rate-limit headers.
-   */
-  anonymousRate(request: Request): RateState;
-}
 
 /** `/v1/users/{id}` → `/v1/users/:id`. */
 export function routerPath(path: string): string {
@@ -48,24 +31,34 @@ export function pathEntries(params: Record<string, string | null | undefined>, p
   });
 }
 
-export function methodNotAllowed(request: Request, path: string): ApiError {
-  return new ApiError(
-    "endpoint_not_found",
-    `${request.method} is not supported on ${path}: this API is read-only and answers GET only`,
-  );
+/**
+ * The handler of every method but GET on a known path. HEAD too: it would run (and bill) the read
+ * while the client could not see the charge, and every operation of this API is a GET.
+ */
+export function refuseMethods(path: string) {
+  return ({ request, set }: Pick<Context, "request" | "set">): never => {
+    set.headers.allow = "GET";
+    throw new ApiError(
+      "endpoint_not_found",
+      `${request.method} is not supported on ${path}: this API is read-only and answers GET only`,
+    );
+  };
 }
 
-function readHandler(endpoint: Endpoint, context: RouteContext) {
-  const numeric = numericParams(endpoint.params);
-  return async ({ request, params }: { request: Request; params: Record<string, string | null | undefined> }) => {
-    const requestId = context.requestId(request);
-    try {
+export function v1Routes(context: HttpContext) {
+  const routes = new Elysia({ name: "v1" }).use(context);
+  for (const endpoint of catalogue) {
+    const path = routerPath(endpoint.path);
+    const numeric = numericParams(endpoint.params);
+    const refuse = refuseMethods(endpoint.path);
+    routes.head(path, refuse);
+    routes.get(path, async ({ request, params, requestId, usage, anonymousRate, services, helpUrl }) => {
       const target = requestTarget(request.url);
       const { values, repeated } = decodeParams(
         [...target.query, ...pathEntries(params, target.path, endpoint.path)],
         numeric,
       );
-      const outcome = await executeRead(context.services, {
+      const outcome = await executeRead(services, {
         endpoint,
         params: values,
         repeated,
@@ -73,36 +66,16 @@ function readHandler(endpoint: Endpoint, context: RouteContext) {
         requestId,
         signal: request.signal,
       });
-      const rate = outcome.rate ?? context.anonymousRate(request);
+      const rate = outcome.rate ?? anonymousRate();
       const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
       if (!outcome.ok) {
-        const error = rate.allowed ? outcome.error : rateLimitError(rate);
-        return context.finish(request, errorResponse(error, requestId, context.helpUrl, headers));
+        return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);
       }
+      usage.credits = outcome.credits.charged;
       const body = successEnvelopeText(outcome.data, requestId, outcome.credits, outcome.nextToken);
-      return context.finish(request, jsonText(body, 200, headers), outcome.credits.charged);
-    } catch (error) {
-      return context.failure(request, error);
-    }
-  };
-}
-
-/**
- * Every method but GET is refused in the envelope. HEAD too: it would run (and bill) the read while
- * the client could not see the charge, and every operation of this API is a GET.
- */
-export function registerV1Routes(app: Elysia, context: RouteContext): void {
-  for (const endpoint of catalogue) {
-    const path = routerPath(endpoint.path);
-    const refuse = ({ request }: { request: Request }) =>
-      context.finish(
-        request,
-        errorResponse(methodNotAllowed(request, endpoint.path), context.requestId(request), context.helpUrl, {
-          allow: "GET",
-        }),
-      );
-    app.head(path, refuse);
-    app.get(path, readHandler(endpoint, context));
-    app.all(path, refuse);
+      return jsonText(body, 200, headers);
+    });
+    routes.all(path, refuse);
   }
+  return routes;
 }

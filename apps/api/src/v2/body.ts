@@ -1,16 +1,16 @@
 // Success bodies in X API v2's shape: `data` (never an empty array), `includes.users` for
 // expansions=author_id, `meta` on paginated reads and `errors` for ids that were not found.
-import type { Store, Tweet, User } from "@social/core";
+import type { Store, Tweet, User, V2Mapping } from "@social/core";
 import { v2Tweet, v2User } from "./fields.ts";
+import type { V2Route } from "./mapped.ts";
 import type { RenderOptions } from "./query.ts";
-import type { Resource, V2Route } from "./rules.ts";
 
 type Json = Record<string, unknown>;
 
 const NOT_FOUND_TYPE = "https://api.twitter.com/2/problems/resource-not-found";
 
 /** One id (or username) that a lookup did not find, as an element of X API v2's `errors`. */
-export function notFoundError(resource: Resource, parameter: string, value: string): Json {
+export function notFoundError(resource: V2Mapping["resource"], parameter: string, value: string): Json {
   return {
     value,
     detail: `Could not find ${resource} with ${parameter}: [${value}].`,
@@ -22,56 +22,66 @@ export function notFoundError(resource: Resource, parameter: string, value: stri
   };
 }
 
+/** A /2 read's items in their resource's type, with the authors expansions=author_id asked for. */
+export type V2Items =
+  | { resource: "tweet"; items: readonly Tweet[]; authors: readonly User[] }
+  | { resource: "user"; items: readonly User[] };
+
+/**
+ * The read's items as its mapping reads them, and the tweets' authors when expansions=author_id asks
+ * for them. The pipeline runs it before the charge, so a failure here leaves the request uncharged.
+ */
+export async function v2Items(
+  store: Store,
+  mapping: V2Mapping,
+  data: unknown,
+  options: RenderOptions,
+): Promise<V2Items> {
+  if (mapping.resource === "user") return { resource: "user", items: mapping.items(data) };
+  const items = mapping.items(data);
+  const authors =
+    options.authors && items.length > 0
+      ? await store.usersByIds([...new Set(items.map((tweet) => tweet.author_id))])
+      : [];
+  return { resource: "tweet", items, authors };
+}
+
 function idRange(tweets: readonly Tweet[]): Json {
   if (tweets.length === 0) return {};
   const ids = tweets.map((tweet) => BigInt(tweet.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { newest_id: String(ids.at(-1)), oldest_id: String(ids[0]) };
 }
 
-/**
- * The authors that expansions=author_id puts in includes.users. It runs inside the read, before the
- * charge, so a failure here leaves the request uncharged like any other failed read.
- */
-export async function expandedAuthors(store: Store, data: unknown, resource: Resource, options: RenderOptions) {
-  if (!options.authors || resource !== "tweet") return [];
-  const tweets = (Array.isArray(data) ? data : [data]) as Tweet[];
-  return tweets.length === 0 ? [] : store.usersByIds([...new Set(tweets.map((tweet) => tweet.author_id))]);
+function authorIncludes(read: V2Items, options: RenderOptions): Json {
+  if (read.resource !== "tweet" || read.authors.length === 0) return {};
+  return { includes: { users: read.authors.map((user) => v2User(user, options.userFields)) } };
 }
 
-function authorIncludes(authors: readonly User[], options: RenderOptions): Json {
-  return authors.length > 0 ? { includes: { users: authors.map((user) => v2User(user, options.userFields)) } } : {};
+function render(read: V2Items, options: RenderOptions): Json[] {
+  return read.resource === "tweet"
+    ? read.items.map((tweet) => v2Tweet(tweet, options.tweetFields))
+    : read.items.map((user) => v2User(user, options.userFields));
 }
 
-function render(resource: Resource, items: readonly unknown[], options: RenderOptions): Json[] {
-  return resource === "tweet"
-    ? (items as Tweet[]).map((tweet) => v2Tweet(tweet, options.tweetFields))
-    : (items as User[]).map((user) => v2User(user, options.userFields));
-}
-
-export interface ReadData {
-  data: unknown;
+export interface PageData {
   nextToken?: string;
   /** For lookups by ids: the ids asked for, so the missing ones can be reported. */
   requestedIds?: readonly string[];
-  /** The authors of expansions=author_id, read before the charge. */
-  authors: readonly User[];
 }
 
-export function successBody(route: V2Route, read: ReadData, options: RenderOptions): Json {
-  const { resource } = route.rule;
-  const items = Array.isArray(read.data) ? read.data : [read.data];
-  const tweets = resource === "tweet" ? (items as Tweet[]) : [];
-  const rendered = render(resource, items, options);
-  const includes = authorIncludes(read.authors, options);
-  const data = rendered.length === 0 ? {} : { data: Array.isArray(read.data) ? rendered : rendered[0] };
-  if (route.rule.maxResults) {
+export function successBody(route: V2Route, read: V2Items, page: PageData, options: RenderOptions): Json {
+  const rendered = render(read, options);
+  const includes = authorIncludes(read, options);
+  if (route.v2.maxResults) {
+    const data = rendered.length === 0 ? {} : { data: rendered };
     // A token on an empty page would send @xdevplatform/xdk round in circles, so it goes with data only.
-    const next = read.nextToken && rendered.length > 0 ? { next_token: read.nextToken } : {};
-    const range = route.rule.idRange ? idRange(tweets) : {};
+    const next = page.nextToken && rendered.length > 0 ? { next_token: page.nextToken } : {};
+    const range = route.v2.idRange && read.resource === "tweet" ? idRange(read.items) : {};
     return { ...data, ...includes, meta: { result_count: rendered.length, ...range, ...next } };
   }
-  const found = new Set(items.map((item) => (item as { id: string }).id));
-  const missing = (read.requestedIds ?? []).filter((id) => !found.has(id));
-  const errors = missing.length > 0 ? { errors: missing.map((id) => notFoundError(resource, "ids", id)) } : {};
+  const data = rendered.length === 0 ? {} : { data: route.lookupParam ? rendered[0] : rendered };
+  const found = new Set<string>(read.items.map((item) => item.id));
+  const missing = (page.requestedIds ?? []).filter((id) => !found.has(id));
+  const errors = missing.length > 0 ? { errors: missing.map((id) => notFoundError(read.resource, "ids", id)) } : {};
   return { ...data, ...includes, ...errors };
 }

@@ -3,8 +3,8 @@
 import { costRuleFor, describeCostRule, ERROR_STATUS } from "@social/core";
 import { jsonSchemaOf } from "../docs/json-schema.ts";
 import { type ExtraPaths, exampleParams, parameterObjects } from "../docs/openapi.ts";
+import { V2_ROUTES, type V2Route } from "./mapped.ts";
 import { v2Query } from "./query.ts";
-import { type V2Route, v2Routes } from "./rules.ts";
 import { successSchema, V2ErrorSchema } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -32,13 +32,13 @@ const successHeaders = {
 const errorSchema = jsonSchemaOf(V2ErrorSchema);
 
 function parameters(route: V2Route): Json[] {
-  return parameterObjects(route.path, v2Query(route).entries, exampleParams(route.endpoint));
+  return parameterObjects(route.v2.path, v2Query(route).entries, exampleParams(route.endpoint));
 }
 
 function operation(route: V2Route): Json {
   const { endpoint } = route;
-  const cost = describeCostRule(costRuleFor(endpoint, { ...route.rule.fixed }));
-  const paged = route.rule.maxResults ? " Paginated: pass meta.next_token as pagination_token (or next_token)." : "";
+  const cost = describeCostRule(costRuleFor(endpoint, { ...route.v2.fixed }));
+  const paged = route.v2.maxResults ? " Paginated: pass meta.next_token as pagination_token (or next_token)." : "";
   return {
     operationId: `v2_${endpoint.id}`,
     summary: endpoint.summary,
@@ -66,5 +66,5 @@ function operation(route: V2Route): Json {
 }
 
 export function v2OpenApiPaths(): ExtraPaths {
-  return Object.fromEntries(v2Routes().map((route) => [route.path, { get: operation(route) }]));
+  return Object.fromEntries(V2_ROUTES.map((route) => [route.v2.path, { get: operation(route) }]));
 }

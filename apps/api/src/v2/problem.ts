@@ -1,6 +1,7 @@
 // /2 error bodies: this service's error object (the same as on /v1, so one client can handle both) and
 // X API v2's RFC 7807 members, so code written for X reads the failure as it would there.
-import { ApiError, type ErrorCode, type ErrorEnvelope, errorEnvelope, errorHeaders } from "@social/core";
+import type { ApiError, ErrorCode } from "@social/core";
+import { errorEnvelope, errorHeaders } from "@social/core";
 import { json } from "../http/respond.ts";
 
 const PROBLEM_BASE = "https://api.twitter.com/2/problems/";
@@ -56,11 +57,4 @@ export function problemResponse(
   headers: Record<string, string> = {},
 ): Response {
   return json(problemBody(error, requestId, helpUrl, rawValues), error.status, errorHeaders(error, requestId, headers));
-}
-
-/** Re-renders an answer in the /v1 error envelope (the app's 500 and 503) as a /2 problem. */
-export async function asProblem(response: Response, helpUrl: string): Promise<Response> {
-  const { error } = (await response.json()) as ErrorEnvelope;
-  const body = problemBody(new ApiError(error.code, error.message), error.request_id, helpUrl, () => []);
-  return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
 }

@@ -2,29 +2,38 @@
 // pipeline validates it (after authentication and rate limiting, as on /v1), reads with the /v1
 // parameters and charges by the /v1 cost rule. What only shapes the /2 body (fields, expansions) is read
 // again from the same values once the read succeeded.
-import { integerParam, nextTokenParam, numericParams, paramsIssueMessage, pathParamNames } from "@social/core";
+import {
+  integerParam,
+  nextTokenParam,
+  numericParams,
+  type ParamsSchema,
+  paramsIssueMessage,
+  pathParamNames,
+} from "@social/core";
 import * as v from "valibot";
 import { TWEET_FIELDS, type TweetField, USER_FIELDS, type UserField } from "./fields.ts";
-import type { V2Route } from "./rules.ts";
+import type { V2Route } from "./mapped.ts";
 
 const EXPANSIONS = ["author_id"] as const;
 const TOKEN_PARAMS = ["pagination_token", "next_token"] as const;
 
 /** A comma-separated list of values out of `allowed`; the message names the offenders and the allowed values. */
 function listParam<const T extends readonly string[]>(allowed: T, description: string) {
+  const isAllowed = (value: string): value is T[number] => allowed.includes(value);
   return v.optional(
     v.pipe(
       v.string("must be a comma-separated list"),
       v.description(description),
       v.transform((text) => text.split(",")),
       v.check(
-        (values) => values.every((value) => allowed.includes(value)),
+        (values) => values.every(isAllowed),
         (issue) => {
-          const unknown = (issue.input as string[]).filter((value) => !allowed.includes(value));
+          const unknown = issue.input.filter((value) => !isAllowed(value));
           return `value [${unknown.join(",")}] is not one of [${allowed.join(",")}]`;
         },
       ),
-      v.transform((values) => new Set(values as T[number][])),
+      // Every value passed the check, so the filter only narrows the type.
+      v.transform((values) => new Set(values.filter(isAllowed))),
     ),
   );
 }
@@ -87,26 +96,30 @@ export function renderOptions(values: Record<string, unknown>): RenderOptions {
 
 export interface V2Query {
   /** Validates the /2 parameters; its output is the /v1 entry's validated parameters. */
-  schema: v.GenericSchema<Record<string, unknown>, Record<string, unknown>>;
+  schema: ParamsSchema;
   /** The /2 parameters alone, for the docs. */
   entries: v.GenericSchema;
   numeric: ReadonlySet<string>;
 }
 
-function v1Entries(route: V2Route): v.ObjectEntries {
-  const all = (route.endpoint.params as unknown as { entries: v.ObjectEntries }).entries;
-  const names = [...pathParamNames(route.path), ...(route.rule.passThrough ?? [])];
-  return Object.fromEntries(names.map((name) => [name, all[name] as v.ObjectEntries[string]]));
+function v1Entries({ endpoint, v2 }: V2Route): v.ObjectEntries {
+  const names = [...pathParamNames(v2.path), ...(v2.passThrough ?? [])];
+  return Object.fromEntries(
+    names.flatMap((name) => {
+      const entry = endpoint.params.entries[name];
+      return entry ? [[name, entry]] : [];
+    }),
+  );
 }
 
 export function v2Query(route: V2Route): V2Query {
-  const { rule } = route;
+  const mapping = route.v2;
   const passThrough = v1Entries(route);
-  const paging = rule.maxResults
+  const paging = mapping.maxResults
     ? {
         max_results: v.pipe(
-          integerParam(rule.maxResults.min, rule.maxResults.max, rule.maxResults.fallback),
-          v.description(`Items per page, ${rule.maxResults.min} to ${rule.maxResults.max}.`),
+          integerParam(mapping.maxResults.min, mapping.maxResults.max, mapping.maxResults.fallback),
+          v.description(`Items per page, ${mapping.maxResults.min} to ${mapping.maxResults.max}.`),
         ),
         ...TOKEN_ENTRIES,
       }
@@ -114,18 +127,18 @@ export function v2Query(route: V2Route): V2Query {
   const own = {
     ...paging,
     ...RENDER_ENTRIES,
-    ...(rule.resource === "tweet" ? EXPANSION_ENTRY : {}),
-    ...(rule.excludesReplies ? EXCLUDE_ENTRY : {}),
+    ...(mapping.resource === "tweet" ? EXPANSION_ENTRY : {}),
+    ...(mapping.excludesReplies ? EXCLUDE_ENTRY : {}),
   };
   const strict = (entries: v.ObjectEntries) => v.strictObject(entries, paramsIssueMessage);
   // The /v1 parameters are checked once, by the /v1 schema at the end, on their raw values.
   const unchecked = Object.fromEntries(Object.keys(passThrough).map((name) => [name, v.optional(v.unknown())]));
   const toV1 = (params: Record<string, unknown>): Record<string, unknown> => {
-    const v1: Record<string, unknown> = { ...rule.fixed };
+    const v1: Record<string, unknown> = { ...mapping.fixed };
     for (const name of Object.keys(passThrough)) if (params[name] !== undefined) v1[name] = params[name];
     const token = params.pagination_token ?? params.next_token;
     if (token !== undefined) v1.next_token = token;
-    if (rule.maxResults?.v1Param) v1[rule.maxResults.v1Param] = params.max_results;
+    if (mapping.maxResults?.v1Param) v1[mapping.maxResults.v1Param] = params.max_results;
     return v1;
   };
   const schema = v.pipe(

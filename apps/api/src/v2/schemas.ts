@@ -2,7 +2,7 @@
 // produce, in X API v2's member names.
 import { ErrorEnvelopeSchema } from "@social/core";
 import * as v from "valibot";
-import type { V2Route } from "./rules.ts";
+import type { V2Route } from "./mapped.ts";
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Id = v.pipe(v.string(), v.regex(/^\d+$/));
@@ -77,8 +77,8 @@ const NotFound = v.object({
 const Includes = v.exactOptional(v.object({ users: v.array(V2User) }));
 
 export function successSchema(route: V2Route) {
-  const item = route.rule.resource === "tweet" ? V2Tweet : V2User;
-  if (route.rule.maxResults) {
+  const item = route.v2.resource === "tweet" ? V2Tweet : V2User;
+  if (route.v2.maxResults) {
     return v.object({
       data: v.exactOptional(v.array(item)),
       includes: Includes,
@@ -90,7 +90,7 @@ export function successSchema(route: V2Route) {
       }),
     });
   }
-  const byIds = route.rule.passThrough?.includes("ids");
+  const byIds = route.v2.passThrough?.includes("ids");
   return v.object({
     data: v.exactOptional(byIds ? v.array(item) : item),
     includes: Includes,

@@ -11,8 +11,8 @@ import fc from "fast-check";
 import { entrySchemas } from "../../src/docs/json-schema.ts";
 import { exampleParams } from "../../src/docs/openapi.ts";
 import { MAX_HEADER_BYTES } from "../../src/server.ts";
+import { V2_ROUTES } from "../../src/v2/mapped.ts";
 import { v2Query } from "../../src/v2/query.ts";
-import { v2Routes } from "../../src/v2/rules.ts";
 import { type Answer, readAnswer } from "./answer.ts";
 import { FUZZ_RUNS, hostilePath, hostileQuery } from "./hostile.ts";
 import { auditLedger, type ObservedCharge } from "./ledger-audit.ts";
@@ -78,9 +78,9 @@ const routes: FuzzedRoute[] = [
     names: queryNames(endpoint.params, endpoint.path),
     valid: exampleParams(endpoint),
   })),
-  ...v2Routes().map((route) => ({
-    template: route.path,
-    names: [...new Set([...queryNames(v2Query(route).entries, route.path), "pagination_token", "max_results"])],
+  ...V2_ROUTES.map((route) => ({
+    template: route.v2.path,
+    names: [...new Set([...queryNames(v2Query(route).entries, route.v2.path), "pagination_token", "max_results"])],
     valid: exampleParams(route.endpoint),
   })),
 ];

@@ -8,8 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { catalogue } from "@social/core";
 import fc from "fast-check";
-import { MAX_BODY_BYTES } from "../../src/app.ts";
 import { exampleParams } from "../../src/docs/openapi.ts";
+import { MAX_BODY_BYTES } from "../../src/http/admission.ts";
 import { startTestServer, type TestServer } from "../harness.ts";
 import { FUZZ_RUNS, hostileValue } from "./hostile.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { examples } from "@social/fixtures";
-import { MAX_BODY_BYTES, MAX_URL_LENGTH } from "../../src/app.ts";
+import { MAX_BODY_BYTES, MAX_URL_LENGTH } from "../../src/http/admission.ts";
 import { MAX_HEADER_BYTES, SERVER_RUNTIME_FLAGS } from "../../src/server.ts";
 import { startTestServer, type TestServer } from "../harness.ts";
 import { readAnswer } from "./answer.ts";

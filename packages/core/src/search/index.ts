@@ -1,6 +1,8 @@
 export type { FilterName, SearchDocument, SearchNode } from "./ast.ts";
 export { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
+export { DEFAULT_SEARCH_LIMITS, type SearchLimits } from "./limits.ts";
 export { matches } from "./match.ts";
 export { parseQuery, SEARCH_QUERY_LIMITS } from "./parse.ts";
 export { printQuery } from "./print.ts";
+export { parseSearchQuery } from "./query-param.ts";
 export { searchDocument, tokenize } from "./text.ts";

@@ -1,5 +1,4 @@
 export * from "./accounts.ts";
-export * from "./errors.ts";
 export * from "./keys.ts";
 export * from "./sqlite-accounts.ts";
 export * from "./sqlite-ledger.ts";

@@ -2,8 +2,7 @@
 // the key on each request) and its first characters (so people can tell their keys apart).
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { isWellFormedApiKey, type KeyInfo, MAX_ACTIVE_KEYS_PER_ACCOUNT, type NewKey } from "@social/core";
-import { LedgerError } from "./errors.ts";
+import { isWellFormedApiKey, type KeyInfo, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT, type NewKey } from "@social/core";
 import { newId, randomBase62 } from "./random.ts";
 
 const KEY_TAG = "sk_live_";

@@ -2,6 +2,7 @@
 // the stored secrets, behind the interface the dashboard and the operator CLI use.
 import type { Database } from "bun:sqlite";
 import type { AccountDetails, Accounts, DailyUsage, KeyInfo, NewKey, RequestUsage } from "@social/core";
+import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
 import { createAccount, findOrCreateAccountBySubject, getAccount, grantCredits } from "./accounts.ts";
 import { createKey, listKeys, revokeKey } from "./keys.ts";
@@ -61,3 +62,5 @@ export class SqliteAccounts implements Accounts {
     return persistentSecret(this.#db, name);
   }
 }
+
+answerOutagesAsUnavailable(SqliteAccounts);

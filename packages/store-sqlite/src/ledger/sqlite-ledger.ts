@@ -8,7 +8,8 @@
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
 import { timingSafeEqual } from "node:crypto";
 import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
-import { assertCredits, LedgerError } from "./errors.ts";
+import { assertCredits, LedgerError } from "@social/core";
+import { answerOutagesAsUnavailable } from "../outage.ts";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** How often a batch retries the write lock while another connection holds it. */
@@ -63,23 +64,23 @@ export class SqliteLedger implements Ledger {
   constructor(db: Database, options: SqliteLedgerOptions = {}) {
     this.#db = db;
     this.#now = options.now ?? Date.now;
-    this.#keyByHash = db.prepare(
+    this.#keyByHash = db.query(
       "SELECT k.id, k.account_id, k.hash, k.revoked_at, a.balance FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?",
     );
-    this.#balance = db.prepare("SELECT balance FROM accounts WHERE id = ?");
+    this.#balance = db.query("SELECT balance FROM accounts WHERE id = ?");
     // IMMEDIATE takes the write lock up front: a deferred transaction that later needs it can fail
     // with SQLITE_BUSY instead of waiting for another connection's commit.
-    this.#begin = db.prepare("BEGIN IMMEDIATE");
-    this.#commit = db.prepare("COMMIT");
-    this.#rollback = db.prepare("ROLLBACK");
-    this.#setBalance = db.prepare("UPDATE accounts SET balance = ? WHERE id = ?");
-    this.#recordUsage = db.prepare(
+    this.#begin = db.query("BEGIN IMMEDIATE");
+    this.#commit = db.query("COMMIT");
+    this.#rollback = db.query("ROLLBACK");
+    this.#setBalance = db.query("UPDATE accounts SET balance = ? WHERE id = ?");
+    this.#recordUsage = db.query(
       "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.#touchKey = db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+    this.#touchKey = db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
     // The grant takes its amount from the usage row itself, so a refund can never exceed the charge,
     // and the unique index on refund_of makes a second refund of the same request a no-op.
-    this.#refundUsage = db.prepare(
+    this.#refundUsage = db.query(
       "INSERT INTO grants (account_id, credits, reason, created_at, refund_of) " +
         "SELECT account_id, credits, 'refund: answer not delivered', ?, request_id FROM usage " +
         "WHERE request_id = ? AND account_id = ? AND credits > 0 ON CONFLICT DO NOTHING RETURNING credits",
@@ -242,6 +243,8 @@ export class SqliteLedger implements Ledger {
     return { result: { ok: true, remaining: balance.current } };
   }
 }
+
+answerOutagesAsUnavailable(SqliteLedger);
 
 function isBusy(error: unknown): boolean {
   return error instanceof SQLiteError && String(error.code).startsWith("SQLITE_BUSY");

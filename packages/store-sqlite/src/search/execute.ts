@@ -12,34 +12,20 @@
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
 //   top-level since: / until: becomes an id range, which the FTS5 index and the primary key seek to.
 import type { Database, Statement } from "bun:sqlite";
-import { ApiError, type Cursor, invalidPageToken, type SearchNode, type SearchSortOrder } from "@social/core";
+import {
+  ApiError,
+  type Cursor,
+  invalidPageToken,
+  type SearchLimits,
+  type SearchNode,
+  type SearchSortOrder,
+} from "@social/core";
 import type { TweetRow } from "../world/rows.ts";
 import { compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
 import { FairLane } from "./lane.ts";
 import { StatementCache } from "./statement-cache.ts";
 
 export type SearchRow = TweetRow & { bucket: number };
-
-export interface SearchLimits {
-  /** Database time one search may spend, in ms. */
-  budgetMs: number;
-  /** Database time one step aims at, in ms: what another request may wait behind a search. */
-  stepMs: number;
-  /** About how many tweets the first window holds. */
-  firstWindow: number;
-  /** How many of the newest matches a relevancy search ranks. */
-  relevancyCandidates: number;
-  /** Steps allowed to wait for the lane; past it a search is 503 with Retry-After. */
-  maxWaiting: number;
-}
-
-export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
-  budgetMs: 100,
-  stepMs: 2,
-  firstWindow: 2048,
-  relevancyCandidates: 2000,
-  maxWaiting: 512,
-};
 
 /** Above every id (ids are < 2^53). */
 const ID_CEILING = 2 ** 53;
@@ -99,8 +85,8 @@ export class SearchExecutor {
   readonly #limits: SearchLimits;
   readonly #lane: FairLane;
   readonly #statements: StatementCache;
-  readonly #idsFollowTime: Statement;
-  readonly #firstIdFrom: Statement;
+  readonly #idsFollowTime: Statement<{ ids_follow_time: number }, []>;
+  readonly #firstIdFrom: Statement<{ id: number }, [number]>;
   readonly #idSpan: Statement<{ low: number | null; high: number | null; tweets: number }, []>;
   readonly #countMatches: Statement<{ n: number }, [number, number, number, string]>;
   readonly #nthMatch: Statement<{ id: number }, [number, number, number, string]>;
@@ -109,15 +95,15 @@ export class SearchExecutor {
     this.#limits = limits;
     this.#lane = new FairLane(limits.maxWaiting);
     this.#statements = new StatementCache(db, SEARCH_STATEMENTS);
-    this.#idsFollowTime = db.prepare("SELECT ids_follow_time FROM world_meta WHERE id = 1");
-    this.#firstIdFrom = db.prepare("SELECT id FROM tweets WHERE created_ms >= ? ORDER BY created_ms, id LIMIT 1");
-    this.#idSpan = db.prepare(
+    this.#idsFollowTime = db.query("SELECT ids_follow_time FROM world_meta WHERE id = 1");
+    this.#firstIdFrom = db.query("SELECT id FROM tweets WHERE created_ms >= ? ORDER BY created_ms, id LIMIT 1");
+    this.#idSpan = db.query(
       "SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high, " +
         "coalesce((SELECT json_extract(counts, '$.tweet') FROM world_meta WHERE id = 1), 0) AS tweets",
     );
     const driving = "FROM tweets_fts WHERE tweets_fts MATCH ?4 AND rowid >= ?1 AND rowid < ?2";
-    this.#countMatches = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${driving} LIMIT ?3)`);
-    this.#nthMatch = db.prepare(`SELECT rowid AS id ${driving} ORDER BY rowid DESC LIMIT 1 OFFSET ?3`);
+    this.#countMatches = db.query(`SELECT count(*) AS n FROM (SELECT 1 ${driving} LIMIT ?3)`);
+    this.#nthMatch = db.query(`SELECT rowid AS id ${driving} ORDER BY rowid DESC LIMIT 1 OFFSET ?3`);
   }
 
   /** Up to `limit` rows of `query` after `after`, in the sort order's order; `owner` takes turns in the lane. */
@@ -219,9 +205,9 @@ export class SearchExecutor {
   ): { low: number; high: number } {
     const range = { low: world.low, high: world.high };
     if (since === undefined && until === undefined) return range;
-    const meta = this.#idsFollowTime.get() as { ids_follow_time: number } | null;
+    const meta = this.#idsFollowTime.get();
     if (meta?.ids_follow_time !== 1) return range;
-    const firstIdFrom = (ms: number) => (this.#firstIdFrom.get(ms) as { id: number } | null)?.id ?? ID_CEILING;
+    const firstIdFrom = (ms: number) => this.#firstIdFrom.get(ms)?.id ?? ID_CEILING;
     if (since !== undefined) range.low = Math.max(range.low, firstIdFrom(since));
     if (until !== undefined) range.high = Math.min(range.high, firstIdFrom(until));
     return range;

@@ -1,6 +1,7 @@
 // The Sessions port on bun:sqlite. Rows are keyed by the id the dashboard derives from its cookie.
 import type { Database, Statement } from "bun:sqlite";
 import type { SessionRecord, Sessions, SignInChecks } from "@social/core";
+import { answerOutagesAsUnavailable } from "../outage.ts";
 
 export class SqliteSessions implements Sessions {
   readonly #deleteExpired: Statement<void, [number]>[];
@@ -12,20 +13,20 @@ export class SqliteSessions implements Sessions {
 
   constructor(db: Database) {
     this.#deleteExpired = [
-      db.prepare("DELETE FROM sessions WHERE expires_at <= ?"),
-      db.prepare("DELETE FROM sign_in_attempts WHERE expires_at <= ?"),
+      db.query("DELETE FROM sessions WHERE expires_at <= ?"),
+      db.query("DELETE FROM sign_in_attempts WHERE expires_at <= ?"),
     ];
-    this.#insertSession = db.prepare(
+    this.#insertSession = db.query(
       "INSERT INTO sessions (id, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
     );
-    this.#findSession = db.prepare(
+    this.#findSession = db.query(
       "SELECT account_id AS accountId, csrf_token AS csrfToken FROM sessions WHERE id = ? AND expires_at > ?",
     );
-    this.#deleteSession = db.prepare("DELETE FROM sessions WHERE id = ?");
-    this.#insertSignIn = db.prepare(
+    this.#deleteSession = db.query("DELETE FROM sessions WHERE id = ?");
+    this.#insertSignIn = db.query(
       "INSERT INTO sign_in_attempts (id, state, nonce, code_verifier, expires_at) VALUES (?, ?, ?, ?, ?)",
     );
-    this.#takeSignIn = db.prepare(
+    this.#takeSignIn = db.query(
       "DELETE FROM sign_in_attempts WHERE id = ? AND expires_at > ? RETURNING state, nonce, code_verifier AS codeVerifier",
     );
   }
@@ -56,3 +57,5 @@ export class SqliteSessions implements Sessions {
     for (const statement of this.#deleteExpired) statement.run(now);
   }
 }
+
+answerOutagesAsUnavailable(SqliteSessions);

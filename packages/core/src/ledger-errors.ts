@@ -1,5 +1,5 @@
-// One error type with a closed set of codes, so callers (the API, the operator CLI) can map each case
-// to an answer without matching on message text.
+// The ledger's and the accounts' refusals, for every adapter: one error type with a closed set of codes, so
+// callers (the dashboard, the operator CLI) can map each case to an answer without matching on message text.
 export type LedgerErrorCode =
   | "unknown_account"
   | "unknown_key"

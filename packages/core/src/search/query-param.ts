@@ -1,6 +1,8 @@
 // Turns the parser's typed syntax error into the invalid_request every surface answers with.
-import { invalidRequest } from "./errors.ts";
-import { parseQuery, type SearchNode, SearchSyntaxError } from "./search/index.ts";
+import { invalidRequest } from "../errors.ts";
+import type { SearchNode } from "./ast.ts";
+import { SearchSyntaxError } from "./errors.ts";
+import { parseQuery } from "./parse.ts";
 
 export function parseSearchQuery(query: string): SearchNode {
   try {

@@ -1,0 +1,112 @@
+// What every route of the app shares, as one Elysia plugin: the services, a request id and the
+// anonymous rate on the context, errors rendered in the envelope (or as /2 problems under /2/), and
+// the request log written after every answer. Routes only return answers: none of them can skip
+// the log line or the request id.
+import { ApiError, newRequestId, requestPath, type Services } from "@social/core";
+import { Elysia } from "elysia";
+import { problemResponse } from "../v2/problem.ts";
+import { unreadable } from "./admission.ts";
+import { type LogSink, type RequestUsage, requestLine } from "./request-log.ts";
+import { errorResponse } from "./respond.ts";
+
+export interface HttpContextOptions {
+  services: Services;
+  /** Where errors send people to fix their billing (the error envelope's help_url). */
+  helpUrl: string;
+  log: LogSink;
+}
+
+const REQUEST_ID = "x-request-id";
+
+/** The envelope for API errors, or an X API v2 problem on /2 paths: the dialect the client speaks. */
+export function errorAnswer(
+  request: Request,
+  error: ApiError,
+  requestId: string,
+  helpUrl: string,
+  headers: Record<string, string> = {},
+): Response {
+  return requestPath(request.url).startsWith("/2/")
+    ? problemResponse(error, requestId, helpUrl, () => [], headers)
+    : errorResponse(error, requestId, helpUrl, headers);
+}
+
+/** A thrown error that is no ApiError is a bug: logged with its stack, answered without internals. */
+export function internalError(requestId: string, error: unknown): ApiError {
+  console.error(
+    JSON.stringify({
+      at: new Date().toISOString(),
+      id: requestId,
+      level: "error",
+      kind: "internal_error",
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      ...(error instanceof Error ? { stack: error.stack } : {}),
+    }),
+  );
+  return new ApiError("internal_error", `Internal error: quote request id ${requestId} to support`);
+}
+
+function asApiError(code: string, error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {
+    return new ApiError("invalid_request", "The request could not be read");
+  }
+  return internalError(requestId, error);
+}
+
+export function httpContext({ services, helpUrl, log }: HttpContextOptions) {
+  // The start of each request, kept only until its log line is written.
+  const startedAt = new WeakMap<Request, number>();
+  return new Elysia({ name: "http-context" })
+    .error({ ApiError })
+    .decorate({ services, helpUrl })
+    .onRequest(({ request, set }) => {
+      startedAt.set(request, performance.now());
+      set.headers[REQUEST_ID] = newRequestId();
+      const refusal = unreadable(request);
+      if (refusal) throw refusal;
+    })
+    .derive({ as: "global" }, ({ request, set, server }) => {
+      const usage: RequestUsage = { credits: 0 };
+      return {
+        requestId: String(set.headers[REQUEST_ID]),
+        usage,
+        /**
+         * The rate-limit state of a caller without a valid key, counted per client address, so that key
+         * guessing is throttled too and every answer can carry rate-limit headers.
+         */
+        anonymousRate: () => services.limiter.take(`address:${server?.requestIP(request)?.address ?? "unknown"}`),
+      };
+    })
+    .onError({ as: "global" }, ({ code, error, request, set }) => {
+      const requestId = String(set.headers[REQUEST_ID] ?? newRequestId());
+      const apiError =
+        code === "NOT_FOUND"
+          ? new ApiError("endpoint_not_found", `No endpoint at ${requestPath(request.url)}: see /docs`)
+          : asApiError(String(code), error, requestId);
+      set.status = apiError.status;
+      return errorAnswer(request, apiError, requestId, helpUrl);
+    })
+    .onAfterResponse({ as: "global" }, (context) => {
+      const { request, set } = context;
+      const answer = "responseValue" in context ? context.responseValue : undefined;
+      // Derived values are absent when no route matched (404) or the request was refused before routing.
+      const usage: RequestUsage | undefined = "usage" in context ? context.usage : undefined;
+      const line = requestLine({
+        id: String(set.headers[REQUEST_ID]),
+        request,
+        status: answer instanceof Response ? answer.status : Number(set.status ?? 200),
+        credits: usage?.credits ?? 0,
+        startedAt: startedAt.get(request) ?? performance.now(),
+      });
+      startedAt.delete(request);
+      try {
+        log(line);
+      } catch (error) {
+        // The answer has gone out; a log that cannot be written must not take the server down with it.
+        console.error(`request log not written: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+}
+
+export type HttpContext = ReturnType<typeof httpContext>;

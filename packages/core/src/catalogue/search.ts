@@ -1,0 +1,83 @@
+// The search toolset: recent search (plain and with authors) and trends.
+import * as v from "valibot";
+import { FLAT, PER_ITEM, TWO_PER_ITEM } from "../costs.ts";
+import { defineEndpoint } from "../endpoint.ts";
+import * as model from "../model.ts";
+import { choiceParam, integerParam, nextTokenParam, searchQueryParam } from "../params.ts";
+import { parseSearchQuery } from "../search/query-param.ts";
+import { oneResult, pageResult, strict, TWEET_LIST } from "./shared.ts";
+
+export const searchRecent = defineEndpoint({
+  id: "search_recent",
+  path: "/v1/search/recent",
+  family: "basic",
+  toolset: "search",
+  tool: "search_recent_tweets",
+  summary: "Tweets from the last 7 days matching a query with search operators, newest or most relevant first.",
+  guidance:
+    'Supports "phrases", OR, (), -negation, #hashtag, $cashtag, from:, lang:, since:/until: (YYYY-MM-DD), min_faves:, min_retweets:, filter:links and filter:replies. Use search_recent_tweets_enriched when you also need the authors\' profiles.',
+  params: strict({
+    query: searchQueryParam,
+    sort_order: v.optional(choiceParam(["recency", "relevancy"]), "recency"),
+    limit: integerParam(1, 20, 20),
+    next_token: nextTokenParam,
+  }),
+  examples: { query: "search_query" },
+  cost: PER_ITEM,
+  data: v.array(model.Tweet),
+  pageSize: (params) => params.limit,
+  v2: {
+    path: "/2/tweets/search/recent",
+    ...TWEET_LIST,
+    maxResults: { min: 1, max: 20, fallback: 20, v1Param: "limit" },
+    idRange: true,
+    passThrough: ["query", "sort_order"],
+  },
+  run: ({ store, params, page }) =>
+    pageResult(store.searchTweets(parseSearchQuery(params.query), params.sort_order, page), "unreachable"),
+});
+
+export const searchRecentEnriched = defineEndpoint({
+  id: "search_recent_enriched",
+  path: "/v1/search/recent/enriched",
+  family: "enriched",
+  toolset: "search",
+  tool: "search_recent_tweets_enriched",
+  summary: "Recent search with the authors' profiles joined in: tweets plus their deduplicated authors.",
+  guidance:
+    "Prefer it over search_recent_tweets followed by get_users when you need who wrote each tweet; costs 2 credits per tweet.",
+  params: strict({ query: searchQueryParam, limit: integerParam(1, 20, 20), next_token: nextTokenParam }),
+  examples: { query: "search_query" },
+  cost: TWO_PER_ITEM,
+  data: model.EnrichedSearch,
+  counted: (data) => data.tweets.length,
+  pageSize: (params) => params.limit,
+  run: async ({ store, params, page }) => {
+    const found = await store.searchTweets(parseSearchQuery(params.query), "recency", page);
+    const authorIds = [...new Set(found.items.map((tweet) => tweet.author_id))];
+    const authors = (await store.usersByIds(authorIds)).map(({ status: _status, ...user }) => user);
+    return { data: { tweets: found.items, authors }, ...(found.next ? { next: found.next } : {}) };
+  },
+});
+
+export const trends = defineEndpoint({
+  id: "trends",
+  path: "/v1/trends",
+  family: "basic",
+  toolset: "search",
+  tool: "get_trends",
+  summary: "The top trending topics of a location (a Yahoo WOEID; 1 is worldwide), by rank.",
+  guidance: "Each trend carries a query to pass to search_recent_tweets; flat 1 credit.",
+  params: strict({
+    woeid: v.optional(
+      v.pipe(v.string("must be a string"), v.regex(/^\d{1,12}$/, "must be a numeric WOEID such as 1 (worldwide)")),
+      "1",
+    ),
+    limit: integerParam(1, 100, 20),
+  }),
+  examples: {},
+  cost: FLAT,
+  data: v.array(model.Trend),
+  run: ({ store, params }) =>
+    oneResult(store.trends(params.woeid, params.limit), `No trends for woeid ${params.woeid}`),
+});

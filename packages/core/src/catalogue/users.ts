@@ -1,0 +1,131 @@
+// The users toolset: profiles by id, username or ids, and a user's timelines.
+import * as v from "valibot";
+import { FLAT, PER_ITEM } from "../costs.ts";
+import { defineEndpoint, type ExampleName } from "../endpoint.ts";
+import * as model from "../model.ts";
+import { idsParam, usernameParam } from "../params.ts";
+import type { TimelineKind } from "../ports.ts";
+import type { V2Mapping } from "../v2-mapping.ts";
+import {
+  byId,
+  byIdPaged,
+  fixedPageSize,
+  ONE_USER,
+  oneResult,
+  pageResult,
+  strict,
+  TWEET_LIST,
+  USER_LIST,
+} from "./shared.ts";
+
+export const user = defineEndpoint({
+  id: "user",
+  path: "/v1/users/{id}",
+  family: "basic",
+  toolset: "users",
+  tool: "get_user",
+  summary: "One user's profile by numeric id.",
+  guidance: "Use get_user_by_username when you have a handle; get_profile when you also want their recent tweets.",
+  params: byId,
+  examples: { id: "user_id" },
+  cost: FLAT,
+  data: model.UserLookup,
+  v2: { path: "/2/users/{id}", ...ONE_USER },
+  run: async ({ store, params }) =>
+    oneResult(
+      store.usersByIds([params.id]).then(([found]) => found),
+      `No user with id ${params.id}`,
+    ),
+});
+
+export const userByUsername = defineEndpoint({
+  id: "user_by_username",
+  path: "/v1/users/by-username/{username}",
+  family: "basic",
+  toolset: "users",
+  tool: "get_user_by_username",
+  summary: "One user's profile by username (case-insensitive, without the @).",
+  guidance: "The usual entry point from a handle; the returned id is what every other user read takes.",
+  params: strict({ username: usernameParam }),
+  examples: { username: "username" },
+  cost: FLAT,
+  data: model.UserLookup,
+  v2: { path: "/2/users/by/username/{username}", ...ONE_USER },
+  run: ({ store, params }) => oneResult(store.userByUsername(params.username), `No user named ${params.username}`),
+});
+
+export const users = defineEndpoint({
+  id: "users",
+  path: "/v1/users",
+  family: "basic",
+  toolset: "users",
+  tool: "get_users",
+  summary: "Several users' profiles by comma-separated ids (up to 100); ids not found are left out.",
+  guidance: "Batch lookups: one request for up to 100 users instead of one get_user call each.",
+  params: strict({ ids: idsParam }),
+  examples: { ids: ["user_id"] },
+  cost: PER_ITEM,
+  data: v.array(model.User),
+  v2: { path: "/2/users", ...USER_LIST, passThrough: ["ids"] },
+  run: async ({ store, params }) => ({
+    data: (await store.usersByIds(params.ids)).map(({ status: _status, ...found }) => found),
+  }),
+});
+
+interface TimelineShape<Id extends string> {
+  id: Id;
+  path: string;
+  tool: string;
+  summary: string;
+  guidance: string;
+  user: ExampleName;
+  v2?: V2Mapping<model.Tweet[]>;
+}
+
+function timeline<const Id extends string>(kind: TimelineKind, { user: example, ...shape }: TimelineShape<Id>) {
+  return defineEndpoint({
+    ...shape,
+    family: "basic",
+    toolset: "users",
+    params: byIdPaged,
+    examples: { id: example },
+    cost: PER_ITEM,
+    data: v.array(model.Tweet),
+    pageSize: fixedPageSize,
+    run: ({ store, params, page }) => pageResult(store.timeline(params.id, kind, page), `No user with id ${params.id}`),
+  });
+}
+
+export const userTweets = timeline("tweets", {
+  id: "user_tweets",
+  path: "/v1/users/{id}/tweets",
+  tool: "get_user_tweets",
+  summary: "A user's recent original tweets and retweets, newest first (replies excluded).",
+  guidance: "Use get_user_tweets_and_replies to include replies, get_user_media for tweets with media only.",
+  user: "user_id",
+  v2: {
+    path: "/2/users/{id}/tweets",
+    ...TWEET_LIST,
+    maxResults: { min: 5, max: 100, fallback: 20 },
+    idRange: true,
+    excludesReplies: true,
+  },
+});
+
+export const userReplies = timeline("replies", {
+  id: "user_replies",
+  path: "/v1/users/{id}/tweets/replies",
+  tool: "get_user_tweets_and_replies",
+  summary: "A user's recent tweets including replies, newest first.",
+  guidance: "Use it to see a user's conversations; get_user_tweets when replies are noise.",
+  user: "user_id",
+});
+
+export const userMedia = timeline("media", {
+  id: "user_media",
+  path: "/v1/users/{id}/media",
+  tool: "get_user_media",
+  summary: "A user's recent tweets that carry media (photos), newest first.",
+  guidance: "Only tweets with a media array; use get_user_tweets for everything.",
+  user: "media_user_id",
+});

@@ -1,0 +1,133 @@
+// The decisions this API makes on the points SPEC.md leaves open, written once and built from the
+// constants that enforce them, so the published text cannot drift from the behaviour. The OpenAPI
+// description and the /docs page render this list; the README points to /docs.
+import {
+  type EndpointId,
+  endpointsById,
+  PAGE_SIZE,
+  THREAD_MAX_TWEETS,
+  WORKFLOW_SECTION_SIZE,
+} from "./catalogue/index.ts";
+import { costOf, PER_50_ITEMS } from "./costs.ts";
+import { describeEndpointCost, type Endpoint } from "./endpoint.ts";
+import { MAX_IDS } from "./params.ts";
+import { DEFAULT_SEARCH_LIMITS } from "./search/limits.ts";
+import { SEARCH_QUERY_LIMITS } from "./search/parse.ts";
+import { DEFAULT_RATE_LIMIT } from "./services.ts";
+
+/** One decision: its topic and what was decided, in Markdown with code spans only. */
+export interface Decision {
+  topic: string;
+  text: string;
+}
+
+/** The HTTP host's own limits, which the host defines and the decisions quote. */
+export interface HttpLimits {
+  maxUrlLength: number;
+  maxBodyBytes: number;
+}
+
+function number(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+function endpoint(id: EndpointId): Endpoint {
+  const found = endpointsById.get(id);
+  if (!found) throw new Error(`${id} is missing from endpointsById`);
+  return found;
+}
+
+export function openPointDecisions(http: HttpLimits): Decision[] {
+  const search = DEFAULT_SEARCH_LIMITS;
+  const query = SEARCH_QUERY_LIMITS;
+  const rate = DEFAULT_RATE_LIMIT;
+  const communitiesSearch = endpoint("communities_search");
+  const trends = endpoint("trends");
+  return [
+    {
+      topic: "Errors",
+      text: '`{"error": {"code", "message", "request_id", "details"?, "help_url"?}}`; `details` names each parameter and the rule it broke; `help_url` (the billing page) only on 402. Every answer carries `x-request-id` equal to the body\'s request id.',
+    },
+    {
+      topic: "Page sizes",
+      text: `endpoints without \`limit\` return pages of ${PAGE_SIZE}; \`limit\` is refused there (400).`,
+    },
+    {
+      topic: "ids lists (`/v1/users`, `/v1/tweets`)",
+      text: `1 to ${MAX_IDS} ids; repeated ids answered once; ids not found left out.`,
+    },
+    {
+      topic: "Forbidden combinations",
+      text: "`limit` with `mode=profiles`, and `time_filter` with a sort other than `likes`, are 400 `invalid_request`.",
+    },
+    {
+      topic: "Unknown or repeated query parameters",
+      text: "400 `invalid_request`, whatever the name (`__proto__`, `constructor` and the other names of `Object.prototype` included); a missing required one is 400 too, its detail saying it `is required`.",
+    },
+    {
+      topic: '"1 per 50 items" rounds up',
+      text: `1–50 items cost ${costOf(PER_50_ITEMS, 50)} credits, 51–100 cost ${costOf(PER_50_ITEMS, 100)}; an empty page costs the base ${costOf(PER_50_ITEMS, 0)}.`,
+    },
+    {
+      topic: "Workflow items",
+      text: `thread → its tweets (at most ${THREAD_MAX_TWEETS}; \`complete: false\` when cut); profile → \`recent_tweets\` (${WORKFLOW_SECTION_SIZE}); tweet context → quotes (${WORKFLOW_SECTION_SIZE}) + retweeters (${WORKFLOW_SECTION_SIZE}). The base credit covers the user, the tweet and its author.`,
+    },
+    {
+      topic: `\`${communitiesSearch.path}\``,
+      text: `an array of Community objects, ${PAGE_SIZE} per page; ${describeEndpointCost(communitiesSearch)}.`,
+    },
+    {
+      topic: `\`${trends.path}\``,
+      text: `an array of \`{woeid, rank, name, query, tweet_count}\`; ${describeEndpointCost(trends)}; unknown woeid → 404.`,
+    },
+    {
+      topic: "Search operators",
+      text: `a bare word matches whole tokens, case- and accent-insensitively; \`#ai\` and \`ai\` are different tokens; \`until:\` is exclusive; a query may be negations only; at most ${number(query.maxLength)} characters, ${query.maxLeaves} terms and ${query.maxDepth} levels of nesting. \`sort_order=relevancy\` ranks the newest ${number(search.relevancyCandidates)} matches of the query's words (bm25, ties newest first); the rest of the search language still filters them.`,
+    },
+    {
+      topic: "Bounded searches",
+      text: `a search may spend ${search.budgetMs} ms of database time. One that has not filled its page by then (negations and numeric filters alone, for example) is 400 \`invalid_request\`, uncharged, with a message that says how to narrow it (a positive word, \`#hashtag\`, \`from:\`, \`lang:\`, or a \`since:\`/\`until:\` range); on the default world every query fits. When more than ${search.maxWaiting} search steps are already waiting for the database, a search is 503 \`service_unavailable\` with \`Retry-After\`, uncharged.`,
+    },
+    {
+      topic: "`next_token`",
+      text: "an HMAC-signed keyset cursor bound to the endpoint and its parameters (all but `limit`); a changed, truncated or foreign token is 400.",
+    },
+    {
+      topic: "Rate limits",
+      text: `a token bucket per key (\`RATE_LIMIT_RPS\`, \`RATE_LIMIT_BURST\`; by default ${rate.ratePerSecond} requests per second, bursts of ${rate.burst}); requests without a valid key are counted per client address. Every \`/v1\` answer has \`x-rate-limit-limit\`, \`x-rate-limit-remaining\`, \`x-rate-limit-reset\` (Unix seconds); 429 adds \`Retry-After\`. Rate limiting runs right after authentication, so invalid requests count too.`,
+    },
+    {
+      topic: "Unpaid work",
+      text: "a key whose account cannot pay even a request's base cost gets its 402 before any read is made. Nobody pays for an answer they did not receive: a request whose client closed the connection before the answer was written is not charged, or is refunded (a grant naming the request id).",
+    },
+    {
+      topic: "Other methods",
+      text: "on a known path, HEAD included (it would bill a read whose answer is never seen): 404 `endpoint_not_found` with `Allow: GET`.",
+    },
+    {
+      topic: "Oversized requests",
+      text: `URLs over ${number(http.maxUrlLength)} characters and request bodies over ${number(http.maxBodyBytes / 1024)} KiB are 400.`,
+    },
+    {
+      topic: "Host header",
+      text: "one that cannot be part of a URL (a space, a slash, `@`, non-ASCII; none on HTTP/1.0) is 400 `invalid_request`, as are `CONNECT` requests; any other Host is served, never parsed.",
+    },
+    {
+      topic: "Demo",
+      text: "`meta.credits` is `{charged: 0, remaining: 0}`: no account is involved.",
+    },
+    {
+      topic: "Request ids (`meta.request_id`, `x-request-id`)",
+      text: "`req_` and a UUIDv7 in 32 hex digits, so they sort by time (and each charge appends to the usage table's request-id index instead of dirtying a random page).",
+    },
+    {
+      topic: "Protected accounts",
+      text: "as on X, their tweets are for their followers, and this API reads as an app that follows nobody: they are left out of search, timelines (a protected user's are empty pages), conversations, threads, quotes, retweeters, list and community tweets, and the workflows built on them. A lookup by id answers such a tweet (or its article) as missing, 404 or left out of `ids`, since SPEC.md has no authorization error. The accounts themselves (profiles, follower and member lists) stay visible.",
+    },
+  ];
+}
+
+/** The decisions as a Markdown list (OpenAPI descriptions are CommonMark). */
+export function decisionsMarkdown(decisions: readonly Decision[]): string {
+  return decisions.map(({ topic, text }) => `- **${topic}:** ${text}`).join("\n");
+}

@@ -1,0 +1,143 @@
+// Communities: lookup, search by words, members, moderators, and their tweets in three sort orders.
+import type { Database } from "bun:sqlite";
+import {
+  type Community,
+  type CommunityTweetSort,
+  type Page,
+  type PageRequest,
+  type TimeFilter,
+  type Tweet,
+  tokenize,
+  type User,
+} from "@social/core";
+import { ftsString } from "../search/fts-columns.ts";
+import { TWEET_COLUMNS, tweetFromRow, VISIBLE } from "../world/rows.ts";
+import {
+  CEILING,
+  type KeyedTweetRow,
+  type Keys,
+  keyset,
+  pageOf,
+  rowById,
+  type UserWalk,
+  userPage,
+  usersNewestFirst,
+} from "./reads.ts";
+
+const DAY_MS = 86_400_000;
+/** How far back each time filter reaches from the world's clock; a month is 30 days, a year 365. */
+const TIME_FILTER_DAYS: Record<Exclude<TimeFilter, "all">, number> = { day: 1, week: 7, month: 30, year: 365 };
+
+interface CommunityRow {
+  id: number;
+  name: string;
+  description: string;
+  member_count: number;
+}
+
+function communityFromRow(row: CommunityRow): Community {
+  return { id: String(row.id), name: row.name, description: row.description, member_count: row.member_count };
+}
+
+type BySizeParams = [afterMemberCount: number, afterId: number, limit: number];
+
+/** Communities that meet `where` (a condition followed by AND, or nothing), largest first. */
+function communitiesBySize(where: string): string {
+  return `SELECT c.id, c.name, c.description, c.member_count FROM communities c
+       WHERE ${where} (c.member_count, c.id) < (?, ?) ORDER BY c.member_count DESC, c.id DESC LIMIT ?`;
+}
+
+function statements(db: Database) {
+  const communityTweetsBy = (key: string) =>
+    db.query<
+      KeyedTweetRow & Keys<"k2">,
+      [community: number, sinceMs: number, afterK1: number, afterK2: number, limit: number]
+    >(
+      `SELECT ${TWEET_COLUMNS}, c.${key} AS k1, c.tweet_id AS k2 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
+       WHERE c.community_id = ? AND c.created_ms >= ? AND ${VISIBLE} AND (c.${key}, c.tweet_id) < (?, ?)
+       ORDER BY c.${key} DESC, c.tweet_id DESC LIMIT ?`,
+    );
+  return {
+    community: db.query<CommunityRow, [number]>(
+      "SELECT id, name, description, member_count FROM communities WHERE id = ?",
+    ),
+    allCommunities: db.query<CommunityRow, BySizeParams>(communitiesBySize("")),
+    communitiesMatching: db.query<CommunityRow, [match: string, ...BySizeParams]>(
+      communitiesBySize("c.id IN (SELECT rowid FROM communities_fts WHERE communities_fts MATCH ?) AND"),
+    ),
+    communityMembers: usersNewestFirst(db, "community_members", "community_id", "user_id"),
+    communityModerators: usersNewestFirst(
+      db,
+      "community_members",
+      "community_id",
+      "user_id",
+      " AND r.role = 'moderator'",
+    ),
+    communityTweets: {
+      recency: db.query<KeyedTweetRow, [community: number, sinceMs: number, afterId: number, limit: number]>(
+        `SELECT ${TWEET_COLUMNS}, c.tweet_id AS k1 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
+         WHERE c.community_id = ? AND c.created_ms >= ? AND ${VISIBLE} AND c.tweet_id < ? ORDER BY c.tweet_id DESC LIMIT ?`,
+      ),
+      likes: communityTweetsBy("like_count"),
+      relevance: communityTweetsBy("relevance"),
+    },
+    clock: db.query<{ clock_ms: number }, []>("SELECT clock_ms FROM world_meta WHERE id = 1"),
+  };
+}
+
+export class CommunityReads {
+  readonly #q: ReturnType<typeof statements>;
+
+  constructor(db: Database) {
+    this.#q = statements(db);
+  }
+
+  community(id: string): Community | undefined {
+    const row = rowById(this.#q.community, id);
+    return row === undefined ? undefined : communityFromRow(row);
+  }
+
+  search(query: string, page: PageRequest): Page<Community> {
+    const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
+    const words = tokenize(query);
+    const rows =
+      words.length === 0
+        ? this.#q.allCommunities.all(k1, k2, page.size + 1)
+        : this.#q.communitiesMatching.all(words.map(ftsString).join(" AND "), k1, k2, page.size + 1);
+    return pageOf(rows, page.size, communityFromRow, (row) => [row.member_count, row.id]);
+  }
+
+  members(id: string, page: PageRequest): Page<User> | undefined {
+    return this.#users(this.#q.communityMembers, id, page);
+  }
+
+  moderators(id: string, page: PageRequest): Page<User> | undefined {
+    return this.#users(this.#q.communityModerators, id, page);
+  }
+
+  tweets(id: string, sort: CommunityTweetSort, timeFilter: TimeFilter, page: PageRequest): Page<Tweet> | undefined {
+    const community = rowById(this.#q.community, id);
+    if (community === undefined) return undefined;
+    const since = timeFilter === "all" ? -CEILING : this.#clockMs() - TIME_FILTER_DAYS[timeFilter] * DAY_MS;
+    const size = page.size;
+    if (sort === "recency") {
+      const [before] = keyset<[number]>(page.after, [CEILING]);
+      const rows = this.#q.communityTweets.recency.all(community.id, since, before, size + 1);
+      return pageOf(rows, size, tweetFromRow, (row) => [row.k1]);
+    }
+    const [k1, k2] = keyset<[number, number]>(page.after, [Number.MAX_VALUE, CEILING]);
+    const rows = this.#q.communityTweets[sort].all(community.id, since, k1, k2, size + 1);
+    return pageOf(rows, size, tweetFromRow, (row) => [row.k1, row.k2]);
+  }
+
+  #users(walk: UserWalk, communityId: string, page: PageRequest): Page<User> | undefined {
+    const community = rowById(this.#q.community, communityId);
+    return community === undefined ? undefined : userPage(walk, community.id, page);
+  }
+
+  #clockMs(): number {
+    const meta = this.#q.clock.get();
+    if (meta === null) throw new Error("store: the database holds no world (build one first)");
+    return meta.clock_ms;
+  }
+}

@@ -1,0 +1,99 @@
+// What the reads of every resource share. Every paginated read is a keyset walk of one index: the
+// cursor holds the sort key of the last row returned, each page asks for one row more than it returns
+// to learn whether another page exists, and so the thousandth page costs what the first one does.
+import type { Database, Statement } from "bun:sqlite";
+import { type Cursor, invalidPageToken, type Page, type PageRequest, type Tweet, type User } from "@social/core";
+import {
+  storedId,
+  TWEET_COLUMNS,
+  type TweetRow,
+  tweetFromRow,
+  USER_COLUMNS,
+  type UserRow,
+  userFromRow,
+  VISIBLE,
+} from "../world/rows.ts";
+
+/** Above every id and timestamp: the keyset start of a newest-first walk. */
+export const CEILING = 2 ** 53;
+
+// k1 (and k2) are each row's sort key, which becomes the cursor of the page it ends.
+export type Keys<Key extends string> = Record<Key, number>;
+export type KeyedTweetRow = TweetRow & Keys<"k1">;
+type KeyedUserRow = UserRow & Keys<"k1" | "k2">;
+
+export type TweetWalkParams = [parent: number, afterId: number, limit: number];
+type UserWalkParams = [parent: number, afterK1: number, afterK2: number, limit: number];
+type TweetWalk = Statement<KeyedTweetRow, TweetWalkParams>;
+export type UserWalk = Statement<KeyedUserRow, UserWalkParams>;
+
+/** The row `byId` finds for the model id `id`; undefined when `id` is no stored id or names no row. */
+export function rowById<Row>(byId: Statement<Row, [number]>, id: string): Row | undefined {
+  const stored = storedId(id);
+  return (stored === undefined ? null : byId.get(stored)) ?? undefined;
+}
+
+/** What `byId` finds for `ids` as `item`s, in the order of `ids`; ids it finds nothing for are left out. */
+export function itemsByIds<Row, Item>(
+  byId: Statement<Row, [number]>,
+  ids: readonly string[],
+  item: (row: Row) => Item,
+): Item[] {
+  return ids.flatMap((id) => {
+    const row = rowById(byId, id);
+    return row === undefined ? [] : [item(row)];
+  });
+}
+
+/** `id` as stored when `exists` finds it: the parent of a page, which is a 404 when missing. */
+export function existingId(exists: Statement<object, [number]>, id: string): number | undefined {
+  const stored = storedId(id);
+  return stored !== undefined && exists.get(stored) !== null ? stored : undefined;
+}
+
+function isKey<Key extends readonly number[]>(after: Cursor, start: Key): after is Key {
+  return after.length === start.length && after.every((value) => typeof value === "number" && Number.isFinite(value));
+}
+
+/** The keyset position to continue after: `after` checked to be `start`'s shape, or `start` itself. */
+export function keyset<Key extends [number] | [number, number]>(after: Cursor | undefined, start: Key): Key {
+  if (after === undefined) return start;
+  if (!isKey(after, start)) throw invalidPageToken();
+  return after;
+}
+
+/** The page of the first `size` rows, with a cursor when the query returned one more. */
+export function pageOf<R, T>(rows: R[], size: number, item: (row: R) => T, cursor: (row: R) => Cursor): Page<T> {
+  const items = rows.slice(0, size);
+  const last = items.at(-1);
+  return rows.length > size && last !== undefined
+    ? { items: items.map(item), next: cursor(last) }
+    : { items: items.map(item) };
+}
+
+/** A page of `walk` below `parent`, from `start` on when the page is the first. */
+export function tweetPage(walk: TweetWalk, parent: number, page: PageRequest, start = CEILING): Page<Tweet> {
+  const [after] = keyset<[number]>(page.after, [start]);
+  return pageOf(walk.all(parent, after, page.size + 1), page.size, tweetFromRow, (row) => [row.k1]);
+}
+
+export function userPage(walk: UserWalk, parent: number, page: PageRequest): Page<User> {
+  const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
+  return pageOf(walk.all(parent, k1, k2, page.size + 1), page.size, userFromRow, (row) => [row.k1, row.k2]);
+}
+
+/** The tweets of `from` that meet `where`, newest first. */
+export function tweetsNewestFirst(db: Database, where: string, from = "tweets t"): TweetWalk {
+  return db.query<KeyedTweetRow, TweetWalkParams>(
+    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
+  );
+}
+
+/** Users reached through a relation table `r` whose key is (parent, created_ms, user), newest first. */
+export function usersNewestFirst(db: Database, table: string, parent: string, user: string, filter = ""): UserWalk {
+  return db.query<KeyedUserRow, UserWalkParams>(
+    `SELECT ${USER_COLUMNS}, r.created_ms AS k1, r.${user} AS k2 FROM ${table} r JOIN users u ON u.id = r.${user}
+       WHERE r.${parent} = ?${filter} AND (r.created_ms, r.${user}) < (?, ?)
+       ORDER BY r.created_ms DESC, r.${user} DESC LIMIT ?`,
+  );
+}

@@ -1,0 +1,20 @@
+// Recent search: the rows of the compiled search plan (../search) as a page of tweets.
+import type { Database } from "bun:sqlite";
+import type { Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
+import { searchCursor } from "../search/compile.ts";
+import { SearchExecutor } from "../search/execute.ts";
+import { tweetFromRow } from "../world/rows.ts";
+import { pageOf } from "./reads.ts";
+
+export class TweetSearch {
+  readonly #executor: SearchExecutor;
+
+  constructor(db: Database, limits: SearchLimits) {
+    this.#executor = new SearchExecutor(db, limits);
+  }
+
+  async page(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
+    const rows = await this.#executor.rows(query, sortOrder, page.size + 1, page.after, page.owner ?? "");
+    return pageOf(rows, page.size, tweetFromRow, (row) => searchCursor(sortOrder, row));
+  }
+}

@@ -1,0 +1,47 @@
+// Users: lookups by id and by username, and the timelines of their tweets.
+import type { Database } from "bun:sqlite";
+import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social/core";
+import { USER_COLUMNS, type UserRow, userLookupFromRow } from "../world/rows.ts";
+import { existingId, itemsByIds, tweetPage, tweetsNewestFirst } from "./reads.ts";
+
+function statements(db: Database) {
+  return {
+    user: db.query<UserRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`),
+    userExists: db.query<object, [number]>("SELECT 1 FROM users WHERE id = ?"),
+    userByUsername: db.query<UserRow, [string]>(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE u.username = ? COLLATE NOCASE`,
+    ),
+    timeline: {
+      tweets: tweetsNewestFirst(db, "t.author_id = ? AND t.is_reply = 0"),
+      replies: tweetsNewestFirst(db, "t.author_id = ?"),
+      media: tweetsNewestFirst(db, "t.author_id = ? AND t.has_media = 1"),
+    },
+  };
+}
+
+export class UserReads {
+  readonly #q: ReturnType<typeof statements>;
+
+  constructor(db: Database) {
+    this.#q = statements(db);
+  }
+
+  byIds(ids: readonly string[]): UserLookup[] {
+    return itemsByIds(this.#q.user, ids, userLookupFromRow);
+  }
+
+  byUsername(username: string): UserLookup | undefined {
+    const row = this.#q.userByUsername.get(username);
+    return row === null ? undefined : userLookupFromRow(row);
+  }
+
+  /** The stored id of the user `id`, if there is one: the parent of the reads below a user. */
+  existingId(id: string): number | undefined {
+    return existingId(this.#q.userExists, id);
+  }
+
+  timeline(userId: string, kind: TimelineKind, page: PageRequest): Page<Tweet> | undefined {
+    const id = this.existingId(userId);
+    return id === undefined ? undefined : tweetPage(this.#q.timeline[kind], id, page);
+  }
+}

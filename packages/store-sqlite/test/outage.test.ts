@@ -1,0 +1,196 @@
+// Every port of this adapter answers a database outage with ApiError service_unavailable, the one error
+// every surface renders alike (503 on HTTP, a tool error on MCP), and charges nothing for it; any other
+// error, the adapter's own or the client's, passes unchanged.
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Accounts, ApiError, type Ledger, LedgerError, parseQuery, type Sessions, type Store } from "@social/core";
+import {
+  createAccount,
+  createKey,
+  openDatabase,
+  SqliteAccounts,
+  SqliteLedger,
+  SqliteSessions,
+  SqliteStore,
+} from "../src/index.ts";
+import { answerOutagesAsUnavailable } from "../src/outage.ts";
+
+let dir: string;
+let file: string;
+let db: Database;
+let accountId: string;
+let keyId: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "outage-"));
+  file = join(dir, "social.db");
+  db = openDatabase(file);
+  accountId = createAccount(db, "Ada", 10).id;
+  keyId = createKey(db, accountId, "test").keyId;
+});
+
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function expectUnavailable(call: () => unknown, method: string): Promise<void> {
+  const error = await Promise.resolve()
+    .then(call)
+    .then(
+      () => new Error(`${method} did not fail`),
+      (thrown: unknown) => thrown,
+    );
+  expect(error).toBeInstanceOf(ApiError);
+  expect({ method, error }).toMatchObject({
+    method,
+    error: {
+      code: "service_unavailable",
+      status: 503,
+      message: "The service is temporarily unavailable: retry in a few seconds",
+    },
+  });
+}
+
+/** One call of every method of a port, so that the compiler names a method added without one. */
+type EveryMethod<Port> = { [Method in keyof Port]: (port: Port) => Promise<unknown> };
+
+const usage = (requestId: string) => ({ requestId, keyId, endpoint: "/v1/users/:id", credits: 1 });
+const page = { size: 20 };
+
+const storeCalls: EveryMethod<Store> = {
+  tweetsByIds: (store) => store.tweetsByIds(["1"]),
+  usersByIds: (store) => store.usersByIds(["1"]),
+  userByUsername: (store) => store.userByUsername("ada"),
+  timeline: (store) => store.timeline("1", "tweets", page),
+  graphUsers: (store) => store.graphUsers("1", "followers", page),
+  graphIds: (store) => store.graphIds("1", "following", page),
+  relationship: (store) => store.relationship("ada", "bob"),
+  quotes: (store) => store.quotes("1", page),
+  retweeters: (store) => store.retweeters("1", page),
+  conversation: (store) => store.conversation("1", page),
+  selfThread: (store) => store.selfThread("1", 10),
+  article: (store) => store.article("1"),
+  listTweets: (store) => store.listTweets("1", page),
+  listMembers: (store) => store.listMembers("1", page),
+  listSubscribers: (store) => store.listSubscribers("1", page),
+  community: (store) => store.community("1"),
+  searchCommunities: (store) => store.searchCommunities("cats", page),
+  communityMembers: (store) => store.communityMembers("1", page),
+  communityModerators: (store) => store.communityModerators("1", page),
+  communityTweets: (store) => store.communityTweets("1", "likes", "week", page),
+  trends: (store) => store.trends("1", 10),
+  searchTweets: (store) => store.searchTweets(parseQuery("cats"), "recency", page),
+};
+
+const ledgerCalls: EveryMethod<Ledger> = {
+  checkKey: (ledger) => ledger.checkKey("0".repeat(64)),
+  balance: (ledger) => ledger.balance(accountId),
+  debit: (ledger) => ledger.debit(accountId, usage("r1")),
+  refund: (ledger) => ledger.refund(accountId, "r1"),
+};
+
+const accountsCalls: EveryMethod<Accounts> = {
+  account: (accounts) => accounts.account(accountId),
+  openAccount: (accounts) => accounts.openAccount("Bob"),
+  accountForIdentity: (accounts) => accounts.accountForIdentity("https://id.example", "bob", "Bob"),
+  grantCredits: (accounts) => accounts.grantCredits(accountId, 5),
+  createKey: (accounts) => accounts.createKey(accountId, "second"),
+  listKeys: (accounts) => accounts.listKeys(accountId),
+  revokeKey: (accounts) => accounts.revokeKey(keyId),
+  dailyUsage: (accounts) => accounts.dailyUsage(accountId, 30),
+  recentRequests: (accounts) => accounts.recentRequests(accountId, 10),
+  secret: (accounts) => accounts.secret("session_secret"),
+};
+
+const sessionsCalls: EveryMethod<Sessions> = {
+  createSession: (sessions) => sessions.createSession("s1", { accountId, csrfToken: "t" }, 2_000, 1_000),
+  findSession: (sessions) => sessions.findSession("s1", 1_000),
+  deleteSession: (sessions) => sessions.deleteSession("s1"),
+  saveSignIn: (sessions) => sessions.saveSignIn("a1", { state: "s", nonce: "n", codeVerifier: "v" }, 2_000, 1_000),
+  takeSignIn: (sessions) => sessions.takeSignIn("a1", 1_000),
+};
+
+/** Every method of the port on a database closed under it. */
+async function expectClosedUnavailable<Port>(port: Port, calls: EveryMethod<Port>): Promise<void> {
+  db.close();
+  for (const [method, call] of Object.entries<(port: Port) => Promise<unknown>>(calls)) {
+    await expectUnavailable(() => call(port), method);
+  }
+}
+
+/** The account as another connection reads it: the test's own is closed. */
+function ledgerSeenFromOutside(): { balance: number; usage: number } {
+  const reader = new Database(file, { readonly: true });
+  try {
+    const balance = reader.query<{ balance: number }, [string]>("SELECT balance FROM accounts WHERE id = ?");
+    const rows = reader.query<{ n: number }, []>("SELECT count(*) AS n FROM usage");
+    return { balance: balance.get(accountId)?.balance ?? -1, usage: rows.get()?.n ?? -1 };
+  } finally {
+    reader.close();
+  }
+}
+
+test("Store: every read on a closed database is service_unavailable", async () => {
+  await expectClosedUnavailable(new SqliteStore(db), storeCalls);
+});
+
+test("Ledger: every method on a closed database is service_unavailable, and nothing is charged", async () => {
+  await expectClosedUnavailable(new SqliteLedger(db), ledgerCalls);
+  expect(ledgerSeenFromOutside()).toEqual({ balance: 10, usage: 0 });
+});
+
+test("Accounts: every method on a closed database is service_unavailable", async () => {
+  await expectClosedUnavailable(new SqliteAccounts(db), accountsCalls);
+});
+
+test("Sessions: every method on a closed database is service_unavailable", async () => {
+  await expectClosedUnavailable(new SqliteSessions(db), sessionsCalls);
+});
+
+test("Ledger: a write lock held past the busy timeout fails the queued debit, uncharged; then it charges", async () => {
+  const ledger = new SqliteLedger(db);
+  // The batch gives up on the lock at once instead of after openDatabase's five seconds.
+  db.run("PRAGMA busy_timeout = 0");
+  const other = new Database(file);
+  other.run("BEGIN IMMEDIATE");
+  try {
+    await expectUnavailable(() => ledger.debit(accountId, usage("r1")), "debit");
+  } finally {
+    other.run("ROLLBACK");
+    other.close();
+  }
+  expect(ledgerSeenFromOutside()).toEqual({ balance: 10, usage: 0 });
+  expect(await ledger.debit(accountId, usage("r1"))).toEqual({ ok: true, remaining: 9 });
+});
+
+test("other errors pass unchanged: the adapter's own and the client's", async () => {
+  const ledger = new SqliteLedger(db);
+  await expect(ledger.balance("no-such-account")).rejects.toBeInstanceOf(LedgerError);
+  await expect(ledger.debit(accountId, { ...usage("r1"), credits: -1 })).rejects.toMatchObject({
+    code: "invalid_amount",
+  });
+  const store = new SqliteStore(db);
+  await expect(store.searchCommunities("cats", { size: 20, after: ["x"] })).rejects.toMatchObject({
+    code: "invalid_request",
+  });
+});
+
+test("a synchronous throw is answered like a rejection", async () => {
+  class Counter {
+    constructor(readonly counted: Database) {}
+
+    accounts(): number {
+      return this.counted.query<{ n: number }, []>("SELECT count(*) AS n FROM accounts").get()?.n ?? 0;
+    }
+  }
+  answerOutagesAsUnavailable(Counter);
+  const counter = new Counter(db);
+  expect(counter.accounts()).toBe(1);
+  db.close();
+  expect(() => counter.accounts()).toThrow(ApiError);
+  await expectUnavailable(() => counter.accounts(), "accounts");
+});
