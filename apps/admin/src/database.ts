@@ -11,6 +11,7 @@ import {
   SqliteAccounts,
   type WorldMeta,
 } from "@social/store-sqlite";
+import { CommandError } from "./cli.ts";
 
 export interface Operator {
   accounts: Accounts;
@@ -18,8 +19,17 @@ export interface Operator {
   buildWorld(options: WorldOptions, onProgress: (progress: BuildProgress) => void): WorldMeta;
 }
 
+/** A DATABASE_URL that cannot be opened is the operator's to fix: a message, not a stack. */
+function opened(url: string) {
+  try {
+    return openDatabase(url);
+  } catch (error) {
+    throw new CommandError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 export async function withOperator<T>(work: (operator: Operator) => T | Promise<T>): Promise<T> {
-  const db = openDatabase(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+  const db = opened(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
   try {
     return await work({
       accounts: new SqliteAccounts(db),

@@ -28,9 +28,13 @@ afterEach(() => {
 });
 
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return adminOn(`file:${dbFile}`, ...args);
+}
+
+async function adminOn(databaseUrl: string, ...args: string[]) {
   const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", ...args], {
     cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: `file:${dbFile}` },
+    env: { ...process.env, DATABASE_URL: databaseUrl },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -226,4 +230,14 @@ describe("bad arguments", () => {
       expect(existsSync(dbFile)).toBe(false);
     },
   );
+});
+
+describe("a DATABASE_URL no adapter serves", () => {
+  test("is one line naming the scheme, exit 1, and nothing written", async () => {
+    const result = await adminOn("mysql://root@127.0.0.1/social", "keys", "list");
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toStartWith("error: DATABASE_URL has the scheme mysql:, which no adapter serves");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stdout).toBe("");
+  });
 });

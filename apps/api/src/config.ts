@@ -1,5 +1,5 @@
 // Everything the server reads from its environment, parsed and checked once at start-up.
-import { DEFAULT_RATE_LIMIT, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
+import { DEFAULT_RATE_LIMIT, parseDatabaseUrl, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
 import { DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/store-sqlite";
 import type { OidcSettings } from "./dashboard/oidc.ts";
 
@@ -31,6 +31,12 @@ function oidcFromEnv(env: Record<string, string | undefined>): OidcSettings | un
   return { issuer, clientId, clientSecret };
 }
 
+/** Refused at start when no adapter serves its scheme. */
+function checkedDatabaseUrl(url: string): string {
+  parseDatabaseUrl(url);
+  return url;
+}
+
 /** Configured secrets must be long enough that guessing them is hopeless (256 bits as hex is 64). */
 export const MIN_SECRET_LENGTH = 32;
 
@@ -48,7 +54,7 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
   return {
     host,
     port,
-    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    databaseUrl: checkedDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL),
     synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS),
     rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
     publicUrl: (env.PUBLIC_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/$/, ""),

@@ -9,10 +9,21 @@ if (maxHeaderSize < MAX_HEADER_BYTES) {
   );
 }
 
-const config = configFromEnv(process.env);
-const server = await startServer(config, {
-  onWorldBuild: () => console.error("First start: building the default fixture world (a few seconds)…"),
-});
+/** A configuration or database that cannot serve is one line for the operator, not a stack trace. */
+async function start() {
+  try {
+    const config = configFromEnv(process.env);
+    const server = await startServer(config, {
+      onWorldBuild: () => console.error("First start: building the default fixture world (a few seconds)…"),
+    });
+    return { config, server };
+  } catch (error) {
+    console.error(`Cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
+
+const { config, server } = await start();
 const base = config.publicUrl.endsWith(`:${config.port}`) ? server.url : config.publicUrl;
 console.error(`Social Data API listening on ${server.url}
   docs:      ${base}/docs

@@ -3,6 +3,7 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { parseDatabaseUrl } from "@social/core";
 import { ledgerMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
 import { sessionMigrations } from "./sessions/schema.ts";
@@ -11,9 +12,18 @@ import { worldMigrations } from "./world/schema.ts";
 /** Where every process (server, MCP stdio server, CLI) finds the database unless DATABASE_URL says otherwise. */
 export const DEFAULT_DATABASE_URL = "file:data/social.db";
 
-/** `file:data/social.db`, `data/social.db` or `:memory:` → a path bun:sqlite opens. */
+/**
+ * `file:data/social.db`, `data/social.db` or `:memory:` → a path bun:sqlite opens. Any other DATABASE_URL
+ * is refused here, so no process can take a server URL for a file name.
+ */
 export function databasePath(url: string): string {
-  return url.startsWith("file:") ? url.slice("file:".length) : url;
+  const location = parseDatabaseUrl(url);
+  if (location.kind === "postgres") {
+    throw new Error(
+      "DATABASE_URL selects PostgreSQL, whose adapter is not complete in this version: leave DATABASE_URL unset or use a file path for SQLite",
+    );
+  }
+  return location.path;
 }
 
 /**
