@@ -11,6 +11,7 @@ export * from "./json-schema.ts";
 export * from "./json-text.ts";
 export * from "./ledger-errors.ts";
 export * from "./model.ts";
+export * from "./outage.ts";
 export * from "./params.ts";
 export * from "./ports.ts";
 export * from "./ratelimit.ts";

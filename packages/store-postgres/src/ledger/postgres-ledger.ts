@@ -1,0 +1,242 @@
+// The Ledger port on PostgreSQL, with group commit per process, under the same contract as SQLite's
+// (packages/store-sqlite/src/ledger/sqlite-ledger.ts). A commit's cost is mostly its round trips and
+// its WAL flush, so the debits that arrive while one batch is being written wait in a queue and go
+// together in the next transaction: one locked read of the accounts, one multi-row INSERT of usage,
+// one UPDATE of the balances. No promise settles before the COMMIT that holds its debit, so a response
+// never reports a charge the ledger does not have.
+//
+// Many processes share the database: a batch locks its accounts (in id order, so two batches never
+// deadlock on them) before reading the balances, so the balances it tests debits against stay true
+// until it commits. The conditional UPDATE and the CHECK (balance >= 0) still guard every balance.
+import { timingSafeEqual } from "node:crypto";
+import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
+import { assertCredits, LedgerError } from "@social/core";
+import { SQL, type TransactionSQL } from "bun";
+import { answerOutagesAsUnavailable, isDatabaseOutage } from "../outage.ts";
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** Bounds how long one transaction holds its accounts' locks, however long the queue grows. */
+const MAX_BATCH = 512;
+
+export interface PostgresLedgerOptions {
+  /** The clock that stamps usage rows and key use; tests pin it. */
+  now?: () => number;
+}
+
+interface PendingDebit {
+  accountId: string;
+  usage: UsageRecord;
+  resolve: (result: DebitResult) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { result: DebitResult } | { error: LedgerError };
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  hash: string;
+  revoked_at: string | null;
+  balance: string;
+}
+
+export class PostgresLedger implements Ledger {
+  readonly #sql: SQL;
+  readonly #now: () => number;
+  #queue: PendingDebit[] = [];
+  /** A batch is being written or about to be: new debits wait for the next one. */
+  #draining = false;
+
+  constructor(sql: SQL, options: PostgresLedgerOptions = {}) {
+    this.#sql = sql;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async checkKey(keyHash: string): Promise<KeyCheck> {
+    if (!SHA256_HEX.test(keyHash)) return { status: "unknown" };
+    const [row] = await this.#sql<KeyRow[]>`
+      SELECT k.id, k.account_id, k.hash, k.revoked_at, a.balance
+      FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
+    // The lookup already matched the digest; comparing it again, in constant time, keeps the answer
+    // independent of how the index compares and adds no timing signal of its own.
+    if (!row || !timingSafeEqual(Buffer.from(row.hash, "hex"), Buffer.from(keyHash, "hex"))) {
+      return { status: "unknown" };
+    }
+    if (row.revoked_at !== null) return { status: "revoked", keyId: row.id };
+    return { status: "active", accountId: row.account_id, keyId: row.id, balance: Number(row.balance) };
+  }
+
+  async balance(accountId: string): Promise<number> {
+    const [row] = await this.#sql<{ balance: string }[]>`SELECT balance FROM accounts WHERE id = ${accountId}`;
+    if (!row) throw new LedgerError("unknown_account", `no account ${accountId}`);
+    return Number(row.balance);
+  }
+
+  /**
+   * Charges `usage.credits` if the balance covers them, else refuses and writes nothing. Rejects with
+   * a LedgerError for an invalid amount, an unknown account or key, or a request id already charged
+   * (all uncharged), and with the database error if the transaction fails (nothing charged).
+   */
+  debit(accountId: string, usage: UsageRecord): Promise<DebitResult> {
+    try {
+      assertCredits(usage.credits, { allowZero: true });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ accountId, usage, resolve, reject });
+      if (!this.#draining) {
+        this.#draining = true;
+        // A macrotask, not a microtask: requests whose I/O completed in the same event-loop turn
+        // join the first batch too, not only the debits issued by one synchronous run.
+        setImmediate(() => void this.#drain());
+      }
+    });
+  }
+
+  /**
+   * One statement, so it needs no batch: the grant takes its amount from the usage row itself (a
+   * refund never exceeds the charge), the unique index on refund_of makes a second refund a no-op
+   * (a concurrent one waits for the first to commit, then inserts nothing), and the balance rises by
+   * what was inserted.
+   */
+  async refund(accountId: string, requestId: string): Promise<void> {
+    const [row] = await this.#sql<{ known: boolean }[]>`
+      WITH refund AS (
+        INSERT INTO grants (account_id, credits, reason, created_at, refund_of)
+        SELECT account_id, credits, 'refund: answer not delivered', ${this.#now()}::bigint, request_id FROM usage
+        WHERE request_id = ${requestId} AND account_id = ${accountId} AND credits > 0
+        ON CONFLICT DO NOTHING RETURNING account_id, credits
+      ), credited AS (
+        UPDATE accounts a SET balance = a.balance + r.credits FROM refund r WHERE a.id = r.account_id RETURNING a.id
+      )
+      SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId}) AS known`;
+    if (!row?.known) throw new LedgerError("unknown_account", `no account ${accountId}`);
+  }
+
+  /** Writes the queue batch after batch, one transaction at a time, until it is empty. */
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      await this.#settle(this.#queue.splice(0, MAX_BATCH));
+    }
+    this.#draining = false;
+  }
+
+  /**
+   * Writes one batch and settles its promises; never throws. A batch whose transaction fails for a
+   * reason other than an outage (a value the server refuses, a request id another process charged in
+   * the meantime, a deadlock) is written again one debit per transaction, so that only the debit at
+   * fault fails and the others are neither lost nor charged twice.
+   */
+  async #settle(batch: PendingDebit[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      outcomes = await this.#sql.begin((tx) => this.#writeBatch(tx, batch));
+    } catch (error) {
+      if (batch.length > 1 && !isDatabaseOutage(error)) {
+        for (const debit of batch) await this.#settle([debit]);
+        return;
+      }
+      for (const debit of batch) debit.reject(refusedUsage(error, debit.usage));
+      return;
+    }
+    batch.forEach((debit, index) => {
+      const outcome = outcomes[index];
+      if (outcome && "result" in outcome) debit.resolve(outcome.result);
+      else debit.reject(outcome?.error);
+    });
+  }
+
+  /**
+   * Applies the batch in queue order inside one transaction, with SQLite's decisions in SQLite's order:
+   * unknown account, then a balance too short (refused, nothing written), then an unknown key or a
+   * request id already charged (rejected, nothing written).
+   */
+  async #writeBatch(tx: TransactionSQL, batch: readonly PendingDebit[]): Promise<Outcome[]> {
+    const now = this.#now();
+    const accountIds = [...new Set(batch.map((debit) => debit.accountId))];
+    const keyIds = [...new Set(batch.map((debit) => debit.usage.keyId))];
+    const requestIds = batch.map((debit) => debit.usage.requestId);
+    // Queued one after the other on the transaction's connection; the usage read starts only once
+    // the accounts are locked, so it sees every charge committed by a batch that held them before.
+    const [, locked, charged, keys] = await Promise.all([
+      // A charge reported to a client must survive a crash of the server, whatever its default.
+      tx`SET LOCAL synchronous_commit = on`,
+      tx<{ id: string; balance: string }[]>`
+        SELECT id, balance FROM accounts WHERE id = ANY(${tx.array(accountIds, "TEXT")})
+        ORDER BY id FOR NO KEY UPDATE`,
+      tx<{ request_id: string }[]>`
+        SELECT request_id FROM usage WHERE request_id = ANY(${tx.array(requestIds, "TEXT")})`,
+      tx<{ id: string }[]>`SELECT id FROM api_keys WHERE id = ANY(${tx.array(keyIds, "TEXT")})`,
+    ]);
+    const balances = new Map(locked.map((row) => [row.id, Number(row.balance)]));
+    const chargedIds = new Set(charged.map((row) => row.request_id));
+    const knownKeys = new Set(keys.map((row) => row.id));
+    const charges = new Map<string, number>();
+    const inserted: { accountId: string; usage: UsageRecord }[] = [];
+
+    const outcomes = batch.map(({ accountId, usage }): Outcome => {
+      const balance = balances.get(accountId);
+      if (balance === undefined) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
+      if (balance < usage.credits) return { result: { ok: false, remaining: balance } };
+      if (!knownKeys.has(usage.keyId)) return { error: new LedgerError("unknown_key", `no key ${usage.keyId}`) };
+      if (chargedIds.has(usage.requestId)) return { error: duplicate(usage) };
+      chargedIds.add(usage.requestId);
+      balances.set(accountId, balance - usage.credits);
+      charges.set(accountId, (charges.get(accountId) ?? 0) + usage.credits);
+      inserted.push({ accountId, usage });
+      return { result: { ok: true, remaining: balance - usage.credits } };
+    });
+
+    if (inserted.length > 0) {
+      const text = (pick: (row: (typeof inserted)[number]) => string) => tx.array(inserted.map(pick), "TEXT");
+      const credits = tx.array(
+        inserted.map((row) => row.usage.credits),
+        "INT8",
+      );
+      await tx`
+        INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at)
+        SELECT request_id, key_id, account_id, endpoint, credits, ${now}::bigint
+        FROM unnest(
+          ${text((row) => row.usage.requestId)}, ${text((row) => row.usage.keyId)}, ${text((row) => row.accountId)},
+          ${text((row) => row.usage.endpoint)}, ${credits}
+        ) AS u (request_id, key_id, account_id, endpoint, credits)`;
+    }
+    const debited = [...charges].filter(([, credits]) => credits > 0);
+    if (debited.length > 0) {
+      const ids = debited.map(([id]) => id);
+      const credits = debited.map(([, amount]) => amount);
+      const updated = await tx<{ id: string }[]>`
+        UPDATE accounts a SET balance = a.balance - c.credits
+        FROM unnest(${tx.array(ids, "TEXT")}, ${tx.array(credits, "INT8")}) AS c (id, credits)
+        WHERE a.id = c.id AND a.balance >= c.credits RETURNING a.id`;
+      // Unreachable while the accounts stay locked; if it ever happens, nothing of the batch is kept.
+      if (updated.length !== debited.length) throw new Error("a balance changed under the batch's lock");
+    }
+    // One write per key per batch; in id order, like the accounts, so that batches never deadlock.
+    if (knownKeys.size > 0) {
+      await tx`
+        UPDATE api_keys SET last_used_at = ${now}
+        WHERE id IN (SELECT id FROM api_keys WHERE id = ANY(${tx.array([...knownKeys], "TEXT")}) ORDER BY id FOR NO KEY UPDATE)`;
+    }
+    return outcomes;
+  }
+}
+
+answerOutagesAsUnavailable(PostgresLedger);
+
+function duplicate(usage: UsageRecord): LedgerError {
+  return new LedgerError("duplicate_request", `request ${usage.requestId} was already charged`);
+}
+
+/** A lone debit's failure as SQLite reports it: a refused row is a LedgerError, anything else passes. */
+function refusedUsage(error: unknown, usage: UsageRecord): unknown {
+  if (!(error instanceof SQL.PostgresError) || error.errno === undefined) return error;
+  // Another process charged the same request id between this batch's check and its insert.
+  if (error.errno === "23505") return duplicate(usage);
+  if (error.errno === "23503") return new LedgerError("unknown_key", `no key ${usage.keyId}`);
+  // Integrity (23) and data (22) errors: a value the server refuses, such as a NUL character.
+  if (error.errno.startsWith("23") || error.errno.startsWith("22"))
+    return new LedgerError("invalid_usage", error.message);
+  return error;
+}

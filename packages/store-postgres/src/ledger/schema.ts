@@ -1,0 +1,61 @@
+// The credit ledger's tables on PostgreSQL: the same tables, invariants and names as on SQLite
+// (packages/store-sqlite/src/ledger/schema.ts), so one set of conformance tests holds for both.
+// Credits are money: a balance can never go negative, a key is stored only as its SHA-256 digest, and a
+// request id is charged at most once. Invariant kept by every writer: sum(grants) - sum(usage) = balance.
+// Timestamps are Unix epoch milliseconds; BIGINT columns are read back as JavaScript numbers (see sql.ts).
+import type { Migration } from "../migrate.ts";
+
+export const ledgerMigrations: readonly Migration[] = [
+  async (tx) => {
+    // The upper bound is Number.MAX_SAFE_INTEGER: balances are read into JavaScript numbers.
+    await tx`CREATE TABLE accounts (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      balance BIGINT NOT NULL CHECK (balance >= 0 AND balance <= 9007199254740991),
+      oidc_issuer TEXT,
+      oidc_subject TEXT,
+      created_at BIGINT NOT NULL,
+      CHECK ((oidc_issuer IS NULL) = (oidc_subject IS NULL))
+    )`;
+    await tx`CREATE UNIQUE INDEX accounts_oidc_identity ON accounts (oidc_issuer, oidc_subject) WHERE oidc_issuer IS NOT NULL`;
+    await tx`CREATE TABLE api_keys (
+      id TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      name TEXT NOT NULL,
+      prefix TEXT NOT NULL,
+      hash TEXT NOT NULL UNIQUE CHECK (length(hash) = 64),
+      created_at BIGINT NOT NULL,
+      revoked_at BIGINT,
+      last_used_at BIGINT
+    )`;
+    await tx`CREATE INDEX api_keys_account ON api_keys (account_id)`;
+    await tx`CREATE INDEX api_keys_prefix ON api_keys (prefix)`;
+    await tx`CREATE TABLE usage (
+      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      request_id TEXT NOT NULL UNIQUE,
+      key_id TEXT NOT NULL REFERENCES api_keys (id),
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      endpoint TEXT NOT NULL,
+      credits BIGINT NOT NULL CHECK (credits >= 0),
+      created_at BIGINT NOT NULL
+    )`;
+    // Serves both the per-day chart (a time range of one account) and "latest requests".
+    await tx`CREATE INDEX usage_account_time ON usage (account_id, created_at)`;
+    // A refund is a grant that names the charge it gives back (an answer the client never received),
+    // so the invariant still holds, and at most one per request.
+    await tx`CREATE TABLE grants (
+      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      credits BIGINT NOT NULL CHECK (credits > 0),
+      reason TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      refund_of TEXT REFERENCES usage (request_id)
+    )`;
+    await tx`CREATE INDEX grants_account ON grants (account_id)`;
+    await tx`CREATE UNIQUE INDEX grants_refund_of ON grants (refund_of) WHERE refund_of IS NOT NULL`;
+  },
+];
+
+export const settingsMigrations: readonly Migration[] = [
+  (tx) => tx`CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+];

@@ -1,0 +1,151 @@
+// The Store port on PostgreSQL (Bun.sql): each resource's statements and row mapping live in the module
+// of its name beside this one, as on SQLite, and this class only hands each read to its module.
+
+import type {
+  Article,
+  Community,
+  CommunityTweetSort,
+  GraphDirection,
+  IdPage,
+  Page,
+  PageRequest,
+  Relationship,
+  SearchNode,
+  SearchSortOrder,
+  Store,
+  TimeFilter,
+  TimelineKind,
+  Trend,
+  Tweet,
+  User,
+  UserLookup,
+} from "@social/core";
+import type { SQL } from "bun";
+import { answerOutagesAsUnavailable } from "../outage.ts";
+import { CommunityReads } from "./communities.ts";
+import { ConversationReads, type SelfThread } from "./conversations.ts";
+import { GraphReads } from "./graph.ts";
+import { ListReads } from "./lists.ts";
+import { TrendReads } from "./trends.ts";
+import { TweetReads } from "./tweets.ts";
+import { UserReads } from "./users.ts";
+
+export class PostgresStore implements Store {
+  readonly #users: UserReads;
+  readonly #graph: GraphReads;
+  readonly #tweets: TweetReads;
+  readonly #conversations: ConversationReads;
+  readonly #lists: ListReads;
+  readonly #communities: CommunityReads;
+  readonly #trends: TrendReads;
+
+  constructor(sql: SQL) {
+    this.#users = new UserReads(sql);
+    this.#graph = new GraphReads(sql, this.#users);
+    this.#tweets = new TweetReads(sql);
+    this.#conversations = new ConversationReads(sql, this.#tweets);
+    this.#lists = new ListReads(sql);
+    this.#communities = new CommunityReads(sql);
+    this.#trends = new TrendReads(sql);
+  }
+
+  tweetsByIds(ids: readonly string[]): Promise<Tweet[]> {
+    return this.#tweets.byIds(ids);
+  }
+
+  usersByIds(ids: readonly string[]): Promise<UserLookup[]> {
+    return this.#users.byIds(ids);
+  }
+
+  userByUsername(username: string): Promise<UserLookup | undefined> {
+    return this.#users.byUsername(username);
+  }
+
+  timeline(userId: string, kind: TimelineKind, page: PageRequest): Promise<Page<Tweet> | undefined> {
+    return this.#users.timeline(userId, kind, page);
+  }
+
+  graphUsers(
+    userId: string,
+    direction: GraphDirection,
+    page: PageRequest,
+    options?: { verifiedOnly?: boolean },
+  ): Promise<Page<User> | undefined> {
+    return this.#graph.users(userId, direction, page, options?.verifiedOnly);
+  }
+
+  graphIds(userId: string, direction: GraphDirection, page: PageRequest): Promise<IdPage | undefined> {
+    return this.#graph.ids(userId, direction, page);
+  }
+
+  relationship(sourceUsername: string, targetUsername: string): Promise<Relationship | undefined> {
+    return this.#graph.relationship(sourceUsername, targetUsername);
+  }
+
+  quotes(tweetId: string, page: PageRequest): Promise<Page<Tweet> | undefined> {
+    return this.#tweets.quotes(tweetId, page);
+  }
+
+  retweeters(tweetId: string, page: PageRequest): Promise<Page<User> | undefined> {
+    return this.#tweets.retweeters(tweetId, page);
+  }
+
+  conversation(tweetId: string, page: PageRequest): Promise<Page<Tweet> | undefined> {
+    return this.#conversations.conversation(tweetId, page);
+  }
+
+  selfThread(tweetId: string, max: number): Promise<SelfThread | undefined> {
+    return this.#conversations.selfThread(tweetId, max);
+  }
+
+  article(tweetId: string): Promise<Article | undefined> {
+    return this.#tweets.article(tweetId);
+  }
+
+  listTweets(listId: string, page: PageRequest): Promise<Page<Tweet> | undefined> {
+    return this.#lists.tweets(listId, page);
+  }
+
+  listMembers(listId: string, page: PageRequest): Promise<Page<User> | undefined> {
+    return this.#lists.members(listId, page);
+  }
+
+  listSubscribers(listId: string, page: PageRequest): Promise<Page<User> | undefined> {
+    return this.#lists.subscribers(listId, page);
+  }
+
+  community(id: string): Promise<Community | undefined> {
+    return this.#communities.community(id);
+  }
+
+  searchCommunities(query: string, page: PageRequest): Promise<Page<Community>> {
+    return this.#communities.search(query, page);
+  }
+
+  communityMembers(id: string, page: PageRequest): Promise<Page<User> | undefined> {
+    return this.#communities.members(id, page);
+  }
+
+  communityModerators(id: string, page: PageRequest): Promise<Page<User> | undefined> {
+    return this.#communities.moderators(id, page);
+  }
+
+  communityTweets(
+    id: string,
+    sort: CommunityTweetSort,
+    timeFilter: TimeFilter,
+    page: PageRequest,
+  ): Promise<Page<Tweet> | undefined> {
+    return this.#communities.tweets(id, sort, timeFilter, page);
+  }
+
+  trends(woeid: string, limit: number): Promise<Trend[] | undefined> {
+    return this.#trends.trends(woeid, limit);
+  }
+
+  async searchTweets(_query: SearchNode, _sortOrder: SearchSortOrder, _page: PageRequest): Promise<Page<Tweet>> {
+    throw new Error("search on PostgreSQL is not built yet");
+  }
+}
+
+answerOutagesAsUnavailable(PostgresStore);

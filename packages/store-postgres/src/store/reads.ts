@@ -1,0 +1,148 @@
+// What the reads of every resource share, as on SQLite (packages/store-sqlite/src/store/reads.ts): every
+// paginated read is a keyset walk of one index, the cursor holds the sort key of the last row returned,
+// and each page asks for one row more than it returns to learn whether another page exists.
+
+import { type Cursor, invalidPageToken, type Page, type PageRequest, type Tweet, type User } from "@social/core";
+import type { SQL } from "bun";
+import {
+  storedId,
+  TWEET_COLUMNS,
+  type TweetRow,
+  tweetFromRow,
+  USER_COLUMNS,
+  type UserRow,
+  userFromRow,
+  VISIBLE,
+} from "../world/rows.ts";
+
+/** Above every id and timestamp: the keyset start of a newest-first walk. */
+export const CEILING = 2 ** 53;
+
+/** A sort key as it arrives: a BIGINT key as a decimal string, an INTEGER or DOUBLE PRECISION one as a number. */
+export type Key = string | number;
+// k1 (and k2) are each row's sort key, which becomes the cursor of the page it ends.
+export type Keys<Name extends string> = Record<Name, Key>;
+export type KeyedTweetRow = TweetRow & Keys<"k1">;
+type KeyedUserRow = UserRow & Keys<"k1" | "k2">;
+
+/**
+ * One SQL text with $n placeholders, run with positional parameters of the types `Params` names. Bun.sql
+ * binds a JavaScript number beyond 32 bits as DOUBLE PRECISION, and a BIGINT column compared with a
+ * double is filtered row by row instead of walked in its index: so the texts cast every id and key
+ * parameter to its column's type.
+ */
+export interface Statement<Row, Params extends unknown[]> {
+  all(...params: Params): Promise<Row[]>;
+  /** The first row, or undefined. */
+  get(...params: Params): Promise<Row | undefined>;
+}
+
+export function statement<Row, Params extends unknown[]>(sql: SQL, text: string): Statement<Row, Params> {
+  const all = (...params: Params) => sql.unsafe<Row[]>(text, params).then((rows) => [...rows]);
+  return { all, get: async (...params) => (await all(...params))[0] };
+}
+
+export type TweetWalkParams = [parent: number, afterId: number, limit: number];
+type UserWalkParams = [parent: number, afterK1: number, afterK2: number, limit: number];
+type TweetWalk = Statement<KeyedTweetRow, TweetWalkParams>;
+export type UserWalk = Statement<KeyedUserRow, UserWalkParams>;
+
+/** The row `byId` finds for the model id `id`; undefined when `id` is no stored id or names no row. */
+export async function rowById<Row>(byId: Statement<Row, [number]>, id: string): Promise<Row | undefined> {
+  const stored = storedId(id);
+  return stored === undefined ? undefined : byId.get(stored);
+}
+
+/**
+ * What `byIds` (rows with an `id`, for the stored ids bound to $1 as an array) finds for `ids` as
+ * `item`s, in the order of `ids` and repeated as they are; ids it finds nothing for are left out.
+ */
+export async function itemsByIds<Row extends { id: string }, Item>(
+  byIds: Statement<Row, [ids: string]>,
+  ids: readonly string[],
+  item: (row: Row) => Item,
+): Promise<Item[]> {
+  const stored = ids.filter((id) => storedId(id) !== undefined);
+  if (stored.length === 0) return [];
+  const rows = new Map((await byIds.all(`{${[...new Set(stored)].join(",")}}`)).map((row) => [row.id, row]));
+  return stored.flatMap((id) => {
+    const row = rows.get(id);
+    return row === undefined ? [] : [item(row)];
+  });
+}
+
+/** `id` as stored when `exists` finds it: the parent of a page, which is a 404 when missing. */
+export async function existingId(exists: Statement<object, [number]>, id: string): Promise<number | undefined> {
+  const stored = storedId(id);
+  return stored !== undefined && (await exists.get(stored)) !== undefined ? stored : undefined;
+}
+
+/** Above every double: the keyset start of a walk down a DOUBLE PRECISION key. */
+export const REAL_CEILING = Number.MAX_VALUE;
+
+/**
+ * Every other key part walks a BIGINT or INTEGER column, which only a whole number can be compared with
+ * in its index. Cursors are signed, so each one that arrives is a key some store issued; any other shape
+ * is a foreign cursor.
+ */
+function isKey<Start extends readonly number[]>(after: Cursor, start: Start): after is Start {
+  return (
+    after.length === start.length &&
+    after.every((value, index) =>
+      start[index] === REAL_CEILING ? typeof value === "number" && Number.isFinite(value) : Number.isSafeInteger(value),
+    )
+  );
+}
+
+/** The keyset position to continue after: `after` checked to be `start`'s shape, or `start` itself. */
+export function keyset<Start extends [number] | [number, number]>(after: Cursor | undefined, start: Start): Start {
+  if (after === undefined) return start;
+  if (!isKey(after, start)) throw invalidPageToken();
+  return after;
+}
+
+/** The page of the first `size` rows, with a cursor when the query returned one more. */
+export function pageOf<R, T>(rows: R[], size: number, item: (row: R) => T, cursor: (row: R) => Cursor): Page<T> {
+  const items = rows.slice(0, size);
+  const last = items.at(-1);
+  return rows.length > size && last !== undefined
+    ? { items: items.map(item), next: cursor(last) }
+    : { items: items.map(item) };
+}
+
+/** A page of `walk` below `parent`, from `start` on when the page is the first. */
+export async function tweetPage(
+  walk: TweetWalk,
+  parent: number,
+  page: PageRequest,
+  start = CEILING,
+): Promise<Page<Tweet>> {
+  const [after] = keyset<[number]>(page.after, [start]);
+  const rows = await walk.all(parent, after, page.size + 1);
+  return pageOf(rows, page.size, tweetFromRow, (row) => [Number(row.k1)]);
+}
+
+export async function userPage(walk: UserWalk, parent: number, page: PageRequest): Promise<Page<User>> {
+  const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
+  const rows = await walk.all(parent, k1, k2, page.size + 1);
+  return pageOf(rows, page.size, userFromRow, (row) => [Number(row.k1), Number(row.k2)]);
+}
+
+/** The tweets of `from` that meet `where` ($1 the parent), newest first. */
+export function tweetsNewestFirst(sql: SQL, where: string, from = "tweets t"): TweetWalk {
+  return statement(
+    sql,
+    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < $2::bigint
+     ORDER BY t.id DESC LIMIT $3`,
+  );
+}
+
+/** Users reached through a relation table `r` whose key is (parent, created_ms, user), newest first. */
+export function usersNewestFirst(sql: SQL, table: string, parent: string, user: string, filter = ""): UserWalk {
+  return statement(
+    sql,
+    `SELECT ${USER_COLUMNS}, r.created_ms AS k1, r.${user} AS k2 FROM ${table} r JOIN users u ON u.id = r.${user}
+     WHERE r.${parent} = $1::bigint${filter} AND (r.created_ms, r.${user}) < ($2::bigint, $3::bigint)
+     ORDER BY r.created_ms DESC, r.${user} DESC LIMIT $4`,
+  );
+}

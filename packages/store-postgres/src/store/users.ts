@@ -1,0 +1,52 @@
+// Users: lookups by id and by username, and the timelines of their tweets.
+
+import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social/core";
+import type { SQL } from "bun";
+import { asciiFold, USER_COLUMNS, type UserRow, userLookupFromRow } from "../world/rows.ts";
+import { existingId, itemsByIds, statement, tweetPage, tweetsNewestFirst } from "./reads.ts";
+
+function statements(sql: SQL) {
+  return {
+    users: statement<UserRow & { id: string }, [ids: string]>(
+      sql,
+      `SELECT u.id, ${USER_COLUMNS} FROM users u WHERE u.id = ANY($1::bigint[])`,
+    ),
+    userExists: statement<object, [number]>(sql, "SELECT 1 FROM users WHERE id = $1::bigint"),
+    userByUsername: statement<UserRow, [key: string]>(
+      sql,
+      `SELECT ${USER_COLUMNS} FROM users u WHERE u.username_key = $1`,
+    ),
+    timeline: {
+      tweets: tweetsNewestFirst(sql, "t.author_id = $1::bigint AND NOT t.is_reply"),
+      replies: tweetsNewestFirst(sql, "t.author_id = $1::bigint"),
+      media: tweetsNewestFirst(sql, "t.author_id = $1::bigint AND t.has_media"),
+    },
+  };
+}
+
+export class UserReads {
+  readonly #q: ReturnType<typeof statements>;
+
+  constructor(sql: SQL) {
+    this.#q = statements(sql);
+  }
+
+  byIds(ids: readonly string[]): Promise<UserLookup[]> {
+    return itemsByIds(this.#q.users, ids, userLookupFromRow);
+  }
+
+  async byUsername(username: string): Promise<UserLookup | undefined> {
+    const row = await this.#q.userByUsername.get(asciiFold(username));
+    return row === undefined ? undefined : userLookupFromRow(row);
+  }
+
+  /** The stored id of the user `id`, if there is one: the parent of the reads below a user. */
+  existingId(id: string): Promise<number | undefined> {
+    return existingId(this.#q.userExists, id);
+  }
+
+  async timeline(userId: string, kind: TimelineKind, page: PageRequest): Promise<Page<Tweet> | undefined> {
+    const id = await this.existingId(userId);
+    return id === undefined ? undefined : tweetPage(this.#q.timeline[kind], id, page);
+  }
+}

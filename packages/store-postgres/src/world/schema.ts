@@ -1,0 +1,172 @@
+// The social world's tables on PostgreSQL: the tables, columns and indexes of SQLite's world
+// (packages/store-sqlite/src/world/schema.ts), so every paginated read walks one B-tree in its keyset
+// order on both. Where PostgreSQL differs:
+//
+// - Ids and timestamps are BIGINT (Unix epoch milliseconds); Bun.sql reads them back as decimal strings,
+//   which is already the model's form of an id.
+// - Flags are BOOLEAN rather than 0/1 integers.
+// - SQLite finds a username with COLLATE NOCASE, which folds ASCII letters only. `username_key` holds
+//   that folding, made by the writer (see asciiFold), so the lookup means the same whatever the
+//   database's locale would make of lower().
+// - Community search matches the core's tokens of the name and description (`search_tokens`, a GIN
+//   index) where SQLite uses an FTS5 table with the same tokenizer.
+// - The documents (`doc`, `extra`) are TEXT, not JSONB: JSONB reorders keys, and the API writes these
+//   objects out in the order they were generated.
+// - The tweets' full-text search index is not here yet.
+import type { Migration } from "../migrate.ts";
+
+export const worldMigrations: readonly Migration[] = [
+  async (tx) => {
+    await tx`CREATE TABLE world_meta (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      seed TEXT NOT NULL,
+      clock TEXT NOT NULL,
+      clock_ms BIGINT NOT NULL,
+      counts TEXT NOT NULL,
+      ids_follow_time BOOLEAN NOT NULL
+    )`;
+
+    // doc: the User JSON without `status`, which is a column because User and UserLookup differ by it.
+    await tx`CREATE TABLE users (
+      id BIGINT PRIMARY KEY,
+      username TEXT NOT NULL,
+      username_key TEXT NOT NULL,
+      status TEXT NOT NULL,
+      doc TEXT NOT NULL
+    )`;
+    await tx`CREATE UNIQUE INDEX users_username ON users (username_key)`;
+
+    // A protected account's tweets are for its followers, and this API reads as an app that follows
+    // nobody: the author's protection is copied onto each tweet so that every read filters the row it
+    // reads instead of joining users.
+    await tx`CREATE TABLE tweets (
+      id BIGINT PRIMARY KEY,
+      author_id BIGINT NOT NULL,
+      created_ms BIGINT NOT NULL,
+      conversation_id BIGINT NOT NULL,
+      lang TEXT NOT NULL,
+      text TEXT NOT NULL,
+      possibly_sensitive BOOLEAN NOT NULL,
+      like_count INTEGER NOT NULL,
+      retweet_count INTEGER NOT NULL,
+      reply_count INTEGER NOT NULL,
+      quote_count INTEGER NOT NULL,
+      bookmark_count INTEGER NOT NULL,
+      is_quote_status BOOLEAN NOT NULL,
+      is_reply BOOLEAN NOT NULL,
+      has_media BOOLEAN NOT NULL,
+      has_links BOOLEAN NOT NULL,
+      reply_to_id BIGINT,
+      quoted_id BIGINT,
+      retweeted_id BIGINT,
+      extra TEXT NOT NULL,
+      author_protected BOOLEAN NOT NULL
+    )`;
+    await tx`CREATE INDEX tweets_author ON tweets (author_id, id)`;
+    await tx`CREATE INDEX tweets_author_originals ON tweets (author_id, id) WHERE NOT is_reply`;
+    await tx`CREATE INDEX tweets_author_media ON tweets (author_id, id) WHERE has_media`;
+    await tx`CREATE INDEX tweets_replies ON tweets (reply_to_id, id) WHERE reply_to_id IS NOT NULL`;
+    await tx`CREATE INDEX tweets_quotes ON tweets (quoted_id, id) WHERE quoted_id IS NOT NULL`;
+    await tx`CREATE INDEX tweets_retweets ON tweets (retweeted_id, id) WHERE retweeted_id IS NOT NULL`;
+    await tx`CREATE INDEX tweets_conversation ON tweets (conversation_id, id)`;
+    await tx`CREATE INDEX tweets_created ON tweets (created_ms)`;
+
+    // Both sides' verified flags are copied here so that verified-only pages walk a partial index. The
+    // key is follower-first because the generator emits follows grouped by follower.
+    await tx`CREATE TABLE follows (
+      follower_id BIGINT NOT NULL,
+      created_ms BIGINT NOT NULL,
+      followee_id BIGINT NOT NULL,
+      follower_verified BOOLEAN NOT NULL,
+      followee_verified BOOLEAN NOT NULL,
+      PRIMARY KEY (follower_id, created_ms, followee_id)
+    )`;
+    await tx`CREATE INDEX follows_followers ON follows (followee_id, created_ms, follower_id)`;
+    await tx`CREATE INDEX follows_verified_followers ON follows (followee_id, created_ms, follower_id)
+             WHERE follower_verified`;
+    await tx`CREATE INDEX follows_verified_following ON follows (follower_id, created_ms, followee_id)
+             WHERE followee_verified`;
+
+    await tx`CREATE TABLE lists (
+      id BIGINT PRIMARY KEY,
+      owner_id BIGINT NOT NULL,
+      name TEXT NOT NULL,
+      description TEXT NOT NULL,
+      created_ms BIGINT NOT NULL
+    )`;
+    for (const table of ["list_members", "list_subscribers"]) {
+      await tx`CREATE TABLE ${tx(table)} (
+        list_id BIGINT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        PRIMARY KEY (list_id, created_ms, user_id)
+      )`;
+    }
+
+    await tx`CREATE TABLE communities (
+      id BIGINT PRIMARY KEY,
+      name TEXT NOT NULL,
+      description TEXT NOT NULL,
+      member_count INTEGER NOT NULL,
+      created_ms BIGINT NOT NULL,
+      search_tokens TEXT[] NOT NULL
+    )`;
+    await tx`CREATE INDEX communities_size ON communities (member_count, id)`;
+    await tx`CREATE INDEX communities_search ON communities USING GIN (search_tokens)`;
+    await tx`CREATE TABLE community_members (
+      community_id BIGINT NOT NULL,
+      created_ms BIGINT NOT NULL,
+      user_id BIGINT NOT NULL,
+      role TEXT NOT NULL CHECK (role IN ('member', 'moderator')),
+      PRIMARY KEY (community_id, created_ms, user_id)
+    )`;
+    await tx`CREATE INDEX community_moderators ON community_members (community_id, created_ms, user_id)
+             WHERE role = 'moderator'`;
+    // relevance is fixed at build time: it weighs likes and retweets by age against the world's clock,
+    // which does not move.
+    await tx`CREATE TABLE community_tweets (
+      community_id BIGINT NOT NULL,
+      tweet_id BIGINT NOT NULL,
+      created_ms BIGINT NOT NULL,
+      like_count BIGINT NOT NULL,
+      relevance DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (community_id, tweet_id)
+    )`;
+    await tx`CREATE INDEX community_tweets_likes ON community_tweets (community_id, like_count, tweet_id, created_ms)`;
+    await tx`CREATE INDEX community_tweets_relevance ON community_tweets (community_id, relevance, tweet_id, created_ms)`;
+
+    await tx`CREATE TABLE trends (
+      woeid TEXT NOT NULL,
+      rank INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      query TEXT NOT NULL,
+      tweet_count INTEGER NOT NULL,
+      PRIMARY KEY (woeid, rank)
+    )`;
+
+    // doc: the Article JSON without `author`, which is joined from users when read.
+    await tx`CREATE TABLE articles (
+      tweet_id BIGINT PRIMARY KEY,
+      author_id BIGINT NOT NULL,
+      doc TEXT NOT NULL
+    )`;
+  },
+];
+
+/** Every table the world fills, for wiping it before a rebuild. */
+export const WORLD_TABLES = [
+  "world_meta",
+  "users",
+  "tweets",
+  "follows",
+  "lists",
+  "list_members",
+  "list_subscribers",
+  "communities",
+  "community_members",
+  "community_tweets",
+  "trends",
+  "articles",
+] as const;
+
+export type WorldTable = (typeof WORLD_TABLES)[number];

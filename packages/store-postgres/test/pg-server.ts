@@ -1,0 +1,106 @@
+// A real PostgreSQL server for the tests: Debian's binaries (`npm test` installs the package when
+// missing), a fresh cluster in a temp directory on a free loopback port, removed afterwards. initdb and
+// pg_ctl refuse to run as root, so as root they run as the `postgres` user the package creates.
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SQL } from "bun";
+
+export interface PostgresServer {
+  /** postgres://app@127.0.0.1:PORT/postgres: the maintenance database of a superuser role. */
+  url: string;
+  /** A new, empty database on this server, and its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** Stops the server, as a crash would (immediate), so a test can take it away mid-load. */
+  kill(): void;
+  /** Starts it again on the same port and data. */
+  restart(): void;
+  stop(): void;
+}
+
+function binDir(): string {
+  const root = "/usr/lib/postgresql";
+  const version = existsSync(root) ? readdirSync(root).sort().at(-1) : undefined;
+  if (!version) throw new Error("PostgreSQL is not installed: `npm test` installs Debian's postgresql package");
+  return join(root, version, "bin");
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+function run(command: string, args: string[]): void {
+  const asRoot = process.getuid?.() === 0;
+  const result = asRoot
+    ? spawnSync("su", ["postgres", "-s", "/bin/sh", "-c", [command, ...args].map((a) => `'${a}'`).join(" ")], {
+        encoding: "utf8",
+      })
+    : spawnSync(command, args, { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = binDir();
+  const dir = mkdtempSync(join(tmpdir(), "social-pg-"));
+  chmodSync(dir, 0o755);
+  if (process.getuid?.() === 0) {
+    const { uid, gid } = postgresUser();
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, "data");
+  const port = await freePort();
+  run(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "app", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  const start = () =>
+    run(join(bin, "pg_ctl"), [
+      "-D",
+      data,
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      "-l",
+      join(dir, "log"),
+      "-w",
+      "start",
+    ]);
+  start();
+  const url = `postgres://app@127.0.0.1:${port}/postgres`;
+  const stop = () => run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);
+  return {
+    url,
+    async createDatabase(name) {
+      const admin = new SQL(url, { max: 1 });
+      try {
+        await admin.unsafe(`CREATE DATABASE "${name.replace(/[^a-z0-9_]/g, "")}"`);
+      } finally {
+        await admin.close();
+      }
+      return `postgres://app@127.0.0.1:${port}/${name}`;
+    },
+    kill: stop,
+    restart: start,
+    stop() {
+      try {
+        stop();
+      } catch {
+        // Already stopped by the test (kill): nothing is left to stop.
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  const result = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
+  const groups = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error("the postgres user is missing: install Debian's postgresql package");
+  return { uid: Number(result.stdout.trim()), gid: Number(groups.stdout.trim()) };
+}

@@ -1,0 +1,153 @@
+// Building the world into PostgreSQL: the rows SQLite's writer derives from the same records, the meta
+// row, rebuilds that replace everything, and a failed build that leaves the world it found.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { generateWorld, type WorldOptions, type WorldRecord } from "@social/fixtures";
+import type { SQL } from "bun";
+import { openPostgres } from "../src/database.ts";
+import { buildWorld, hasWorld, readWorldMeta } from "../src/world/build.ts";
+import { WORLD_TABLES } from "../src/world/schema.ts";
+import type { WorldCounts } from "../src/world/writer.ts";
+import { acquireWorlds, releaseWorlds, type Worlds } from "./conformance/store.ts";
+
+/** Each world table's key, the order both databases list its rows in. */
+const KEYS: Record<(typeof WORLD_TABLES)[number], string> = {
+  world_meta: "id",
+  users: "id",
+  tweets: "id",
+  follows: "follower_id, created_ms, followee_id",
+  lists: "id",
+  list_members: "list_id, created_ms, user_id",
+  list_subscribers: "list_id, created_ms, user_id",
+  communities: "id",
+  community_members: "community_id, created_ms, user_id",
+  community_tweets: "community_id, tweet_id",
+  trends: 'woeid COLLATE "C", rank',
+  articles: "tweet_id",
+};
+
+/** A PostgreSQL value as SQLite stores it: BOOLEAN as 0/1, BIGINT (a string here) as a number. */
+function asSqlite(value: unknown, sqliteValue: unknown): unknown {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "string" && typeof sqliteValue === "number") return Number(value);
+  return value;
+}
+
+function generatedCounts(options: WorldOptions): WorldCounts {
+  const counts: Partial<WorldCounts> = {};
+  generateWorld(options, {
+    begin() {},
+    write(batch: readonly WorldRecord[]) {
+      for (const record of batch) counts[record.kind] = (counts[record.kind] ?? 0) + 1;
+    },
+    end() {},
+  });
+  return counts as WorldCounts;
+}
+
+async function tableCounts(sql: SQL): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of WORLD_TABLES) {
+    const [row] = await sql.unsafe<{ count: number }[]>(`SELECT count(*)::int AS count FROM ${table}`);
+    counts[table] = row?.count ?? -1;
+  }
+  return counts;
+}
+
+async function indexNames(sql: SQL): Promise<string[]> {
+  const rows = await sql<{ name: string }[]>`
+    SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1`;
+  return rows.map((row) => row.name);
+}
+
+let w: Worlds;
+beforeAll(async () => {
+  w = await acquireWorlds();
+}, 60_000);
+afterAll(releaseWorlds);
+
+describe("the default world", () => {
+  test("builds into PostgreSQL in a few seconds", () => {
+    expect(w.buildMs).toBeLessThan(10_000);
+  });
+
+  test("every table holds the rows SQLite's writer derives, column for column", async () => {
+    for (const table of WORLD_TABLES) {
+      const order = KEYS[table].replace(' COLLATE "C"', "");
+      const expected = w.db.query<Record<string, unknown>, []>(`SELECT * FROM ${table} ORDER BY ${order}`).all();
+      const first = expected[0];
+      if (first === undefined) throw new Error(`${table} is empty in SQLite`);
+      const columns = Object.keys(first);
+      const rows = await w.sql.unsafe<Record<string, unknown>[]>(
+        `SELECT ${columns.join(", ")} FROM ${table} ORDER BY ${KEYS[table]}`,
+      );
+      const actual = rows.map((row, index) =>
+        Object.fromEntries(columns.map((column) => [column, asSqlite(row[column], expected[index]?.[column])])),
+      );
+      expect({ table, rows: actual }).toEqual({ table, rows: expected });
+    }
+  });
+});
+
+describe("building and rebuilding", () => {
+  const small = { seed: "pg-small", tweets: 1_000, clock: "2026-11-20T12:00:00.000Z" };
+  const other = { seed: "pg-other", tweets: 1_500, clock: "2026-10-01T00:00:00.000Z" };
+  let sql: SQL;
+
+  beforeAll(async () => {
+    sql = await openPostgres(await w.server.createDatabase("rebuilds"));
+  });
+  afterAll(() => sql.close());
+
+  test("an empty database has no world", async () => {
+    expect(await hasWorld(sql)).toBe(false);
+    expect(await readWorldMeta(sql)).toBeUndefined();
+  });
+
+  test("a build writes the meta row and every record, and reports its tweets as they land", async () => {
+    const progress: number[] = [];
+    const indexesBefore = await indexNames(sql);
+    const meta = await buildWorld(sql, small, ({ tweets, totalTweets }) => {
+      expect(totalTweets).toBe(small.tweets);
+      progress.push(tweets);
+    });
+    expect(meta).toEqual({ seed: small.seed, clock: small.clock, counts: generatedCounts(small) });
+    expect(await readWorldMeta(sql)).toEqual(meta);
+    expect(await hasWorld(sql)).toBe(true);
+    expect(progress.at(-1)).toBe(small.tweets);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(await indexNames(sql)).toEqual(indexesBefore);
+  });
+
+  test("a rebuild replaces the whole world", async () => {
+    const meta = await buildWorld(sql, other);
+    const { counts } = meta;
+    expect(counts).toEqual(generatedCounts(other));
+    const tables = await tableCounts(sql);
+    expect(tables).toMatchObject({
+      world_meta: 1,
+      users: counts.user,
+      tweets: counts.tweet,
+      follows: counts.follow,
+      lists: counts.list,
+      list_members: counts.list_member,
+      list_subscribers: counts.list_subscriber,
+      communities: counts.community,
+      community_members: counts.community_member,
+      trends: counts.trend,
+      articles: counts.article,
+    });
+  });
+
+  test("a build that fails leaves the world it found, indexes included", async () => {
+    const before = await readWorldMeta(sql);
+    const tables = await tableCounts(sql);
+    const indexes = await indexNames(sql);
+    const failing = buildWorld(sql, small, () => {
+      throw new Error("the build stops here");
+    });
+    await expect(failing).rejects.toThrow("the build stops here");
+    expect(await readWorldMeta(sql)).toEqual(before);
+    expect(await tableCounts(sql)).toEqual(tables);
+    expect(await indexNames(sql)).toEqual(indexes);
+  });
+});
