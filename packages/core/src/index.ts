@@ -1,6 +1,7 @@
 export * from "./account-ports.ts";
 export * from "./catalogue/index.ts";
 export * from "./costs.ts";
+export * from "./credentials.ts";
 export * from "./database-url.ts";
 export * from "./decisions.ts";
 export * from "./endpoint.ts";

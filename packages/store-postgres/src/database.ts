@@ -2,6 +2,7 @@
 // columns arrive as strings from Bun.sql; row mappers turn them into numbers (the schema bounds every
 // amount and timestamp by Number.MAX_SAFE_INTEGER).
 import { SQL } from "bun";
+import { accountsMigrations } from "./accounts/schema.ts";
 import { ledgerMigrations, settingsMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
 import { sessionMigrations } from "./sessions/schema.ts";
@@ -16,6 +17,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   const sql = new SQL(url, { max: options.max ?? 20 });
   await migrate(sql, "world", worldMigrations);
   await migrate(sql, "ledger", ledgerMigrations);
+  await migrate(sql, "accounts", accountsMigrations);
   await migrate(sql, "settings", settingsMigrations);
   await migrate(sql, "dashboard", sessionMigrations);
   return sql;

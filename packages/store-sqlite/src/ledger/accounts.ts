@@ -2,8 +2,7 @@
 // written in the same transaction, so the ledger can always be reconciled.
 import type { Database } from "bun:sqlite";
 import type { AccountDetails } from "@social/core";
-import { assertCredits, LedgerError } from "@social/core";
-import { newId } from "./random.ts";
+import { assertCredits, LedgerError, newId } from "@social/core";
 
 export const STARTING_CREDITS = 1000;
 

@@ -2,12 +2,16 @@
 // the key on each request) and its first characters (so people can tell their keys apart).
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { isWellFormedApiKey, type KeyInfo, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT, type NewKey } from "@social/core";
-import { newId, randomBase62 } from "./random.ts";
-
-const KEY_TAG = "sk_live_";
-/** The tag plus four random characters: enough to recognise a key, far too little to guess it. */
-export const KEY_PREFIX_LENGTH = 12;
+import {
+  generateApiKey,
+  isWellFormedApiKey,
+  KEY_PREFIX_LENGTH,
+  type KeyInfo,
+  LedgerError,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
+  type NewKey,
+  newId,
+} from "@social/core";
 
 interface KeyRow {
   id: string;
@@ -31,10 +35,6 @@ function toKeyInfo(row: KeyRow): KeyInfo {
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
   };
-}
-
-export function generateApiKey(): string {
-  return KEY_TAG + randomBase62(32);
 }
 
 /**

@@ -1,0 +1,248 @@
+// The Accounts port on PostgreSQL, with the same answers and refusals as SQLite's
+// (packages/store-sqlite/src/ledger/sqlite-accounts.ts). SQLite serialises every writer with BEGIN
+// IMMEDIATE; here many processes write at once, so each check-then-write either locks the row it
+// depends on or lets a unique index decide.
+import type { AccountDetails, Accounts, DailyUsage, KeyInfo, NewKey, RequestUsage } from "@social/core";
+import {
+  assertCredits,
+  generateApiKey,
+  isWellFormedApiKey,
+  KEY_PREFIX_LENGTH,
+  LedgerError,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
+  newId,
+} from "@social/core";
+import type { SQL, TransactionSQL } from "bun";
+import { answerOutagesAsUnavailable } from "../outage.ts";
+import { persistentSecret } from "../settings.ts";
+import { keyDigest } from "./keys.ts";
+
+const STARTING_CREDITS = 1000;
+const DAY_MS = 86_400_000;
+
+interface AccountRow {
+  id: string;
+  name: string;
+  balance: string;
+  created_at: string;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+function toAccount(row: AccountRow): AccountDetails {
+  return {
+    id: row.id,
+    name: row.name,
+    balance: Number(row.balance),
+    createdAt: Number(row.created_at),
+    oidcIssuer: row.oidc_issuer,
+    oidcSubject: row.oidc_subject,
+  };
+}
+
+const numberOrNull = (value: string | null) => (value === null ? null : Number(value));
+
+function toKeyInfo(row: KeyRow): KeyInfo {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: Number(row.created_at),
+    revokedAt: numberOrNull(row.revoked_at),
+    lastUsedAt: numberOrNull(row.last_used_at),
+  };
+}
+
+async function recordGrant(tx: TransactionSQL, accountId: string, credits: number, reason: string, now: number) {
+  await tx`INSERT INTO grants (account_id, credits, reason, created_at) VALUES (${accountId}, ${credits}, ${reason}, ${now})`;
+}
+
+/**
+ * A key for an account with room for one more. The account row stays locked until the transaction
+ * ends, so concurrent creations for one account (from any process) count and insert one after the
+ * other and never both take the last place. FOR NO KEY UPDATE is the ledger's lock too: enough to
+ * exclude another creation, without blocking rows that merely reference the account.
+ */
+async function insertKey(tx: TransactionSQL, accountId: string, name: string): Promise<NewKey> {
+  const [account] = await tx`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
+  if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
+  const [row] = await tx<{ active: string }[]>`
+    SELECT count(*) AS active FROM api_keys WHERE account_id = ${accountId} AND revoked_at IS NULL`;
+  const active = Number(row?.active ?? 0);
+  if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
+    throw new LedgerError(
+      "too_many_keys",
+      `account ${accountId} already has ${active} active keys, the most allowed: revoke one before creating another`,
+    );
+  }
+  const key = generateApiKey();
+  const keyId = newId("key");
+  const prefix = key.slice(0, KEY_PREFIX_LENGTH);
+  await tx`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at)
+           VALUES (${keyId}, ${accountId}, ${name}, ${prefix}, ${keyDigest(key)}, ${Date.now()})`;
+  return { key, keyId, prefix };
+}
+
+export class PostgresAccounts implements Accounts {
+  readonly #sql: SQL;
+
+  constructor(sql: SQL) {
+    this.#sql = sql;
+  }
+
+  async account(accountId: string): Promise<AccountDetails | undefined> {
+    const [row] = await this.#sql<AccountRow[]>`
+      SELECT id, name, balance, created_at, oidc_issuer, oidc_subject FROM accounts WHERE id = ${accountId}`;
+    return row ? toAccount(row) : undefined;
+  }
+
+  async openAccount(name: string, credits = STARTING_CREDITS): Promise<{ account: AccountDetails; key: NewKey }> {
+    assertCredits(credits, { allowZero: true });
+    // One transaction: a failure leaves neither an account without its key nor a key without its account.
+    return this.#sql.begin(async (tx) => {
+      const now = Date.now();
+      const [row] = await tx<AccountRow[]>`
+        INSERT INTO accounts (id, name, balance, created_at) VALUES (${newId("acct")}, ${name}, ${credits}, ${now})
+        RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject`;
+      if (!row) throw new Error("INSERT … RETURNING returned no row");
+      if (credits > 0) await recordGrant(tx, row.id, credits, "starting credits", now);
+      return { account: toAccount(row), key: await insertKey(tx, row.id, name) };
+    });
+  }
+
+  /**
+   * Concurrent first sign-ins of one identity, from any process, all insert; the unique index on the
+   * identity lets one through and makes the others wait for its commit and then do nothing, so exactly
+   * one account and one sign-up grant exist. The losers read the winner's account after their own
+   * transaction, when its commit is visible whatever the isolation level.
+   */
+  async accountForIdentity(issuer: string, subject: string, name: string): Promise<AccountDetails> {
+    const existing = await this.#identity(issuer, subject);
+    if (existing) return existing;
+    const created = await this.#sql.begin(async (tx) => {
+      const now = Date.now();
+      const [row] = await tx<AccountRow[]>`
+        INSERT INTO accounts (id, name, balance, oidc_issuer, oidc_subject, created_at)
+        VALUES (${newId("acct")}, ${name}, ${STARTING_CREDITS}, ${issuer}, ${subject}, ${now})
+        ON CONFLICT (oidc_issuer, oidc_subject) WHERE oidc_issuer IS NOT NULL DO NOTHING
+        RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject`;
+      if (row) await recordGrant(tx, row.id, STARTING_CREDITS, "sign-up credits", now);
+      return row;
+    });
+    if (created) return toAccount(created);
+    const winner = await this.#identity(issuer, subject);
+    if (!winner) throw new Error(`the account of ${issuer} ${subject} was neither created nor found`);
+    return winner;
+  }
+
+  async grantCredits(accountId: string, credits: number, reason = "operator grant"): Promise<number> {
+    assertCredits(credits, { allowZero: false });
+    return this.#sql.begin(async (tx) => {
+      const [row] = await tx<{ balance: string }[]>`
+        UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId} RETURNING balance`;
+      if (!row) throw new LedgerError("unknown_account", `no account ${accountId}`);
+      await recordGrant(tx, accountId, credits, reason, Date.now());
+      return Number(row.balance);
+    });
+  }
+
+  async createKey(accountId: string, name: string): Promise<NewKey> {
+    return this.#sql.begin((tx) => insertKey(tx, accountId, name));
+  }
+
+  async listKeys(accountId?: string): Promise<KeyInfo[]> {
+    const rows =
+      accountId === undefined
+        ? await this.#sql<KeyRow[]>`
+            SELECT id, account_id, name, prefix, created_at, revoked_at, last_used_at
+            FROM api_keys ORDER BY created_at, seq`
+        : await this.#sql<KeyRow[]>`
+            SELECT id, account_id, name, prefix, created_at, revoked_at, last_used_at
+            FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, seq`;
+    return rows.map(toKeyInfo);
+  }
+
+  /** Revokes the key for good. Revoking a revoked key keeps its original revocation time. */
+  async revokeKey(reference: string): Promise<KeyInfo> {
+    const keyId = await this.#resolveKeyId(reference);
+    const [row] = await this.#sql<KeyRow[]>`
+      UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${Date.now()}) WHERE id = ${keyId}
+      RETURNING id, account_id, name, prefix, created_at, revoked_at, last_used_at`;
+    if (!row) throw new LedgerError("unknown_key", `no key matches ${reference}`);
+    return toKeyInfo(row);
+  }
+
+  /**
+   * Days are UTC days numbered as on SQLite, created_at / 86400000 in integer arithmetic (the divisor
+   * is a literal, so no parameter type can turn it into a float division), and filled in here.
+   */
+  async dailyUsage(accountId: string, days: number): Promise<DailyUsage[]> {
+    const firstDay = Math.floor(Date.now() / DAY_MS) - (days - 1);
+    const rows = await this.#sql<{ day: string; requests: string; credits: string }[]>`
+      SELECT created_at / 86400000 AS day, count(*) AS requests, sum(credits) AS credits
+      FROM usage WHERE account_id = ${accountId} AND created_at >= ${firstDay * DAY_MS} GROUP BY day`;
+    const byDay = new Map(rows.map((row) => [Number(row.day), row]));
+    return Array.from({ length: days }, (_, offset) => {
+      const day = firstDay + offset;
+      const row = byDay.get(day);
+      return {
+        day: new Date(day * DAY_MS).toISOString().slice(0, 10),
+        requests: Number(row?.requests ?? 0),
+        credits: Number(row?.credits ?? 0),
+      };
+    });
+  }
+
+  async recentRequests(accountId: string, limit: number): Promise<RequestUsage[]> {
+    const rows = await this.#sql<
+      { request_id: string; key_id: string; endpoint: string; credits: string; created_at: string }[]
+    >`SELECT request_id, key_id, endpoint, credits, created_at FROM usage
+      WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return rows.map((row) => ({
+      requestId: row.request_id,
+      keyId: row.key_id,
+      endpoint: row.endpoint,
+      credits: Number(row.credits),
+      createdAt: Number(row.created_at),
+    }));
+  }
+
+  async secret(name: string): Promise<string> {
+    return persistentSecret(this.#sql, name);
+  }
+
+  async #identity(issuer: string, subject: string): Promise<AccountDetails | undefined> {
+    const [row] = await this.#sql<AccountRow[]>`
+      SELECT id, name, balance, created_at, oidc_issuer, oidc_subject FROM accounts
+      WHERE oidc_issuer = ${issuer} AND oidc_subject = ${subject}`;
+    return row ? toAccount(row) : undefined;
+  }
+
+  /** The id of the key that `reference` names: the full key, its id (`key_…`) or its displayed prefix. */
+  async #resolveKeyId(reference: string): Promise<string> {
+    const rows = isWellFormedApiKey(reference)
+      ? await this.#sql<{ id: string }[]>`SELECT id FROM api_keys WHERE hash = ${keyDigest(reference)}`
+      : reference.startsWith("key_")
+        ? await this.#sql<{ id: string }[]>`SELECT id FROM api_keys WHERE id = ${reference}`
+        : await this.#sql<{ id: string }[]>`SELECT id FROM api_keys WHERE prefix = ${reference}`;
+    const [first, ...others] = rows;
+    if (!first) throw new LedgerError("unknown_key", `no key matches ${reference}`);
+    if (others.length > 0) {
+      throw new LedgerError("ambiguous_key", `${rows.length} keys share the prefix ${reference}; use the key id`);
+    }
+    return first.id;
+  }
+}
+
+answerOutagesAsUnavailable(PostgresAccounts);

@@ -1,0 +1,124 @@
+// The Accounts conformance suite on both adapters: SQLite, the embedded default, and PostgreSQL on a
+// real server of this test file's own, a fresh database per test; then what only PostgreSQL can meet, a
+// server out of reach, which every method answers as service_unavailable.
+import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
+import { createHash, randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Accounts, ApiError } from "@social/core";
+import { openDatabase, SqliteAccounts, SqliteLedger } from "@social/store-sqlite";
+import { SQL } from "bun";
+import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
+import { openPostgres } from "../src/database.ts";
+import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
+import { type AccountsFixture, accountsConformance } from "./conformance/accounts.ts";
+import { type PostgresServer, startPostgres } from "./pg-server.ts";
+
+const digest = (text: string) => createHash("sha256").update(text).digest("hex");
+
+let server: PostgresServer;
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+
+afterAll(() => server.stop());
+
+async function openSqlite(): Promise<AccountsFixture> {
+  const dir = mkdtempSync(join(tmpdir(), "accounts-conformance-"));
+  const url = `file:${join(dir, "social.db")}`;
+  const db = openDatabase(url);
+  const peerDb = openDatabase(url);
+  return {
+    accounts: new SqliteAccounts(db),
+    peer: new SqliteAccounts(peerDb),
+    ledger: (now) => new SqliteLedger(db, { now }),
+    grants: async (accountId) =>
+      db
+        .query<{ credits: number; reason: string }, [string]>(
+          "SELECT credits, reason FROM grants WHERE account_id = ? ORDER BY id",
+        )
+        .all(accountId),
+    storedKeys: async () => JSON.stringify(db.query("SELECT * FROM api_keys").all()),
+    async insertKeyWithPrefix(accountId, prefix) {
+      db.run("INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES (?, ?, 'twin', ?, ?, 0)", [
+        `key_${randomUUID()}`,
+        accountId,
+        prefix,
+        digest(randomUUID()),
+      ]);
+    },
+    async close() {
+      peerDb.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let databases = 0;
+
+async function openPostgresFixture(): Promise<AccountsFixture> {
+  const url = await server.createDatabase(`accounts_${process.pid}_${++databases}`);
+  const sql = await openPostgres(url, { max: 8 });
+  // A second process has a pool of its own: nothing is shared with the first but the server.
+  const peerSql = await openPostgres(url, { max: 8 });
+  return {
+    accounts: new PostgresAccounts(sql),
+    peer: new PostgresAccounts(peerSql),
+    ledger: (now) => new PostgresLedger(sql, { now }),
+    async grants(accountId) {
+      const rows = await sql<{ credits: string; reason: string }[]>`
+        SELECT credits, reason FROM grants WHERE account_id = ${accountId} ORDER BY id`;
+      return rows.map((row) => ({ credits: Number(row.credits), reason: row.reason }));
+    },
+    async storedKeys() {
+      const [row] = await sql<
+        { text: string }[]
+      >`SELECT coalesce(string_agg(k::text, ' '), '') AS text FROM api_keys k`;
+      return row?.text ?? "";
+    },
+    async insertKeyWithPrefix(accountId, prefix) {
+      await sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at)
+                VALUES (${`key_${randomUUID()}`}, ${accountId}, 'twin', ${prefix}, ${digest(randomUUID())}, 0)`;
+    },
+    async close() {
+      await Promise.all([sql.close(), peerSql.close()]);
+    },
+  };
+}
+
+accountsConformance("SQLite", openSqlite);
+accountsConformance("PostgreSQL", openPostgresFixture);
+
+test("PostgreSQL: every Accounts method on a pool that cannot reach the server is service_unavailable", async () => {
+  const closed = new SQL(await server.createDatabase(`accounts_${process.pid}_closed`), { max: 1 });
+  await closed.close();
+  const accounts = new PostgresAccounts(closed);
+  const calls: { [Method in keyof Accounts]: () => Promise<unknown> } = {
+    account: () => accounts.account("acct_any"),
+    openAccount: () => accounts.openAccount("Bob"),
+    accountForIdentity: () => accounts.accountForIdentity("https://id.example", "bob", "Bob"),
+    grantCredits: () => accounts.grantCredits("acct_any", 5),
+    createKey: () => accounts.createKey("acct_any", "second"),
+    listKeys: () => accounts.listKeys("acct_any"),
+    revokeKey: () => accounts.revokeKey("key_any"),
+    dailyUsage: () => accounts.dailyUsage("acct_any", 30),
+    recentRequests: () => accounts.recentRequests("acct_any", 10),
+    secret: () => accounts.secret("session_secret"),
+  };
+  const logged = spyOn(console, "error").mockImplementation(() => {});
+  try {
+    for (const [method, call] of Object.entries(calls)) {
+      const error = await call().then(
+        () => new Error(`${method} answered`),
+        (rejection: unknown) => rejection,
+      );
+      expect(error, method).toBeInstanceOf(ApiError);
+      expect(error, method).toMatchObject({ code: "service_unavailable", status: 503 });
+    }
+  } finally {
+    logged.mockRestore();
+  }
+});

@@ -1,0 +1,86 @@
+// The Sessions conformance suite on both adapters: SQLite, the embedded default, and PostgreSQL on a
+// real server of this test file's own, a fresh database per test; then what only PostgreSQL can meet, a
+// server out of reach, which every method answers as service_unavailable.
+import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ApiError, type Sessions } from "@social/core";
+import { openDatabase, SqliteAccounts, SqliteSessions } from "@social/store-sqlite";
+import { SQL } from "bun";
+import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
+import { openPostgres } from "../src/database.ts";
+import { PostgresSessions } from "../src/sessions/postgres-sessions.ts";
+import { type SessionsFixture, sessionsConformance } from "./conformance/sessions.ts";
+import { type PostgresServer, startPostgres } from "./pg-server.ts";
+
+let server: PostgresServer;
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+
+afterAll(() => server.stop());
+
+async function openSqlite(): Promise<SessionsFixture> {
+  const dir = mkdtempSync(join(tmpdir(), "sessions-conformance-"));
+  const url = `file:${join(dir, "social.db")}`;
+  const db = openDatabase(url);
+  const peerDb = openDatabase(url);
+  return {
+    sessions: new SqliteSessions(db),
+    peer: new SqliteSessions(peerDb),
+    accountId: (await new SqliteAccounts(db).openAccount("Ada")).account.id,
+    async close() {
+      peerDb.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let databases = 0;
+
+async function openPostgresFixture(): Promise<SessionsFixture> {
+  const url = await server.createDatabase(`sessions_${process.pid}_${++databases}`);
+  const sql = await openPostgres(url, { max: 8 });
+  const peerSql = await openPostgres(url, { max: 8 });
+  return {
+    sessions: new PostgresSessions(sql),
+    peer: new PostgresSessions(peerSql),
+    accountId: (await new PostgresAccounts(sql).openAccount("Ada")).account.id,
+    async close() {
+      await Promise.all([sql.close(), peerSql.close()]);
+    },
+  };
+}
+
+sessionsConformance("SQLite", openSqlite);
+sessionsConformance("PostgreSQL", openPostgresFixture);
+
+test("PostgreSQL: every Sessions method on a pool that cannot reach the server is service_unavailable", async () => {
+  const closed = new SQL(await server.createDatabase(`sessions_${process.pid}_closed`), { max: 1 });
+  await closed.close();
+  const sessions = new PostgresSessions(closed);
+  const checks = { state: "s", nonce: "n", codeVerifier: "v" };
+  const calls: { [Method in keyof Sessions]: () => Promise<unknown> } = {
+    createSession: () => sessions.createSession("s1", { accountId: "acct_any", csrfToken: "t" }, 2_000, 1_000),
+    findSession: () => sessions.findSession("s1", 1_000),
+    deleteSession: () => sessions.deleteSession("s1"),
+    saveSignIn: () => sessions.saveSignIn("a1", checks, 2_000, 1_000),
+    takeSignIn: () => sessions.takeSignIn("a1", 1_000),
+  };
+  const logged = spyOn(console, "error").mockImplementation(() => {});
+  try {
+    for (const [method, call] of Object.entries(calls)) {
+      const error = await call().then(
+        () => new Error(`${method} answered`),
+        (rejection: unknown) => rejection,
+      );
+      expect(error, method).toBeInstanceOf(ApiError);
+      expect(error, method).toMatchObject({ code: "service_unavailable", status: 503 });
+    }
+  } finally {
+    logged.mockRestore();
+  }
+});
