@@ -173,3 +173,21 @@ export type Thread = v.InferOutput<typeof Thread>;
 export type Profile = v.InferOutput<typeof Profile>;
 export type TweetContext = v.InferOutput<typeof TweetContext>;
 export type EnrichedSearch = v.InferOutput<typeof EnrichedSearch>;
+
+/** The author of an article: the user's fields that ArticleAuthor keeps, in its order. */
+export function articleAuthor(user: User): Article["author"] {
+  const { id, username, name, description, verified, profile_image_url } = user;
+  const { follower_count, following_count, tweet_count } = user;
+  return {
+    id,
+    username,
+    name,
+    description,
+    verified,
+    protected: user.protected,
+    profile_image_url,
+    follower_count,
+    following_count,
+    tweet_count,
+  };
+}

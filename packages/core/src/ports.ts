@@ -32,6 +32,15 @@ export type TimelineKind = "tweets" | "replies" | "media";
 export type GraphDirection = "followers" | "following";
 export type CommunityTweetSort = "relevance" | "recency" | "likes";
 export type TimeFilter = "day" | "week" | "month" | "year" | "all";
+
+const DAY_MS = 86_400_000;
+/** How far back each time filter reaches from the world's clock; a month is 30 days, a year 365. */
+const TIME_FILTER_DAYS: Record<Exclude<TimeFilter, "all">, number> = { day: 1, week: 7, month: 30, year: 365 };
+
+/** The earliest time, in epoch milliseconds, that `filter` lets through at the world's clock `clockMs`. */
+export function timeFilterStartMs(filter: Exclude<TimeFilter, "all">, clockMs: number): number {
+  return clockMs - TIME_FILTER_DAYS[filter] * DAY_MS;
+}
 export type SearchSortOrder = "recency" | "relevancy";
 
 /**

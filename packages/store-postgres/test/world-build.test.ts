@@ -2,10 +2,10 @@
 // row, rebuilds that replace everything, and a failed build that leaves the world it found.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateWorld, type WorldOptions, type WorldRecord } from "@social/fixtures";
+import { WORLD_TABLES } from "@social/store-kit";
 import type { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";
 import { buildWorld, hasWorld, readWorldMeta } from "../src/world/build.ts";
-import { WORLD_TABLES } from "../src/world/schema.ts";
 import type { WorldCounts } from "../src/world/writer.ts";
 import { acquireWorlds, releaseWorlds, type Worlds } from "./conformance/store.ts";
 

@@ -7,11 +7,13 @@ import {
   type PageRequest,
   type TimeFilter,
   type Tweet,
+  timeFilterStartMs,
   tokenize,
   type User,
 } from "@social/core";
+import { communityFromRow, TWEET_COLUMNS, tweetFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
-import { TWEET_COLUMNS, tweetFromRow, VISIBLE } from "../world/rows.ts";
+import { type CommunityRow, VISIBLE } from "../world/rows.ts";
 import {
   CEILING,
   type KeyedTweetRow,
@@ -25,21 +27,6 @@ import {
   userPage,
   usersNewestFirst,
 } from "./reads.ts";
-
-const DAY_MS = 86_400_000;
-/** How far back each time filter reaches from the world's clock; a month is 30 days, a year 365. */
-const TIME_FILTER_DAYS: Record<Exclude<TimeFilter, "all">, number> = { day: 1, week: 7, month: 30, year: 365 };
-
-interface CommunityRow {
-  id: string;
-  name: string;
-  description: string;
-  member_count: number;
-}
-
-function communityFromRow(row: CommunityRow): Community {
-  return { id: row.id, name: row.name, description: row.description, member_count: row.member_count };
-}
 
 type BySizeParams = [afterMemberCount: number, afterId: number, limit: number];
 
@@ -138,7 +125,7 @@ export class CommunityReads {
     const community = await rowById(this.#q.community, id);
     if (community === undefined) return undefined;
     const communityId = Number(community.id);
-    const since = timeFilter === "all" ? -CEILING : (await this.#clockMs()) - TIME_FILTER_DAYS[timeFilter] * DAY_MS;
+    const since = timeFilter === "all" ? -CEILING : timeFilterStartMs(timeFilter, await this.#clockMs());
     const size = page.size;
     if (sort === "recency") {
       const [before] = keyset<[number]>(page.after, [CEILING]);

@@ -1,8 +1,9 @@
 // Conversations: the replies below a tweet, and the self-thread of a conversation's root author.
 
 import type { Page, PageRequest, Tweet } from "@social/core";
+import { TWEET_COLUMNS, tweetFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
-import { TWEET_COLUMNS, type TweetRow, tweetFromRow, VISIBLE } from "../world/rows.ts";
+import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { type KeyedTweetRow, rowById, statement, type TweetWalkParams, tweetPage } from "./reads.ts";
 import type { TweetReads } from "./tweets.ts";
 

@@ -1,8 +1,9 @@
 // Lists: their members' tweets, their members and their subscribers.
 
 import type { Page, PageRequest, Tweet, User } from "@social/core";
+import { TWEET_COLUMNS } from "@social/store-kit";
 import type { SQL } from "bun";
-import { TWEET_COLUMNS, VISIBLE } from "../world/rows.ts";
+import { VISIBLE } from "../world/rows.ts";
 import {
   existingId,
   type KeyedTweetRow,

@@ -2,21 +2,22 @@
 // paginated read is a keyset walk of one index, the cursor holds the sort key of the last row returned,
 // and each page asks for one row more than it returns to learn whether another page exists.
 
-import { type Cursor, invalidPageToken, type Page, type PageRequest, type Tweet, type User } from "@social/core";
-import type { SQL } from "bun";
+import type { Cursor, Page, PageRequest, Tweet, User } from "@social/core";
 import {
+  CEILING,
+  keysetChecking,
+  pageOf,
   storedId,
   TWEET_COLUMNS,
-  type TweetRow,
   tweetFromRow,
   USER_COLUMNS,
   type UserRow,
   userFromRow,
-  VISIBLE,
-} from "../world/rows.ts";
+} from "@social/store-kit";
+import type { SQL } from "bun";
+import { type TweetRow, VISIBLE } from "../world/rows.ts";
 
-/** Above every id and timestamp: the keyset start of a newest-first walk. */
-export const CEILING = 2 ** 53;
+export { CEILING, pageOf } from "@social/store-kit";
 
 /** A sort key as it arrives: a BIGINT key as a decimal string, an INTEGER or DOUBLE PRECISION one as a number. */
 export type Key = string | number;
@@ -85,30 +86,13 @@ export const REAL_CEILING = Number.MAX_VALUE;
  * in its index. Cursors are signed, so each one that arrives is a key some store issued; any other shape
  * is a foreign cursor.
  */
-function isKey<Start extends readonly number[]>(after: Cursor, start: Start): after is Start {
-  return (
+export const keyset = keysetChecking(
+  (after: Cursor, start: readonly number[]) =>
     after.length === start.length &&
     after.every((value, index) =>
       start[index] === REAL_CEILING ? typeof value === "number" && Number.isFinite(value) : Number.isSafeInteger(value),
-    )
-  );
-}
-
-/** The keyset position to continue after: `after` checked to be `start`'s shape, or `start` itself. */
-export function keyset<Start extends [number] | [number, number]>(after: Cursor | undefined, start: Start): Start {
-  if (after === undefined) return start;
-  if (!isKey(after, start)) throw invalidPageToken();
-  return after;
-}
-
-/** The page of the first `size` rows, with a cursor when the query returned one more. */
-export function pageOf<R, T>(rows: R[], size: number, item: (row: R) => T, cursor: (row: R) => Cursor): Page<T> {
-  const items = rows.slice(0, size);
-  const last = items.at(-1);
-  return rows.length > size && last !== undefined
-    ? { items: items.map(item), next: cursor(last) }
-    : { items: items.map(item) };
-}
+    ),
+);
 
 /** A page of `walk` below `parent`, from `start` on when the page is the first. */
 export async function tweetPage(

@@ -1,16 +1,9 @@
 // Tweets: lookups by id, the quotes and retweeters of a tweet, and the article a tweet carries.
 
-import type { Article, Page, PageRequest, Tweet, User } from "@social/core";
+import { type Article, articleAuthor, type Page, type PageRequest, type Tweet, type User } from "@social/core";
+import { TWEET_COLUMNS, tweetFromRow, USER_COLUMNS, type UserRow, userFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
-import {
-  TWEET_COLUMNS,
-  type TweetRow,
-  tweetFromRow,
-  USER_COLUMNS,
-  type UserRow,
-  userFromRow,
-  VISIBLE,
-} from "../world/rows.ts";
+import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import {
   CEILING,
   existingId,
@@ -83,21 +76,4 @@ export class TweetReads {
     if (row === undefined) return undefined;
     return { ...(JSON.parse(row.article) as Omit<Article, "author">), author: articleAuthor(userFromRow(row)) };
   }
-}
-
-function articleAuthor(user: User): Article["author"] {
-  const { id, username, name, description, verified, profile_image_url } = user;
-  const { follower_count, following_count, tweet_count } = user;
-  return {
-    id,
-    username,
-    name,
-    description,
-    verified,
-    protected: user.protected,
-    profile_image_url,
-    follower_count,
-    following_count,
-    tweet_count,
-  };
 }

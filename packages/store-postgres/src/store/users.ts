@@ -1,8 +1,9 @@
 // Users: lookups by id and by username, and the timelines of their tweets.
 
 import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social/core";
+import { USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
-import { asciiFold, USER_COLUMNS, type UserRow, userLookupFromRow } from "../world/rows.ts";
+import { asciiFold } from "../world/rows.ts";
 import { existingId, itemsByIds, statement, tweetPage, tweetsNewestFirst } from "./reads.ts";
 
 function statements(sql: SQL) {

@@ -3,8 +3,8 @@
 // readers wait for the new world rather than see part of it, and see the old one if the build fails.
 
 import { generateWorld, type WorldOptions, type WorldSink } from "@social/fixtures";
+import { WORLD_TABLES } from "@social/store-kit";
 import type { SQL, TransactionSQL } from "bun";
-import { WORLD_TABLES } from "./schema.ts";
 import { type WorldMeta, WorldWriter } from "./writer.ts";
 
 export interface BuildProgress {

@@ -152,21 +152,3 @@ export const worldMigrations: readonly Migration[] = [
     )`;
   },
 ];
-
-/** Every table the world fills, for wiping it before a rebuild. */
-export const WORLD_TABLES = [
-  "world_meta",
-  "users",
-  "tweets",
-  "follows",
-  "lists",
-  "list_members",
-  "list_subscribers",
-  "communities",
-  "community_members",
-  "community_tweets",
-  "trends",
-  "articles",
-] as const;
-
-export type WorldTable = (typeof WORLD_TABLES)[number];

@@ -18,7 +18,8 @@
 // bucket 0 and relevancy is recency. The ranked statement scores the driving matches from ?1 up; the
 // executor sets ?1 so that they are the newest few thousand (see `candidateQuery`).
 import type { Cursor, SearchNode, SearchSortOrder } from "@social/core";
-import { TWEET_COLUMNS, VISIBLE } from "../world/rows.ts";
+import { TWEET_COLUMNS } from "@social/store-kit";
+import { VISIBLE } from "../world/rows.ts";
 import { authorToken, ftsPhrase, langToken } from "./fts-columns.ts";
 
 export type SqlParam = string | number;

@@ -2,20 +2,21 @@
 // cursor holds the sort key of the last row returned, each page asks for one row more than it returns
 // to learn whether another page exists, and so the thousandth page costs what the first one does.
 import type { Database, Statement } from "bun:sqlite";
-import { type Cursor, invalidPageToken, type Page, type PageRequest, type Tweet, type User } from "@social/core";
+import type { Cursor, Page, PageRequest, Tweet, User } from "@social/core";
 import {
+  CEILING,
+  keysetChecking,
+  pageOf,
   storedId,
   TWEET_COLUMNS,
-  type TweetRow,
   tweetFromRow,
   USER_COLUMNS,
   type UserRow,
   userFromRow,
-  VISIBLE,
-} from "../world/rows.ts";
+} from "@social/store-kit";
+import { type TweetRow, VISIBLE } from "../world/rows.ts";
 
-/** Above every id and timestamp: the keyset start of a newest-first walk. */
-export const CEILING = 2 ** 53;
+export { CEILING, pageOf } from "@social/store-kit";
 
 // k1 (and k2) are each row's sort key, which becomes the cursor of the page it ends.
 export type Keys<Key extends string> = Record<Key, number>;
@@ -51,25 +52,11 @@ export function existingId(exists: Statement<object, [number]>, id: string): num
   return stored !== undefined && exists.get(stored) !== null ? stored : undefined;
 }
 
-function isKey<Key extends readonly number[]>(after: Cursor, start: Key): after is Key {
-  return after.length === start.length && after.every((value) => typeof value === "number" && Number.isFinite(value));
-}
-
-/** The keyset position to continue after: `after` checked to be `start`'s shape, or `start` itself. */
-export function keyset<Key extends [number] | [number, number]>(after: Cursor | undefined, start: Key): Key {
-  if (after === undefined) return start;
-  if (!isKey(after, start)) throw invalidPageToken();
-  return after;
-}
-
-/** The page of the first `size` rows, with a cursor when the query returned one more. */
-export function pageOf<R, T>(rows: R[], size: number, item: (row: R) => T, cursor: (row: R) => Cursor): Page<T> {
-  const items = rows.slice(0, size);
-  const last = items.at(-1);
-  return rows.length > size && last !== undefined
-    ? { items: items.map(item), next: cursor(last) }
-    : { items: items.map(item) };
-}
+/** The keyset position to continue after; SQLite compares any finite number with its keys. */
+export const keyset = keysetChecking(
+  (after: Cursor, start: readonly number[]) =>
+    after.length === start.length && after.every((value) => typeof value === "number" && Number.isFinite(value)),
+);
 
 /** A page of `walk` below `parent`, from `start` on when the page is the first. */
 export function tweetPage(walk: TweetWalk, parent: number, page: PageRequest, start = CEILING): Page<Tweet> {

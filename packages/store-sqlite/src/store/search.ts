@@ -1,9 +1,9 @@
 // Recent search: the rows of the compiled search plan (../search) as a page of tweets.
 import type { Database } from "bun:sqlite";
 import type { Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
+import { tweetFromRow } from "@social/store-kit";
 import { searchCursor } from "../search/compile.ts";
 import { SearchExecutor } from "../search/execute.ts";
-import { tweetFromRow } from "../world/rows.ts";
 import { pageOf } from "./reads.ts";
 
 export class TweetSearch {

@@ -1,7 +1,7 @@
 // Users: lookups by id and by username, and the timelines of their tweets.
 import type { Database } from "bun:sqlite";
 import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social/core";
-import { USER_COLUMNS, type UserRow, userLookupFromRow } from "../world/rows.ts";
+import { USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
 import { existingId, itemsByIds, tweetPage, tweetsNewestFirst } from "./reads.ts";
 
 function statements(db: Database) {

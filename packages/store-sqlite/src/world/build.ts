@@ -2,7 +2,8 @@
 // are one transaction, so readers see the old world (or none) until the new one is complete.
 import type { Database } from "bun:sqlite";
 import { generateWorld, type WorldOptions, type WorldSink } from "@social/fixtures";
-import { WORLD_FTS_TABLES, WORLD_TABLES } from "./schema.ts";
+import { WORLD_TABLES } from "@social/store-kit";
+import { WORLD_FTS_TABLES } from "./schema.ts";
 import { type WorldCounts, type WorldMeta, WorldWriter } from "./writer.ts";
 
 export interface BuildProgress {

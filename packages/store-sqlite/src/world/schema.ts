@@ -200,20 +200,5 @@ export const worldMigrations: readonly Migration[] = [
   hideProtectedAuthors,
 ];
 
-/** Every table the world fills, for wiping it before a rebuild (the FTS tables are cleared apart). */
-export const WORLD_TABLES = [
-  "world_meta",
-  "users",
-  "tweets",
-  "follows",
-  "lists",
-  "list_members",
-  "list_subscribers",
-  "communities",
-  "community_members",
-  "community_tweets",
-  "trends",
-  "articles",
-] as const;
-
+/** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-kit). */
 export const WORLD_FTS_TABLES = ["tweets_fts", "communities_fts"] as const;

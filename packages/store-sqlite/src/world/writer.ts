@@ -4,64 +4,18 @@
 import type { Database } from "bun:sqlite";
 import type { Tweet, UserLookup } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
+import { type WorldCounts, WorldDerivation } from "@social/store-kit";
 import { authorToken, flagsText, langToken } from "../search/fts-columns.ts";
-import { tweetExtra } from "./rows.ts";
 
-export type WorldCounts = Record<WorldRecord["kind"], number>;
-
-export interface WorldMeta {
-  seed: string;
-  clock: string;
-  counts: WorldCounts;
-}
-
-const HOUR_MS = 3_600_000;
-/** Community relevance halves with every day of age. */
-const RELEVANCE_HALF_LIFE_HOURS = 24;
-
-/** Likes and retweets weighted by freshness against the world's clock. */
-export function communityRelevance(tweet: Tweet, clockMs: number): number {
-  const ageHours = Math.max(0, clockMs - Date.parse(tweet.created_at)) / HOUR_MS;
-  return (tweet.like_count + tweet.retweet_count) * 0.5 ** (ageHours / RELEVANCE_HALF_LIFE_HOURS);
-}
-
-function emptyCounts(): WorldCounts {
-  return {
-    user: 0,
-    follow: 0,
-    tweet: 0,
-    list: 0,
-    list_member: 0,
-    list_subscriber: 0,
-    community: 0,
-    community_member: 0,
-    trend: 0,
-    article: 0,
-  };
-}
-
-interface Begun {
-  seed: string;
-  clock: string;
-  clockMs: number;
-}
+export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-kit";
 
 export class WorldWriter implements WorldSink {
   readonly #db: Database;
   readonly #insert: ReturnType<typeof prepareInserts>;
-  // The search index needs each tweet's author username, follows need both sides' verified flag and
-  // tweets their author's protected flag; users arrive before anything that refers to them, so these
-  // are kept rather than queried per row.
+  readonly #world = new WorldDerivation();
+  // The search index needs each tweet's author username, kept rather than queried per row.
   readonly #usernames = new Map<number, string>();
-  readonly #verified = new Set<number>();
-  readonly #protected = new Set<number>();
   readonly #langTokens = new Map<string, string>();
-  // Whether every tweet so far came with a larger id and no earlier time than the one before it, which
-  // lets search turn dates into id bounds.
-  #idsFollowTime = true;
-  #lastTweet = { id: -1, createdMs: Number.NEGATIVE_INFINITY };
-  #begun?: Begun;
-  readonly #counts = emptyCounts();
 
   constructor(db: Database) {
     this.#db = db;
@@ -69,7 +23,7 @@ export class WorldWriter implements WorldSink {
   }
 
   begin(meta: { seed: string; clock: string; tweets: number }): void {
-    this.#begun = { seed: meta.seed, clock: meta.clock, clockMs: Date.parse(meta.clock) };
+    this.#world.begin(meta);
   }
 
   write(batch: readonly WorldRecord[]): void {
@@ -80,24 +34,13 @@ export class WorldWriter implements WorldSink {
   }
 
   end(): void {
-    const begun = this.#started();
-    this.#insert.meta.run(
-      begun.seed,
-      begun.clock,
-      begun.clockMs,
-      JSON.stringify(this.#counts),
-      this.#idsFollowTime ? 1 : 0,
-    );
+    const meta = this.#world.meta();
+    this.#insert.meta.run(meta.seed, meta.clock, meta.clock_ms, meta.counts, meta.ids_follow_time ? 1 : 0);
   }
 
   /** What has been written so far. */
   get counts(): Readonly<WorldCounts> {
-    return this.#counts;
-  }
-
-  #started(): Begun {
-    if (!this.#begun) throw new Error("WorldWriter: begin() must be called before anything else");
-    return this.#begun;
+    return this.#world.counts;
   }
 
   #writeAll(batch: readonly WorldRecord[]): void {
@@ -106,20 +49,19 @@ export class WorldWriter implements WorldSink {
 
   #writeRecord(record: WorldRecord): void {
     const insert = this.#insert;
-    this.#counts[record.kind]++;
+    this.#world.count(record);
     switch (record.kind) {
       case "user":
         this.#writeUser(record.user);
         return;
       case "follow": {
-        const followerId = Number(record.followerId);
-        const followeeId = Number(record.followeeId);
+        const row = this.#world.follow(record);
         insert.follow.run(
-          followerId,
-          Date.parse(record.createdAt),
-          followeeId,
-          this.#verified.has(followerId) ? 1 : 0,
-          this.#verified.has(followeeId) ? 1 : 0,
+          row.follower_id,
+          row.created_ms,
+          row.followee_id,
+          row.follower_verified ? 1 : 0,
+          row.followee_verified ? 1 : 0,
         );
         return;
       }
@@ -167,67 +109,48 @@ export class WorldWriter implements WorldSink {
   }
 
   #writeUser(lookup: UserLookup): void {
-    const { status, ...user } = lookup;
-    const id = Number(user.id);
-    this.#insert.user.run(id, user.username, status, JSON.stringify(user));
-    const token = authorToken(user.username);
-    if (token === undefined) throw new Error(`WorldWriter: user ${user.id} has an invalid username`);
-    this.#usernames.set(id, token);
-    if (user.verified) this.#verified.add(id);
-    if (user.protected) this.#protected.add(id);
+    const row = this.#world.user(lookup);
+    this.#insert.user.run(row.id, row.username, row.status, row.doc);
+    const token = authorToken(row.username);
+    if (token === undefined) throw new Error(`WorldWriter: user ${row.id} has an invalid username`);
+    this.#usernames.set(row.id, token);
   }
 
   #writeTweet(tweet: Tweet, communityId: string | undefined): void {
-    const id = Number(tweet.id);
-    const authorId = Number(tweet.author_id);
-    const author = this.#usernames.get(authorId);
-    if (author === undefined) throw new Error(`WorldWriter: tweet ${tweet.id} refers to unknown user ${authorId}`);
-    const createdMs = Date.parse(tweet.created_at);
-    if (id <= this.#lastTweet.id || createdMs < this.#lastTweet.createdMs) this.#idsFollowTime = false;
-    this.#lastTweet = { id, createdMs };
-    const reference = (type: string) => tweet.referenced_tweets?.find((ref) => ref.type === type)?.id;
-    const repliedTo = reference("replied_to");
-    const quoted = tweet.quoted_tweet_id ?? reference("quoted");
-    const retweeted = reference("retweeted");
-    const isReply = tweet.in_reply_to_user_id !== undefined;
-    const hasLinks = tweet.entities.urls.length > 0;
-    const authorProtected = this.#protected.has(authorId);
+    const row = this.#world.tweet(tweet);
     this.#insert.tweet.run(
-      id,
-      authorId,
-      createdMs,
-      Number(tweet.conversation_id),
-      tweet.lang,
-      tweet.text,
-      tweet.possibly_sensitive ? 1 : 0,
-      tweet.like_count,
-      tweet.retweet_count,
-      tweet.reply_count,
-      tweet.quote_count,
-      tweet.bookmark_count,
-      tweet.is_quote_status ? 1 : 0,
-      isReply ? 1 : 0,
-      (tweet.media?.length ?? 0) > 0 ? 1 : 0,
-      hasLinks ? 1 : 0,
-      repliedTo === undefined ? null : Number(repliedTo),
-      quoted === undefined ? null : Number(quoted),
-      retweeted === undefined ? null : Number(retweeted),
-      JSON.stringify(tweetExtra(tweet)),
-      authorProtected ? 1 : 0,
+      row.id,
+      row.author_id,
+      row.created_ms,
+      row.conversation_id,
+      row.lang,
+      row.text,
+      row.possibly_sensitive ? 1 : 0,
+      row.like_count,
+      row.retweet_count,
+      row.reply_count,
+      row.quote_count,
+      row.bookmark_count,
+      row.is_quote_status ? 1 : 0,
+      row.is_reply ? 1 : 0,
+      row.has_media ? 1 : 0,
+      row.has_links ? 1 : 0,
+      row.reply_to_id,
+      row.quoted_id,
+      row.retweeted_id,
+      row.extra,
+      row.author_protected ? 1 : 0,
     );
     // Search must never find a protected account's tweets (see hideProtectedAuthors in schema.ts).
-    if (!authorProtected) {
-      const flags = flagsText({ hasLinks, isReply });
-      this.#insert.tweetSearch.run(id, tweet.text, author, this.#langToken(tweet.lang), flags);
+    if (!row.author_protected) {
+      // Every known author has a token: #writeUser stops the build at a username without one.
+      const author = this.#usernames.get(row.author_id) ?? "";
+      const flags = flagsText({ hasLinks: row.has_links, isReply: row.is_reply });
+      this.#insert.tweetSearch.run(row.id, row.text, author, this.#langToken(row.lang), flags);
     }
     if (communityId !== undefined) {
-      this.#insert.communityTweet.run(
-        Number(communityId),
-        id,
-        createdMs,
-        tweet.like_count,
-        communityRelevance(tweet, this.#started().clockMs),
-      );
+      const c = this.#world.communityTweet(communityId, tweet, row);
+      this.#insert.communityTweet.run(c.community_id, c.tweet_id, c.created_ms, c.like_count, c.relevance);
     }
   }
 

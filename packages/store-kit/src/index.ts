@@ -1,0 +1,3 @@
+export * from "./pages.ts";
+export * from "./rows.ts";
+export * from "./world.ts";

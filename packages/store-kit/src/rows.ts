@@ -1,0 +1,101 @@
+// Rows of the world's tables turned back into the model's objects, one mapping for every adapter so
+// their answers serialize alike. Drivers differ in how a column arrives: an id or timestamp is a number
+// from SQLite's INTEGER and a decimal string from PostgreSQL's BIGINT (every stored value is below
+// 2^53), a flag is 0/1 on SQLite and a boolean on PostgreSQL. Optional fields are carried in the JSON
+// they arrived in, so a field absent from the generator's object is absent here too.
+import type { Community, Tweet, User, UserLookup } from "@social/core";
+
+/** The columns `tweetFromRow` reads, for a `tweets` table aliased `t`. */
+export const TWEET_COLUMNS =
+  "t.id, t.author_id, t.created_ms, t.conversation_id, t.lang, t.text, t.possibly_sensitive, t.like_count, " +
+  "t.retweet_count, t.reply_count, t.quote_count, t.bookmark_count, t.is_quote_status, t.extra";
+
+/** A `tweets` row as a driver returns it: `Int` is how ids and timestamps arrive, `Flag` how flags do. */
+export interface TweetRowOf<Int extends number | string, Flag extends number | boolean> {
+  id: Int;
+  author_id: Int;
+  created_ms: Int;
+  conversation_id: Int;
+  lang: string;
+  text: string;
+  possibly_sensitive: Flag;
+  like_count: number;
+  retweet_count: number;
+  reply_count: number;
+  quote_count: number;
+  bookmark_count: number;
+  is_quote_status: Flag;
+  extra: string;
+}
+
+/** The part of a Tweet kept as JSON in `tweets.extra`. */
+export type TweetExtra = Pick<
+  Tweet,
+  "entities" | "in_reply_to_user_id" | "referenced_tweets" | "display_text_range" | "quoted_tweet_id" | "media"
+>;
+
+export function tweetExtra(tweet: Tweet): TweetExtra {
+  const extra: TweetExtra = { entities: tweet.entities };
+  if (tweet.in_reply_to_user_id !== undefined) extra.in_reply_to_user_id = tweet.in_reply_to_user_id;
+  if (tweet.referenced_tweets !== undefined) extra.referenced_tweets = tweet.referenced_tweets;
+  if (tweet.display_text_range !== undefined) extra.display_text_range = tweet.display_text_range;
+  if (tweet.quoted_tweet_id !== undefined) extra.quoted_tweet_id = tweet.quoted_tweet_id;
+  if (tweet.media !== undefined) extra.media = tweet.media;
+  return extra;
+}
+
+function flag(value: number | boolean): boolean {
+  return value === true || value === 1;
+}
+
+export function tweetFromRow(row: TweetRowOf<number | string, number | boolean>): Tweet {
+  return {
+    id: String(row.id),
+    text: row.text,
+    author_id: String(row.author_id),
+    created_at: new Date(Number(row.created_ms)).toISOString(),
+    lang: row.lang,
+    conversation_id: String(row.conversation_id),
+    possibly_sensitive: flag(row.possibly_sensitive),
+    like_count: row.like_count,
+    retweet_count: row.retweet_count,
+    reply_count: row.reply_count,
+    quote_count: row.quote_count,
+    bookmark_count: row.bookmark_count,
+    is_quote_status: flag(row.is_quote_status),
+    ...(JSON.parse(row.extra) as TweetExtra),
+  };
+}
+
+/** The columns `userFromRow` and `userLookupFromRow` read, for a `users` table aliased `u`. */
+export const USER_COLUMNS = "u.status, u.doc";
+
+export interface UserRow {
+  status: string;
+  doc: string;
+}
+
+export function userFromRow(row: UserRow): User {
+  return JSON.parse(row.doc) as User;
+}
+
+export function userLookupFromRow(row: UserRow): UserLookup {
+  return { ...userFromRow(row), status: row.status as UserLookup["status"] };
+}
+
+export interface CommunityRowOf<Int extends number | string> {
+  id: Int;
+  name: string;
+  description: string;
+  member_count: number;
+}
+
+export function communityFromRow(row: CommunityRowOf<number | string>): Community {
+  return { id: String(row.id), name: row.name, description: row.description, member_count: row.member_count };
+}
+
+/** A model id as the integer it is stored as; undefined for text that is no stored id (not canonical or ≥ 2^53). */
+export function storedId(id: string): number | undefined {
+  const value = Number(id);
+  return Number.isSafeInteger(value) && value >= 0 && String(value) === id ? value : undefined;
+}
