@@ -3,16 +3,13 @@
 // server out of reach, which every method answers as service_unavailable.
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { createHash, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Accounts, ApiError } from "@social/core";
-import { openDatabase, SqliteAccounts, SqliteLedger } from "@social/store-sqlite";
+import { SqliteAccounts, SqliteLedger } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
-import { openPostgres } from "../src/database.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { type AccountsFixture, accountsConformance } from "./conformance/accounts.ts";
+import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
 import { type PostgresServer, startPostgres } from "./pg-server.ts";
 
 const digest = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -26,10 +23,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 async function openSqlite(): Promise<AccountsFixture> {
-  const dir = mkdtempSync(join(tmpdir(), "accounts-conformance-"));
-  const url = `file:${join(dir, "social.db")}`;
-  const db = openDatabase(url);
-  const peerDb = openDatabase(url);
+  const { db, peerDb, close } = await twoSqliteConnections("accounts");
   return {
     accounts: new SqliteAccounts(db),
     peer: new SqliteAccounts(peerDb),
@@ -49,21 +43,12 @@ async function openSqlite(): Promise<AccountsFixture> {
         digest(randomUUID()),
       ]);
     },
-    async close() {
-      peerDb.close();
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: async () => close(),
   };
 }
 
-let databases = 0;
-
 async function openPostgresFixture(): Promise<AccountsFixture> {
-  const url = await server.createDatabase(`accounts_${process.pid}_${++databases}`);
-  const sql = await openPostgres(url, { max: 8 });
-  // A second process has a pool of its own: nothing is shared with the first but the server.
-  const peerSql = await openPostgres(url, { max: 8 });
+  const { sql, peerSql, close } = await twoPostgresPools(server, "accounts");
   return {
     accounts: new PostgresAccounts(sql),
     peer: new PostgresAccounts(peerSql),
@@ -83,9 +68,7 @@ async function openPostgresFixture(): Promise<AccountsFixture> {
       await sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at)
                 VALUES (${`key_${randomUUID()}`}, ${accountId}, 'twin', ${prefix}, ${digest(randomUUID())}, 0)`;
     },
-    async close() {
-      await Promise.all([sql.close(), peerSql.close()]);
-    },
+    close,
   };
 }
 

@@ -2,16 +2,13 @@
 // real server of this test file's own, a fresh database per test; then what only PostgreSQL can meet, a
 // server out of reach, which every method answers as service_unavailable.
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ApiError, type Sessions } from "@social/core";
-import { openDatabase, SqliteAccounts, SqliteSessions } from "@social/store-sqlite";
+import { SqliteAccounts, SqliteSessions } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
-import { openPostgres } from "../src/database.ts";
 import { PostgresSessions } from "../src/sessions/postgres-sessions.ts";
 import { type SessionsFixture, sessionsConformance } from "./conformance/sessions.ts";
+import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
 import { type PostgresServer, startPostgres } from "./pg-server.ts";
 
 let server: PostgresServer;
@@ -23,35 +20,22 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 async function openSqlite(): Promise<SessionsFixture> {
-  const dir = mkdtempSync(join(tmpdir(), "sessions-conformance-"));
-  const url = `file:${join(dir, "social.db")}`;
-  const db = openDatabase(url);
-  const peerDb = openDatabase(url);
+  const { db, peerDb, close } = await twoSqliteConnections("sessions");
   return {
     sessions: new SqliteSessions(db),
     peer: new SqliteSessions(peerDb),
     accountId: (await new SqliteAccounts(db).openAccount("Ada")).account.id,
-    async close() {
-      peerDb.close();
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: async () => close(),
   };
 }
 
-let databases = 0;
-
 async function openPostgresFixture(): Promise<SessionsFixture> {
-  const url = await server.createDatabase(`sessions_${process.pid}_${++databases}`);
-  const sql = await openPostgres(url, { max: 8 });
-  const peerSql = await openPostgres(url, { max: 8 });
+  const { sql, peerSql, close } = await twoPostgresPools(server, "sessions");
   return {
     sessions: new PostgresSessions(sql),
     peer: new PostgresSessions(peerSql),
     accountId: (await new PostgresAccounts(sql).openAccount("Ada")).account.id,
-    async close() {
-      await Promise.all([sql.close(), peerSql.close()]);
-    },
+    close,
   };
 }
 
