@@ -140,6 +140,8 @@ export async function handleMcpRequest(
     tools,
     // Counted once above: the tool call it carries must not take a second token.
     rate,
+    requestId,
+    signal: request.signal,
     logError: options.logError ?? ((text, error) => console.error(text, error)),
     billingUrl: options.helpUrl,
   });

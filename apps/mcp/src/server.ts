@@ -28,6 +28,13 @@ export interface McpServerOptions {
   logError: (message: string, error: unknown) => void;
   /** The rate-limit state of the HTTP request carrying the call, already counted (Streamable HTTP). */
   rate?: RateState;
+  /** The HTTP request carrying the call (Streamable HTTP): its x-request-id is the call's request id. */
+  requestId?: string;
+  /**
+   * Aborted when the HTTP client of the call hangs up. The SDK's own signal only follows MCP
+   * cancellation, so without this a read whose answer nobody receives would be charged.
+   */
+  signal?: AbortSignal;
 }
 
 export function createMcpServer(services: Services, options: McpServerOptions): Server {
@@ -41,7 +48,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const requestId = newRequestId();
+    const requestId = options.requestId ?? newRequestId();
     try {
       const outcome = await executeRead(services, {
         endpoint: tool.endpoint,
@@ -49,7 +56,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         apiKey: options.apiKey,
         requestId,
         // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.
-        signal: extra.signal,
+        signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
         ...(options.rate ? { rate: options.rate } : {}),
       });
       return outcome.ok

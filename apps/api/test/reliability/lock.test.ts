@@ -1,6 +1,7 @@
 // Another process holding the database's write lock (the operator CLI, a world rebuild): a short hold
 // only delays the charge, a hold past the busy timeout is 503 service_unavailable and uncharged, the
 // server keeps answering everything that needs no write meanwhile, and charges normally once released.
+// A client that hangs up while its charge waits for the lock pays nothing, on /v1 as over MCP.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { examples } from "@social/fixtures";
@@ -74,4 +75,64 @@ describe("a write lock held by another process", () => {
     expect(await lookUpTweet()).toMatchObject({ status: 200, charged: 1, problems: [] });
     expect(auditLedger(world.databasePath, [{ accountId: account.accountId, charges }])).toEqual([]);
   }, 30_000);
+});
+
+function usageRows(): number {
+  return (writer.query("SELECT COUNT(*) AS n FROM usage WHERE account_id = ?").get(account.accountId) as { n: number })
+    .n;
+}
+
+async function eventually(condition: () => boolean): Promise<boolean> {
+  for (let attempt = 0; attempt < 250 && !condition(); attempt++) await Bun.sleep(20);
+  return condition();
+}
+
+function balance(): number {
+  return (writer.query("SELECT balance FROM accounts WHERE id = ?").get(account.accountId) as { balance: number })
+    .balance;
+}
+
+const hungUp: Record<string, (signal: AbortSignal) => Promise<Response>> = {
+  "/v1": (signal) =>
+    fetch(`${server.url}/v1/tweets/${examples.tweet_id}`, {
+      headers: { authorization: `Bearer ${account.key}` },
+      signal,
+    }),
+  "/mcp": (signal) =>
+    fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${account.key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "get_tweet", arguments: { id: examples.tweet_id } },
+      }),
+      signal,
+    }),
+};
+
+describe("a client that hangs up while its charge waits for the lock", () => {
+  for (const [surface, send] of Object.entries(hungUp)) {
+    it(`${surface}: is not charged once the lock is released (the charge is refunded)`, async () => {
+      const before = balance();
+      const charged = usageRows();
+      await whileLocked(1_500, async () => {
+        const client = new AbortController();
+        const sent = send(client.signal).catch(() => undefined);
+        // Long enough for the read to be done and the charge to be waiting for the lock.
+        await Bun.sleep(400);
+        client.abort();
+        await sent;
+      });
+      // The charge commits once the lock is free, then finds its client gone and gives the credit back.
+      expect(await eventually(() => usageRows() > charged)).toBe(true);
+      expect(await eventually(() => balance() === before)).toBe(true);
+      expect(auditLedger(world.databasePath, [{ accountId: account.accountId, charges }])).toEqual([]);
+    }, 30_000);
+  }
 });
