@@ -220,4 +220,22 @@ describe("request logs", () => {
     expect(typeof line?.ms).toBe("number");
     expect(server.logs.join("\n")).not.toContain(key);
   });
+
+  it("answers no route serves are logged too: an unknown path, a refused method, a request refused before routing", async () => {
+    const answers = [
+      { response: await server.get("/v1/nothing-here"), status: 404, path: "/v1/nothing-here" },
+      {
+        response: await server.get(`/v1/tweets/${examples.tweet_id}`, undefined, { method: "DELETE" }),
+        status: 404,
+        path: `/v1/tweets/${examples.tweet_id}`,
+      },
+      { response: await server.get(`/docs?pad=${"x".repeat(9000)}`), status: 400, path: "/docs" },
+    ];
+    for (const { response, status, path } of answers) {
+      expect(response.status).toBe(status);
+      await response.text();
+      const line = await server.logLine(response.headers.get("x-request-id"));
+      expect(line).toMatchObject({ path, status, credits: 0 });
+    }
+  });
 });

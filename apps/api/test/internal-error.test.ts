@@ -66,4 +66,25 @@ describe("a bug in a read", () => {
       50,
     );
   });
+
+  it("on /2 is a 500 problem in X API v2's shape, with the same request id, and charges nothing", async () => {
+    const account = createAccount(db, "bug-v2", 50);
+    const { key } = createKey(db, account.id, "bug-v2");
+    const response = await fetch(`${url}/2/tweets/${examples.tweet_id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const body = (await response.json()) as {
+      error: { code: string; request_id: string };
+      title: string;
+      status: number;
+      errors: unknown[];
+    };
+    expect(response.status).toBe(500);
+    expect(body).toMatchObject({ title: "Internal Server Error", status: 500, error: { code: "internal_error" } });
+    expect(body.errors.length).toBeGreaterThan(0);
+    expect(body.error.request_id).toBe(response.headers.get("x-request-id") as string);
+    expect((db.query("SELECT balance FROM accounts WHERE id = ?").get(account.id) as { balance: number }).balance).toBe(
+      50,
+    );
+  });
 });

@@ -191,8 +191,9 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
     const { endpoint } = request;
     const params = parseParams(request.paramsSchema ?? endpoint.params, request.params, request.repeated ?? []);
     const token = params.next_token;
+    const binding = tokenBinding(params);
     const after: Cursor | undefined =
-      typeof token === "string" ? await services.tokens.verify(token, endpoint.id, tokenBinding(params)) : undefined;
+      typeof token === "string" ? await services.tokens.verify(token, endpoint.id, binding) : undefined;
     const rule = costRuleFor(endpoint, params);
     // A key whose account cannot pay even the base cost gets its 402 without any work being done.
     const base = costOf(rule, 0);
@@ -207,9 +208,7 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
     const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
     const debit = await services.ledger.debit(key.accountId, usage);
     if (!debit.ok) throw insufficientCredits(cost, debit.remaining);
-    const nextToken = result.next
-      ? await services.tokens.sign(endpoint.id, tokenBinding(params), result.next)
-      : undefined;
+    const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
     if (request.signal?.aborted) {
       await services.ledger.refund(key.accountId, request.requestId);
       throw clientGone();

@@ -2,8 +2,9 @@
 // real server of this test file's own, a fresh database per test; then what only PostgreSQL can meet, a
 // server out of reach, which every method answers as service_unavailable.
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { type Accounts, ApiError } from "@social/core";
+import { hashApiKeySync } from "@social/store-kit";
 import { SqliteAccounts, SqliteLedger } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
@@ -11,8 +12,6 @@ import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { type AccountsFixture, accountsConformance } from "./conformance/accounts.ts";
 import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
 import { type PostgresServer, startPostgres } from "./pg-server.ts";
-
-const digest = (text: string) => createHash("sha256").update(text).digest("hex");
 
 let server: PostgresServer;
 
@@ -40,7 +39,7 @@ async function openSqlite(): Promise<AccountsFixture> {
         `key_${randomUUID()}`,
         accountId,
         prefix,
-        digest(randomUUID()),
+        hashApiKeySync(randomUUID()),
       ]);
     },
     close: async () => close(),
@@ -66,7 +65,7 @@ async function openPostgresFixture(): Promise<AccountsFixture> {
     },
     async insertKeyWithPrefix(accountId, prefix) {
       await sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at)
-                VALUES (${`key_${randomUUID()}`}, ${accountId}, 'twin', ${prefix}, ${digest(randomUUID())}, 0)`;
+                VALUES (${`key_${randomUUID()}`}, ${accountId}, 'twin', ${prefix}, ${hashApiKeySync(randomUUID())}, 0)`;
     },
     close,
   };

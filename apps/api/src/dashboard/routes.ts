@@ -5,7 +5,7 @@ import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
 import { cookie, cookieNames, readCookie } from "./cookies.ts";
 import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";
-import { type Html, htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
+import { htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
 import { OidcClient, type OidcSettings, SignInError } from "./oidc.ts";
 import { billingPage, checkKeyName, dashboardPage, errorPage, signedOutPage, usagePage } from "./pages.ts";
 import { SESSION_LIFETIME_MS, SessionStore, SIGN_IN_LIFETIME_MS } from "./sessions.ts";
@@ -52,8 +52,6 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
   const callbackPath = "/dashboard/callback";
   const oidc = options.oidc ? new OidcClient(options.oidc, `${publicUrl}${callbackPath}`) : undefined;
 
-  const page = (body: Html, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, status, headers);
-
   const signedIn = async (request: Request): Promise<SignedIn | undefined> => {
     const session = await sessions.find(readCookie(request, names.session));
     const account = session && (await accounts.account(session.accountId));
@@ -64,9 +62,9 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
   /** The signed-in person behind a form post, or the page that refuses it. */
   const formPoster = async (request: Request, body: unknown): Promise<SignedIn | Response> => {
     const who = await signedIn(request);
-    if (!who) return page(errorPage("Signed out", "Your session has ended: sign in again."), 403);
+    if (!who) return htmlResponse(errorPage("Signed out", "Your session has ended: sign in again."), 403);
     if (!csrfTokenMatches(who.viewer.csrfToken, field(body, CSRF_FIELD))) {
-      return page(
+      return htmlResponse(
         errorPage("Form expired", "This form is out of date: reload the page and try again.", who.viewer),
         403,
       );
@@ -80,9 +78,9 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     status = 200,
   ) => {
     const account = await accounts.account(who.accountId);
-    if (!account) return page(errorPage("No account", "This account no longer exists."), 404);
+    if (!account) return htmlResponse(errorPage("No account", "This account no longer exists."), 404);
     const keys = await accounts.listKeys(who.accountId);
-    return page(dashboardPage({ viewer: who.viewer, account, keys, ...extra }), status);
+    return htmlResponse(dashboardPage({ viewer: who.viewer, account, keys, ...extra }), status);
   };
 
   return routes
@@ -99,7 +97,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     )
     .get("/dashboard", async ({ request }) => {
       const who = await signedIn(request);
-      if (!who) return page(signedOutPage({ configured: oidc !== undefined, publicUrl }));
+      if (!who) return htmlResponse(signedOutPage({ configured: oidc !== undefined, publicUrl }));
       return dashboard(who);
     })
     .get("/dashboard/sign-in", async ({ anonymousRate }) => {
@@ -107,7 +105,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       // Each sign-in started stores a row until it expires: a flood must not be able to fill the table.
       const rate = anonymousRate();
       if (!rate.allowed) {
-        return page(
+        return htmlResponse(
           errorPage(
             "Too many sign-ins",
             `Too many sign-ins from your address: try again in ${rate.retryAfter} seconds.`,
@@ -129,7 +127,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
             error: String(error),
           }),
         );
-        return page(
+        return htmlResponse(
           errorPage("Sign-in unavailable", "The identity provider cannot be reached right now: try again in a minute."),
           503,
         );
@@ -139,7 +137,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       const clearSignIn = cookie(names.signIn, "", 0, secure);
       const checks = await sessions.takeSignIn(readCookie(request, names.signIn));
       if (!oidc || !checks) {
-        return page(
+        return htmlResponse(
           errorPage("Sign-in expired", "This sign-in has expired or was already used: start again from the dashboard."),
           400,
           { "set-cookie": clearSignIn },
@@ -158,9 +156,13 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
         return redirect("/dashboard", [clearSignIn, cookie(names.session, token, SESSION_LIFETIME_MS / 1000, secure)]);
       } catch (error) {
         if (!(error instanceof SignInError)) throw error;
-        return page(errorPage(error.providerRefused ? "Sign-in refused" : "Sign-in failed", error.message), 400, {
-          "set-cookie": clearSignIn,
-        });
+        return htmlResponse(
+          errorPage(error.providerRefused ? "Sign-in refused" : "Sign-in failed", error.message),
+          400,
+          {
+            "set-cookie": clearSignIn,
+          },
+        );
       }
     })
     .post("/dashboard/sign-out", async ({ request, body }) => {
@@ -186,7 +188,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
       if (!(await accounts.listKeys(who.accountId)).some((key) => key.id === params.keyId)) {
-        return page(errorPage("No such key", "That key is not one of yours.", who.viewer), 404);
+        return htmlResponse(errorPage("No such key", "That key is not one of yours.", who.viewer), 404);
       }
       await accounts.revokeKey(params.keyId);
       return redirect("/dashboard");
@@ -198,10 +200,10 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
         accounts.dailyUsage(who.accountId, USAGE_DAYS),
         accounts.recentRequests(who.accountId, LATEST_REQUESTS),
       ]);
-      return page(usagePage(who.viewer, perDay, latest));
+      return htmlResponse(usagePage(who.viewer, perDay, latest));
     })
     .get("/billing", async ({ request }) => {
       const who = await signedIn(request);
-      return page(billingPage(who ? { viewer: who.viewer, accountId: who.accountId } : {}));
+      return htmlResponse(billingPage(who ? { viewer: who.viewer, accountId: who.accountId } : {}));
     });
 }

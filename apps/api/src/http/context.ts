@@ -9,7 +9,7 @@ import { unreadable } from "./admission.ts";
 import { type LogSink, type RequestUsage, requestLine } from "./request-log.ts";
 import { errorResponse } from "./respond.ts";
 
-export interface HttpContextOptions {
+interface HttpContextOptions {
   services: Services;
   /** Where errors send people to fix their billing (the error envelope's help_url). */
   helpUrl: string;
@@ -17,7 +17,7 @@ export interface HttpContextOptions {
 }
 
 /** The envelope for API errors, or an X API v2 problem on /2 paths: the dialect the client speaks. */
-export function errorAnswer(
+function errorAnswer(
   request: Request,
   error: ApiError,
   requestId: string,

@@ -9,7 +9,7 @@ export interface RequestUsage {
   credits: number;
 }
 
-export interface FinishedRequest {
+interface FinishedRequest {
   id: string;
   request: Request;
   status: number;

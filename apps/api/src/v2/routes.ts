@@ -8,7 +8,6 @@ import {
   executeRead,
   rateHeaders,
   rateLimitError,
-  requestPath,
   requestTarget,
 } from "@social/core";
 import { Elysia } from "elysia";
@@ -53,10 +52,16 @@ export function v2Routes(context: HttpContext) {
       const inPath = pathEntries(params, target.path, route.v2.path);
       const { values, repeated } = decodeParams([...target.query, ...inPath], query.numeric);
       const pageSize = pageSizeOf(route, values);
+      // Read once, and only after the pipeline has validated the values it reads.
+      let rendering: ReturnType<typeof renderOptions> | undefined;
+      const options = () => {
+        rendering ??= renderOptions(values);
+        return rendering;
+      };
       const outcome = await executeRead(services, {
         endpoint: route.endpoint,
         paramsSchema: query.schema,
-        enrich: (store, data) => v2Items(store, route.v2, data, renderOptions(values)),
+        enrich: (store, data) => v2Items(store, route.v2, data, options()),
         params: values,
         repeated,
         apiKey: bearerKey(request),
@@ -83,12 +88,10 @@ export function v2Routes(context: HttpContext) {
       usage.credits = outcome.credits.charged;
       const ids = route.v2.passThrough?.includes("ids") ? [...new Set(String(values.ids).split(","))] : undefined;
       const page = { ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}), requestedIds: ids };
-      const body = successBody(route, outcome.enriched, page, renderOptions(values));
+      const body = successBody(route, outcome.enriched, page, options());
       return json(body, 200, { ...headers, ...creditHeaders(outcome.credits) });
     });
     routes.all(path, refuse);
   }
-  return routes.all("/2/*", ({ request }) => {
-    throw new ApiError("endpoint_not_found", `No endpoint at ${requestPath(request.url)}: see /openapi.json`);
-  });
+  return routes;
 }

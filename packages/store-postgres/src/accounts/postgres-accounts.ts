@@ -12,10 +12,10 @@ import {
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
   newId,
 } from "@social/core";
+import { hashApiKeySync } from "@social/store-kit";
 import type { SQL, TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
-import { keyDigest } from "./keys.ts";
 
 const STARTING_CREDITS = 1000;
 const DAY_MS = 86_400_000;
@@ -90,7 +90,7 @@ async function insertKey(tx: TransactionSQL, accountId: string, name: string): P
   const keyId = newId("key");
   const prefix = key.slice(0, KEY_PREFIX_LENGTH);
   await tx`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at)
-           VALUES (${keyId}, ${accountId}, ${name}, ${prefix}, ${keyDigest(key)}, ${Date.now()})`;
+           VALUES (${keyId}, ${accountId}, ${name}, ${prefix}, ${hashApiKeySync(key)}, ${Date.now()})`;
   return { key, keyId, prefix };
 }
 
@@ -232,7 +232,7 @@ export class PostgresAccounts implements Accounts {
   /** The id of the key that `reference` names: the full key, its id (`key_…`) or its displayed prefix. */
   async #resolveKeyId(reference: string): Promise<string> {
     const rows = isWellFormedApiKey(reference)
-      ? await this.#sql<{ id: string }[]>`SELECT id FROM api_keys WHERE hash = ${keyDigest(reference)}`
+      ? await this.#sql<{ id: string }[]>`SELECT id FROM api_keys WHERE hash = ${hashApiKeySync(reference)}`
       : reference.startsWith("key_")
         ? await this.#sql<{ id: string }[]>`SELECT id FROM api_keys WHERE id = ${reference}`
         : await this.#sql<{ id: string }[]>`SELECT id FROM api_keys WHERE prefix = ${reference}`;

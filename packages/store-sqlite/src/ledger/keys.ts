@@ -1,7 +1,6 @@
 // API keys. The secret is shown once, at creation; the database keeps only its SHA-256 digest (to find
 // the key on each request) and its first characters (so people can tell their keys apart).
 import type { Database } from "bun:sqlite";
-import { createHash } from "node:crypto";
 import {
   generateApiKey,
   isWellFormedApiKey,
@@ -12,6 +11,7 @@ import {
   type NewKey,
   newId,
 } from "@social/core";
+import { hashApiKeySync } from "@social/store-kit";
 
 interface KeyRow {
   id: string;
@@ -35,14 +35,6 @@ function toKeyInfo(row: KeyRow): KeyInfo {
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
   };
-}
-
-/**
- * The SHA-256 hex digest that `Ledger.checkKey` looks keys up by: the same value as core's async
- * `hashApiKey`, computed synchronously so key creation and revocation fit inside one transaction.
- */
-export function hashApiKeySync(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
 }
 
 function assertRoomForKey(db: Database, accountId: string): void {
@@ -124,3 +116,5 @@ export function listKeys(db: Database, accountId?: string): KeyInfo[] {
           .all(accountId);
   return rows.map(toKeyInfo);
 }
+
+export { hashApiKeySync };
