@@ -1,4 +1,6 @@
 export * from "./keys.ts";
 export * from "./pages.ts";
 export * from "./rows.ts";
+export * from "./search-cursor.ts";
+export * from "./search-tokens.ts";
 export * from "./world.ts";

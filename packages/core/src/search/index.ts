@@ -6,3 +6,4 @@ export { parseQuery, SEARCH_QUERY_LIMITS } from "./parse.ts";
 export { printQuery } from "./print.ts";
 export { parseSearchQuery } from "./query-param.ts";
 export { searchDocument, tokenize } from "./text.ts";
+export { dayStartMs, timeBounds } from "./time-bounds.ts";

@@ -1,24 +1,26 @@
 // The Store port on PostgreSQL (Bun.sql): each resource's statements and row mapping live in the module
 // of its name beside this one, as on SQLite, and this class only hands each read to its module.
 
-import type {
-  Article,
-  Community,
-  CommunityTweetSort,
-  GraphDirection,
-  IdPage,
-  Page,
-  PageRequest,
-  Relationship,
-  SearchNode,
-  SearchSortOrder,
-  Store,
-  TimeFilter,
-  TimelineKind,
-  Trend,
-  Tweet,
-  User,
-  UserLookup,
+import {
+  type Article,
+  type Community,
+  type CommunityTweetSort,
+  DEFAULT_SEARCH_LIMITS,
+  type GraphDirection,
+  type IdPage,
+  type Page,
+  type PageRequest,
+  type Relationship,
+  type SearchLimits,
+  type SearchNode,
+  type SearchSortOrder,
+  type Store,
+  type TimeFilter,
+  type TimelineKind,
+  type Trend,
+  type Tweet,
+  type User,
+  type UserLookup,
 } from "@social/core";
 import type { SQL } from "bun";
 import { answerOutagesAsUnavailable } from "../outage.ts";
@@ -26,9 +28,18 @@ import { CommunityReads } from "./communities.ts";
 import { ConversationReads, type SelfThread } from "./conversations.ts";
 import { GraphReads } from "./graph.ts";
 import { ListReads } from "./lists.ts";
+import { TweetSearch } from "./search.ts";
 import { TrendReads } from "./trends.ts";
 import { TweetReads } from "./tweets.ts";
 import { UserReads } from "./users.ts";
+
+export interface PostgresStoreOptions {
+  search?: Partial<SearchLimits>;
+  concurrentSearches?: number;
+}
+
+/** Half the default pool of openPostgres. */
+const DEFAULT_CONCURRENT_SEARCHES = 10;
 
 export class PostgresStore implements Store {
   readonly #users: UserReads;
@@ -38,8 +49,13 @@ export class PostgresStore implements Store {
   readonly #lists: ListReads;
   readonly #communities: CommunityReads;
   readonly #trends: TrendReads;
+  readonly #search: TweetSearch;
 
-  constructor(sql: SQL) {
+  /**
+   * `search`: how much work one search may do (tests shrink it); `concurrentSearches`: how many of the
+   * pool's connections searches may hold at once, so lookups and charges always find one.
+   */
+  constructor(sql: SQL, options: PostgresStoreOptions = {}) {
     this.#users = new UserReads(sql);
     this.#graph = new GraphReads(sql, this.#users);
     this.#tweets = new TweetReads(sql);
@@ -47,6 +63,11 @@ export class PostgresStore implements Store {
     this.#lists = new ListReads(sql);
     this.#communities = new CommunityReads(sql);
     this.#trends = new TrendReads(sql);
+    this.#search = new TweetSearch(
+      sql,
+      { ...DEFAULT_SEARCH_LIMITS, ...options.search },
+      options.concurrentSearches ?? DEFAULT_CONCURRENT_SEARCHES,
+    );
   }
 
   tweetsByIds(ids: readonly string[]): Promise<Tweet[]> {
@@ -143,8 +164,8 @@ export class PostgresStore implements Store {
     return this.#trends.trends(woeid, limit);
   }
 
-  async searchTweets(_query: SearchNode, _sortOrder: SearchSortOrder, _page: PageRequest): Promise<Page<Tweet>> {
-    throw new Error("search on PostgreSQL is not built yet");
+  searchTweets(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
+    return this.#search.page(query, sortOrder, page);
   }
 }
 

@@ -12,7 +12,8 @@
 //   index) where SQLite uses an FTS5 table with the same tokenizer.
 // - The documents (`doc`, `extra`) are TEXT, not JSONB: JSONB reorders keys, and the API writes these
 //   objects out in the order they were generated.
-// - The tweets' full-text search index is not here yet.
+// - Search reads `search_vector`, a tsvector of the core's tokens written by the writer (see
+//   ../search/lexemes.ts), in a GIN index, where SQLite has an FTS5 table.
 import type { Migration } from "../migrate.ts";
 
 export const worldMigrations: readonly Migration[] = [
@@ -60,7 +61,8 @@ export const worldMigrations: readonly Migration[] = [
       quoted_id BIGINT,
       retweeted_id BIGINT,
       extra TEXT NOT NULL,
-      author_protected BOOLEAN NOT NULL
+      author_protected BOOLEAN NOT NULL,
+      search_vector TSVECTOR NOT NULL
     )`;
     await tx`CREATE INDEX tweets_author ON tweets (author_id, id)`;
     await tx`CREATE INDEX tweets_author_originals ON tweets (author_id, id) WHERE NOT is_reply`;
@@ -69,7 +71,9 @@ export const worldMigrations: readonly Migration[] = [
     await tx`CREATE INDEX tweets_quotes ON tweets (quoted_id, id) WHERE quoted_id IS NOT NULL`;
     await tx`CREATE INDEX tweets_retweets ON tweets (retweeted_id, id) WHERE retweeted_id IS NOT NULL`;
     await tx`CREATE INDEX tweets_conversation ON tweets (conversation_id, id)`;
-    await tx`CREATE INDEX tweets_created ON tweets (created_ms)`;
+    // (created_ms, id): search finds the first tweet of a day here, to turn since:/until: into ids.
+    await tx`CREATE INDEX tweets_created ON tweets (created_ms, id)`;
+    await tx`CREATE INDEX tweets_search ON tweets USING GIN (search_vector)`;
 
     // Both sides' verified flags are copied here so that verified-only pages walk a partial index. The
     // key is follower-first because the generator emits follows grouped by follower.

@@ -7,6 +7,7 @@ import { type Tweet, tokenize, type UserLookup } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
 import { WorldDerivation, type WorldTable } from "@social/store-kit";
 import type { TransactionSQL } from "bun";
+import { searchVector } from "../search/lexemes.ts";
 import { asciiFold } from "./rows.ts";
 
 export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-kit";
@@ -23,6 +24,8 @@ export class WorldWriter implements WorldSink {
   readonly #onTweetsWritten: (tweets: number) => void;
   #tweetsInserted = 0;
   readonly #world = new WorldDerivation();
+  /** The search vector needs each tweet's author username, kept rather than queried per row. */
+  readonly #usernames = new Map<number, string>();
 
   /** `onTweetsWritten`: told how many tweets the database holds whenever an insert of tweets completes. */
   constructor(tx: TransactionSQL, onTweetsWritten: (tweets: number) => void = () => {}) {
@@ -138,12 +141,21 @@ export class WorldWriter implements WorldSink {
 
   #writeUser(lookup: UserLookup): void {
     const row = this.#world.user(lookup);
+    this.#usernames.set(row.id, row.username);
     this.#add("users", { ...row, username_key: asciiFold(row.username) });
   }
 
   #writeTweet(tweet: Tweet, communityId: string | undefined): void {
     const row = this.#world.tweet(tweet);
-    this.#add("tweets", row);
+    const search_vector = searchVector({
+      text: row.text,
+      // Every author is known: the derivation above stops the build at a tweet of an unknown user.
+      username: this.#usernames.get(row.author_id) as string,
+      lang: row.lang,
+      hasLinks: row.has_links,
+      isReply: row.is_reply,
+    });
+    this.#add("tweets", { ...row, search_vector });
     if (communityId !== undefined) this.#add("community_tweets", this.#world.communityTweet(communityId, tweet, row));
   }
 }

@@ -17,10 +17,10 @@
 // near-equal scores fall back to newest first; without a text phrase to score, every tweet is in
 // bucket 0 and relevancy is recency. The ranked statement scores the driving matches from ?1 up; the
 // executor sets ?1 so that they are the newest few thousand (see `candidateQuery`).
-import type { Cursor, SearchNode, SearchSortOrder } from "@social/core";
-import { TWEET_COLUMNS } from "@social/store-kit";
+import { dayStartMs, type SearchNode, type SearchSortOrder, timeBounds } from "@social/core";
+import { authorToken, langToken, TWEET_COLUMNS } from "@social/store-kit";
 import { VISIBLE } from "../world/rows.ts";
-import { authorToken, ftsPhrase, langToken } from "./fts-columns.ts";
+import { ftsPhrase } from "./fts-columns.ts";
 
 export type SqlParam = string | number;
 
@@ -42,11 +42,6 @@ export interface SearchPlan {
   until?: number;
 }
 
-/** Keyset positions: recency pages continue after [id], relevancy pages after [bucket, id]. */
-export function searchCursor(sortOrder: SearchSortOrder, row: { id: number; bucket: number }): Cursor {
-  return sortOrder === "recency" ? [row.id] : [row.bucket, row.id];
-}
-
 type Expr =
   | { kind: "const"; value: boolean }
   | { kind: "fts"; query: string; ranked: boolean }
@@ -59,12 +54,6 @@ const FALSE: Expr = { kind: "const", value: false };
 const FIRST_VALUE_SLOT = 6;
 /** bm25 is multiplied by this before rounding to a bucket: three decimals of score. */
 const RELEVANCY_SCALE = 1000;
-
-function dayStartMs(date: string): number {
-  const ms = Date.parse(`${date}T00:00:00.000Z`);
-  if (Number.isNaN(ms)) throw new RangeError(`search: invalid date ${JSON.stringify(date)}`);
-  return ms;
-}
 
 /** Text phrases are the only leaves bm25 scores: the other columns are weighted 0. */
 function textPhrase(value: string): Expr {
@@ -232,17 +221,6 @@ function drivingMatch(expr: Expr): { match: FtsQuery; rest?: Expr } | undefined 
   const { match, rest } = splitConjunction(expr.children);
   if (match === undefined) return undefined;
   return { match, rest: rest.length === 1 ? rest[0] : { kind: "and", children: rest } };
-}
-
-/** since: / until: that every match must satisfy: those at the top level or in a top-level AND. */
-function timeBounds(
-  node: SearchNode,
-  bounds: { since?: number; until?: number } = {},
-): { since?: number; until?: number } {
-  if (node.kind === "and") for (const child of node.children) timeBounds(child, bounds);
-  if (node.kind === "since") bounds.since = Math.max(bounds.since ?? -Infinity, dayStartMs(node.date));
-  if (node.kind === "until") bounds.until = Math.min(bounds.until ?? Infinity, dayStartMs(node.date));
-  return bounds;
 }
 
 const RANK = `CAST(round(bm25(tweets_fts, 1.0, 0.0, 0.0, 0.0) * ${RELEVANCY_SCALE}) AS INTEGER)`;

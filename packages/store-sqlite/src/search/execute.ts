@@ -12,14 +12,8 @@
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
 //   top-level since: / until: becomes an id range, which the FTS5 index and the primary key seek to.
 import type { Database, Statement } from "bun:sqlite";
-import {
-  ApiError,
-  type Cursor,
-  invalidPageToken,
-  type SearchLimits,
-  type SearchNode,
-  type SearchSortOrder,
-} from "@social/core";
+import { ApiError, type Cursor, type SearchLimits, type SearchNode, type SearchSortOrder } from "@social/core";
+import { CEILING, searchPosition } from "@social/store-kit";
 import type { TweetRow } from "../world/rows.ts";
 import { compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
 import { FairLane } from "./lane.ts";
@@ -27,8 +21,6 @@ import { StatementCache } from "./statement-cache.ts";
 
 export type SearchRow = TweetRow & { bucket: number };
 
-/** Above every id (ids are < 2^53). */
-const ID_CEILING = 2 ** 53;
 /** Distinct search shapes kept prepared. */
 const SEARCH_STATEMENTS = 256;
 /** How much a window may grow or shrink from one step to the next. */
@@ -38,17 +30,6 @@ const MAX_GROWTH = 8;
 function budgetExceeded(limits: SearchLimits): ApiError {
   const message = `This search examined more tweets than one request may (${limits.budgetMs} ms of database time) without filling its page: narrow it with a positive word, #hashtag, from: or lang:, or a since:/until: range`;
   return new ApiError("invalid_request", message, { details: [{ parameter: "query", message }] });
-}
-
-/** The keyset position to continue after; the first page starts above every row. */
-function position(sortOrder: SearchSortOrder, after: Cursor | undefined): { bucket: number; id: number } {
-  if (after === undefined) return { bucket: -ID_CEILING, id: ID_CEILING };
-  const expected = sortOrder === "recency" ? 1 : 2;
-  if (after.length !== expected || !after.every((value) => Number.isSafeInteger(value))) throw invalidPageToken();
-  const [first, second] = after as number[];
-  return sortOrder === "recency"
-    ? { bucket: 0, id: first as number }
-    : { bucket: first as number, id: second as number };
 }
 
 /** The database time a search has spent, and the sizes of its windows. */
@@ -114,7 +95,7 @@ export class SearchExecutor {
     after: Cursor | undefined,
     owner: string,
   ): Promise<SearchRow[]> {
-    const from = position(sortOrder, after);
+    const from = searchPosition(sortOrder, after);
     const plan = compileSearch(query, sortOrder);
     if (plan === undefined) return [];
     const world = this.#world();
@@ -207,7 +188,7 @@ export class SearchExecutor {
     if (since === undefined && until === undefined) return range;
     const meta = this.#idsFollowTime.get();
     if (meta?.ids_follow_time !== 1) return range;
-    const firstIdFrom = (ms: number) => this.#firstIdFrom.get(ms)?.id ?? ID_CEILING;
+    const firstIdFrom = (ms: number) => this.#firstIdFrom.get(ms)?.id ?? CEILING;
     if (since !== undefined) range.low = Math.max(range.low, firstIdFrom(since));
     if (until !== undefined) range.high = Math.min(range.high, firstIdFrom(until));
     return range;

@@ -1,8 +1,7 @@
 // Recent search: the rows of the compiled search plan (../search) as a page of tweets.
 import type { Database } from "bun:sqlite";
 import type { Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
-import { tweetFromRow } from "@social/store-kit";
-import { searchCursor } from "../search/compile.ts";
+import { searchCursor, tweetFromRow } from "@social/store-kit";
 import { SearchExecutor } from "../search/execute.ts";
 import { pageOf } from "./reads.ts";
 

@@ -4,8 +4,8 @@
 import type { Database } from "bun:sqlite";
 import type { Tweet, UserLookup } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
-import { type WorldCounts, WorldDerivation } from "@social/store-kit";
-import { authorToken, flagsText, langToken } from "../search/fts-columns.ts";
+import { authorToken, langToken, type WorldCounts, WorldDerivation } from "@social/store-kit";
+import { flagsText } from "../search/fts-columns.ts";
 
 export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-kit";
 

@@ -1,0 +1,155 @@
+// Runs a compiled search (./compile.ts) with bounded work, as SQLite's executor does with its own
+// machinery (packages/store-sqlite/src/search/execute.ts); the limits are the same product decision:
+//
+// - Each search is one transaction on one connection, with `statement_timeout` set to the search's
+//   database-time budget: a search that cannot fill its page within it is refused with the same 400
+//   as on SQLite, saying how to narrow it, and nothing is charged. The transaction also gives every
+//   statement of the search one snapshot, so a world rebuilt meanwhile is seen whole or not at all.
+// - Plans are made for each search's own values (`plan_cache_mode`): the planner's choice between
+//   walking the primary key newest first and gathering matches through the GIN index depends on how
+//   common the words are, which a generic plan cannot know.
+// - When the world's tweet ids follow their creation time (the writer records whether they do), a
+//   top-level since: / until: becomes an id range, which the primary key seeks to.
+// - Relevancy ranks the newest `relevancyCandidates` matches of the driving tsquery, so its one ranking
+//   statement scores a bounded set.
+// - A gate (./gate.ts) keeps searches from taking every connection of the pool.
+import { ApiError, type Cursor, type SearchLimits, type SearchNode, type SearchSortOrder } from "@social/core";
+import { CEILING, type SearchPosition, searchPosition, TWEET_COLUMNS } from "@social/store-kit";
+import { SQL, type TransactionSQL } from "bun";
+import { type TweetRow, VISIBLE } from "../world/rows.ts";
+import { compileSearch, renderCondition, type SearchPlan, Values } from "./compile.ts";
+import { SearchGate } from "./gate.ts";
+
+export type SearchRow = TweetRow & { bucket: number };
+
+/** bm25 on SQLite and ts_rank here are scaled by this before rounding to a bucket: three decimals. */
+const RELEVANCY_SCALE = 1000;
+/** ts_rank's weights for D, C, B, A: text lexemes are weight A, the other fields score nothing. */
+const TEXT_ONLY = "'{0,0,0,1}'";
+const STATEMENT_TIMEOUT = "57014";
+
+function budgetExceeded(limits: SearchLimits): ApiError {
+  const message = `This search examined more tweets than one request may (${limits.budgetMs} ms of database time) without filling its page: narrow it with a positive word, #hashtag, from: or lang:, or a since:/until: range`;
+  return new ApiError("invalid_request", message, { details: [{ parameter: "query", message }] });
+}
+
+function timedOut(error: unknown): boolean {
+  return error instanceof SQL.PostgresError && error.errno === STATEMENT_TIMEOUT;
+}
+
+const SETTINGS =
+  "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)";
+
+// Both bounds are read per search (index seeks), not kept: the operator CLI can rebuild the world under
+// a running server.
+const RANGE = `SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high,
+  coalesce((SELECT ids_follow_time FROM world_meta WHERE id = 1), false) AS ids_follow_time,
+  (SELECT id FROM tweets WHERE created_ms >= $1::bigint ORDER BY created_ms, id LIMIT 1) AS since_id,
+  (SELECT id FROM tweets WHERE created_ms >= $2::bigint ORDER BY created_ms, id LIMIT 1) AS until_id`;
+
+interface RangeRow {
+  low: string | null;
+  high: string | null;
+  ids_follow_time: boolean;
+  since_id: string | null;
+  until_id: string | null;
+}
+
+export class SearchExecutor {
+  readonly #sql: SQL;
+  readonly #limits: SearchLimits;
+  readonly #gate: SearchGate;
+
+  /** `concurrentSearches`: how many of the pool's connections searches may hold at once. */
+  constructor(sql: SQL, limits: SearchLimits, concurrentSearches: number) {
+    this.#sql = sql;
+    this.#limits = limits;
+    this.#gate = new SearchGate(concurrentSearches, limits.maxWaiting);
+  }
+
+  /** Up to `limit` rows of `query` after `after`, in the sort order's order; `owner` takes turns at the gate. */
+  async rows(
+    query: SearchNode,
+    sortOrder: SearchSortOrder,
+    limit: number,
+    after: Cursor | undefined,
+    owner: string,
+  ): Promise<SearchRow[]> {
+    const from = searchPosition(sortOrder, after);
+    const plan = compileSearch(query);
+    if (plan === undefined) return [];
+    try {
+      return await this.#gate.run(owner, () =>
+        this.#sql.begin(async (tx) => {
+          await tx.unsafe(SETTINGS, [String(this.#limits.budgetMs)]);
+          const { low, high } = await this.#idRange(tx, plan);
+          if (low >= high) return [];
+          return sortOrder === "relevancy" && plan.ranking !== undefined
+            ? this.#ranked(tx, plan.ranking, low, high, limit, from)
+            : this.#newest(tx, plan, low, Math.min(high, from.id), limit);
+        }),
+      );
+    } catch (error) {
+      throw timedOut(error) ? budgetExceeded(this.#limits) : error;
+    }
+  }
+
+  /** The matches in [low, high), newest first, every row in bucket 0. */
+  async #newest(tx: TransactionSQL, plan: SearchPlan, low: number, high: number, limit: number) {
+    const values = new Values(4);
+    const where = renderCondition(plan.condition, values);
+    const rows = await tx.unsafe<SearchRow[]>(
+      `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t
+       WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND (${where})
+       ORDER BY t.id DESC LIMIT $3`,
+      [low, high, limit, ...values.list],
+    );
+    return [...rows];
+  }
+
+  /** The driver's newest candidates from the bucket and id after `from`, best bucket first, then newest. */
+  async #ranked(
+    tx: TransactionSQL,
+    ranking: NonNullable<SearchPlan["ranking"]>,
+    low: number,
+    high: number,
+    limit: number,
+    from: SearchPosition,
+  ) {
+    const floor = await this.#candidateFloor(tx, ranking.driver, low, high);
+    const values = new Values(6);
+    const driver = values.slot(ranking.driver, "tsquery");
+    const rest = ranking.rest === undefined ? "" : ` AND (${renderCondition(ranking.rest, values)})`;
+    const rows = await tx.unsafe<SearchRow[]>(
+      `SELECT ${TWEET_COLUMNS}, r.bucket FROM tweets t
+       CROSS JOIN LATERAL (SELECT round(ts_rank(${TEXT_ONLY}, t.search_vector, ${driver}) * -${RELEVANCY_SCALE})::integer AS bucket) r
+       WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND t.search_vector @@ ${driver}${rest}
+         AND (r.bucket > $4::bigint OR (r.bucket = $4::bigint AND t.id < $5::bigint))
+       ORDER BY r.bucket, t.id DESC LIMIT $3`,
+      [floor, high, limit, from.bucket, from.id, ...values.list],
+    );
+    return [...rows];
+  }
+
+  /** The lowest id among the newest `relevancyCandidates` matches of `driver` in [low, high). */
+  async #candidateFloor(tx: TransactionSQL, driver: string, low: number, high: number): Promise<number> {
+    const [row] = await tx.unsafe<{ id: string }[]>(
+      `SELECT t.id FROM tweets t WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE}
+         AND t.search_vector @@ $4::tsquery ORDER BY t.id DESC OFFSET $3 LIMIT 1`,
+      [low, high, this.#limits.relevancyCandidates - 1, driver],
+    );
+    return row === undefined ? low : Number(row.id);
+  }
+
+  /** Ids [low, high) of the world that can hold the plan's matches. */
+  async #idRange(tx: TransactionSQL, plan: SearchPlan): Promise<{ low: number; high: number }> {
+    const [row] = await tx.unsafe<RangeRow[]>(RANGE, [plan.since ?? null, plan.until ?? null]);
+    if (row === undefined || row.low === null || row.high === null) return { low: 0, high: 0 };
+    const range = { low: Number(row.low), high: Number(row.high) + 1 };
+    if (!row.ids_follow_time) return range;
+    if (plan.since !== undefined)
+      range.low = Math.max(range.low, row.since_id === null ? CEILING : Number(row.since_id));
+    if (plan.until !== undefined && row.until_id !== null) range.high = Math.min(range.high, Number(row.until_id));
+    return range;
+  }
+}

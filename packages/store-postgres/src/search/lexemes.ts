@@ -1,0 +1,81 @@
+// The tweets' `search_vector` and the tsquery lexemes that query it. PostgreSQL's own parsers do not
+// tokenize as the core does (they drop `#` and `$`, keep accents), so the vector is written from the
+// core's tokens (`tokenize`, meaning fixed in @social/core search/ast.ts) and queries are written as
+// tsquery text from the same tokens; neither side ever goes through to_tsvector or to_tsquery.
+//
+// - Text tokens carry their positions (1, 2, …) and weight A, so `<->` finds phrases and ranking can
+//   weigh text alone.
+// - The author, the language and the filter flags are lexemes no text token can equal (a token holds
+//   only letters, numbers, marks, `#`, `$` and `_`): `@name`, `lang:<hex>`, `filter:links`. They carry
+//   no position, so they never take part in a phrase.
+// - PostgreSQL refuses a lexeme over 2,047 bytes, keeps positions up to 16,383 and 256 of them per
+//   lexeme. A longer token is replaced by its digest, on both sides alike; positions past those bounds
+//   are dropped, which only a text far longer than a post could notice (a phrase after its 16,383rd
+//   word, or past the 256th repeat of one word).
+import { createHash } from "node:crypto";
+import type { FilterName } from "@social/core";
+import { tokenize } from "@social/core";
+import { authorToken, langToken } from "@social/store-kit";
+
+const MAX_LEXEME_BYTES = 2047;
+const MAX_POSITION = 16_383;
+const MAX_POSITIONS_PER_LEXEME = 256;
+const utf8 = new TextEncoder();
+
+/** The lexeme of one core token. */
+function lexeme(token: string): string {
+  if (utf8.encode(token).length <= MAX_LEXEME_BYTES) return token;
+  return `~${createHash("sha256").update(token).digest("hex")}`;
+}
+
+/** A quoted lexeme of tsvector or tsquery text: inside the quotes only `'` and `\` need escaping. */
+function quoted(value: string): string {
+  return `'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+}
+
+export function authorLexeme(username: string): string | undefined {
+  const token = authorToken(username);
+  return token === undefined ? undefined : quoted(`@${token}`);
+}
+
+export function langLexeme(code: string): string {
+  return quoted(`lang:${langToken(code)}`);
+}
+
+export function filterLexeme(filter: FilterName): string {
+  return quoted(`filter:${filter}`);
+}
+
+/** The tsquery of a phrase (one token or several in a row), or undefined when `text` holds no token. */
+export function phraseQuery(text: string): string | undefined {
+  const tokens = tokenize(text);
+  return tokens.length === 0 ? undefined : tokens.map((token) => quoted(lexeme(token))).join(" <-> ");
+}
+
+export interface SearchFields {
+  text: string;
+  username: string;
+  lang: string;
+  hasLinks: boolean;
+  isReply: boolean;
+}
+
+/** The tsvector text of one tweet. */
+export function searchVector(fields: SearchFields): string {
+  const positions = new Map<string, number[]>();
+  tokenize(fields.text).forEach((token, index) => {
+    const position = index + 1;
+    if (position > MAX_POSITION) return;
+    const key = lexeme(token);
+    const list = positions.get(key);
+    if (list === undefined) positions.set(key, [position]);
+    else if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(position);
+  });
+  const parts = Array.from(positions, ([key, list]) => `${quoted(key)}:${list.map((p) => `${p}A`).join(",")}`);
+  const author = authorLexeme(fields.username);
+  if (author === undefined) throw new Error(`searchVector: ${JSON.stringify(fields.username)} is not a username`);
+  parts.push(author, langLexeme(fields.lang));
+  if (fields.hasLinks) parts.push(filterLexeme("links"));
+  if (fields.isReply) parts.push(filterLexeme("replies"));
+  return parts.join(" ");
+}

@@ -1,0 +1,21 @@
+// Recent search: the rows of the compiled search plan (../search) as a page of tweets.
+import type { Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
+import { searchCursor, tweetFromRow } from "@social/store-kit";
+import type { SQL } from "bun";
+import { SearchExecutor } from "../search/execute.ts";
+import { pageOf } from "./reads.ts";
+
+export class TweetSearch {
+  readonly #executor: SearchExecutor;
+
+  constructor(sql: SQL, limits: SearchLimits, concurrentSearches: number) {
+    this.#executor = new SearchExecutor(sql, limits, concurrentSearches);
+  }
+
+  async page(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
+    const rows = await this.#executor.rows(query, sortOrder, page.size + 1, page.after, page.owner ?? "");
+    return pageOf(rows, page.size, tweetFromRow, (row) =>
+      searchCursor(sortOrder, { bucket: Number(row.bucket), id: Number(row.id) }),
+    );
+  }
+}

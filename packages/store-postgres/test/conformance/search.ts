@@ -1,0 +1,457 @@
+// The search oracle: both adapters' compiled search must select exactly what the core's reference
+// matcher accepts, for any query and any tweets: random small worlds, random ASTs and random query
+// strings, every page of both sort orders, in the matcher's order (newest first) for recency. Relevancy
+// orders by each database's own text score (bm25 on SQLite, ts_rank on PostgreSQL), so there the pages
+// must hold each match exactly once.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  matches,
+  type PageRequest,
+  parseQuery,
+  type SearchNode,
+  type SearchSortOrder,
+  SearchSyntaxError,
+  type Store,
+  searchDocument,
+  type Tweet,
+  type UserLookup,
+} from "@social/core";
+import type { WorldRecord } from "@social/fixtures";
+import { WORLD_TABLES } from "@social/store-kit";
+import { openDatabase, SqliteStore, WorldWriter as SqliteWorldWriter } from "@social/store-sqlite";
+import type { SQL } from "bun";
+import fc from "fast-check";
+import { openPostgres } from "../../src/database.ts";
+import { PostgresStore } from "../../src/store/postgres-store.ts";
+import { WorldWriter as PostgresWorldWriter } from "../../src/world/writer.ts";
+import { type PostgresServer, startPostgres } from "../pg-server.ts";
+
+const USERNAMES = ["Alice", "bob", "CAROL_1", "dave", "K_9"];
+const LANGS = ["en", "EN", "fr", "ja", "zh-tw", "pt-BR", "pt", "und"];
+// Written as tweets are: case, diacritics, punctuation, FTS5 syntax and SQL that must stay plain text.
+const WORDS = [
+  "ai",
+  "AI",
+  "Bun",
+  "Café",
+  "cafe",
+  "naïve",
+  "NAIVE",
+  "e\u0301x",
+  "x_y",
+  "a#b",
+  "42",
+  "ΣΟΦΙΑΣ",
+  "σοφιας",
+  "日本",
+  "İstanbul",
+  "straße",
+  "don't",
+  "NEAR",
+  "AND",
+  "OR",
+  "NOT",
+  "text",
+  "author",
+  "lang",
+  "links",
+  "replies",
+];
+const TAGS = ["#AI", "#ai", "#bun", "#Café", "#日本", "$TSLA", "$aapl", "#ai_ml", "@bob", "@Alice"];
+// NUL only in queries: no post holds one, and PostgreSQL's TEXT cannot.
+const SYNTAX = ['"', "*", "^", ":", "(", ")", "'", ";", "--", "NEAR(ai bun)", "ai*", "col:ai", "{text}", "a\\b", "!"];
+const SEPARATORS = [" ", ", ", "! ", "\n", " - ", " (", ") ", ""];
+const DAY_MS = 86_400_000;
+const FIRST_DAY = Date.UTC(2025, 0, 1);
+const DAYS = 6;
+
+interface TweetSeed {
+  words: [string, string][];
+  author: number;
+  lang: string;
+  createdMs: number;
+  likes: number;
+  retweets: number;
+  reply: boolean;
+  link: boolean;
+}
+
+const tweetSeed: fc.Arbitrary<TweetSeed> = fc.record({
+  words: fc.array(fc.tuple(fc.constantFrom(...WORDS, ...TAGS, ...SYNTAX), fc.constantFrom(...SEPARATORS)), {
+    maxLength: 8,
+  }),
+  author: fc.nat({ max: USERNAMES.length - 1 }),
+  lang: fc.constantFrom(...LANGS),
+  createdMs: fc.integer({ min: FIRST_DAY, max: FIRST_DAY + DAYS * DAY_MS - 1 }),
+  likes: fc.nat({ max: 20 }),
+  retweets: fc.nat({ max: 20 }),
+  reply: fc.boolean(),
+  link: fc.boolean(),
+});
+
+function user(index: number): UserLookup {
+  return {
+    id: String(100 + index),
+    username: USERNAMES[index] as string,
+    name: `User ${index}`,
+    description: "",
+    created_at: "2020-01-01T00:00:00.000Z",
+    verified: false,
+    protected: false,
+    profile_image_url: "https://example.com/a.png",
+    follower_count: 0,
+    following_count: 0,
+    tweet_count: 0,
+    status: "active",
+  };
+}
+
+/** Ids increase with the seed's position, not with time: the compiler must not rely on either. */
+function tweet(seed: TweetSeed, index: number): Tweet {
+  const id = String(1000 + index * 7);
+  const text = seed.words.map(([word, separator]) => word + separator).join("") + (seed.link ? " https://t.co/x" : "");
+  const urls = seed.link
+    ? [{ start: 0, end: 1, url: "https://t.co/x", expanded_url: "https://example.com/", display_url: "example.com" }]
+    : [];
+  return {
+    id,
+    text,
+    author_id: String(100 + seed.author),
+    created_at: new Date(seed.createdMs).toISOString(),
+    lang: seed.lang,
+    conversation_id: id,
+    possibly_sensitive: false,
+    like_count: seed.likes,
+    retweet_count: seed.retweets,
+    reply_count: 0,
+    quote_count: 0,
+    bookmark_count: 0,
+    is_quote_status: false,
+    entities: { hashtags: [], urls, mentions: [] },
+    ...(seed.reply ? { in_reply_to_user_id: "100" } : {}),
+  };
+}
+
+function worldRecords(tweets: readonly Tweet[]): WorldRecord[] {
+  return [
+    ...USERNAMES.map((_, index): WorldRecord => ({ kind: "user", user: user(index) })),
+    ...tweets.map((t): WorldRecord => ({ kind: "tweet", tweet: t })),
+  ];
+}
+
+const WORLD_META = { seed: "test", clock: new Date(FIRST_DAY + DAYS * DAY_MS).toISOString() };
+
+/** A store holding just `tweets` (and the five users), and whether its writer found ids following time. */
+interface LoadedWorld {
+  store: Store;
+  idsFollowTime: boolean;
+  close(): Promise<void>;
+}
+
+interface Adapter {
+  name: string;
+  load(tweets: readonly Tweet[]): Promise<LoadedWorld>;
+}
+
+const sqlite: Adapter = {
+  name: "SQLite",
+  async load(tweets) {
+    const db = openDatabase(":memory:");
+    const writer = new SqliteWorldWriter(db);
+    writer.begin({ ...WORLD_META, tweets: tweets.length });
+    writer.write(worldRecords(tweets));
+    writer.end();
+    const meta = db.query("SELECT ids_follow_time FROM world_meta").get() as { ids_follow_time: number };
+    return {
+      // Windows that start at two tweets and shrink at every step make a search cross many windows even
+      // in a world of thirty tweets.
+      store: new SqliteStore(db, { search: { firstWindow: 2, stepMs: 0 } }),
+      idsFollowTime: meta.ids_follow_time === 1,
+      close: async () => db.close(),
+    };
+  },
+};
+
+/** PostgreSQL: one database on a server of this file's own, its world replaced for every run. */
+function postgresAdapter(sql: () => SQL): Adapter {
+  let store: PostgresStore | undefined;
+  return {
+    name: "PostgreSQL",
+    async load(tweets) {
+      const db = sql();
+      store ??= new PostgresStore(db);
+      await db.begin(async (tx) => {
+        await tx.unsafe(`TRUNCATE ${WORLD_TABLES.join(", ")}`);
+        const writer = new PostgresWorldWriter(tx);
+        writer.begin({ ...WORLD_META, tweets: tweets.length });
+        writer.write(worldRecords(tweets));
+        writer.end();
+        await writer.finished();
+      });
+      const [meta] = await db<{ ids_follow_time: boolean }[]>`SELECT ids_follow_time FROM world_meta`;
+      return { store, idsFollowTime: meta?.ids_follow_time === true, close: async () => {} };
+    },
+  };
+}
+
+async function allPages(store: Store, query: SearchNode, sortOrder: SearchSortOrder, size: number) {
+  const ids: string[] = [];
+  let page: PageRequest = { size };
+  for (let pages = 0; pages < 1000; pages++) {
+    const result = await store.searchTweets(query, sortOrder, page);
+    ids.push(...result.items.map((item) => item.id));
+    if (result.next === undefined) return ids;
+    expect(result.items.length).toBe(size);
+    page = { size, after: result.next };
+  }
+  throw new Error("pagination does not end");
+}
+
+function expected(tweets: readonly Tweet[], query: SearchNode): string[] {
+  return tweets
+    .filter((t) => matches(query, searchDocument(t, USERNAMES[Number(t.author_id) - 100] as string)))
+    .map((t) => t.id)
+    .sort((a, b) => Number(b) - Number(a));
+}
+
+/**
+ * With `timeOrdered`, ids increase with creation time, as in generated worlds, and the store may turn
+ * since: / until: into id bounds; otherwise they must stay plain filters.
+ */
+async function checkQueries(
+  adapter: Adapter,
+  seeds: readonly TweetSeed[],
+  queries: readonly SearchNode[],
+  size: number,
+  timeOrdered: boolean,
+) {
+  const ordered = timeOrdered ? [...seeds].sort((a, b) => a.createdMs - b.createdMs) : seeds;
+  const tweets = ordered.map(tweet);
+  const world = await adapter.load(tweets);
+  try {
+    if (timeOrdered) expect(world.idsFollowTime).toBe(true);
+    for (const query of queries) {
+      const truth = expected(tweets, query);
+      const context = `${adapter.name}: ${JSON.stringify(query)}`;
+      expect(await allPages(world.store, query, "recency", size), context).toEqual(truth);
+      const relevancy = await allPages(world.store, query, "relevancy", size);
+      expect(new Set(relevancy).size, context).toBe(relevancy.length);
+      expect(
+        [...relevancy].sort((a, b) => Number(b) - Number(a)),
+        context,
+      ).toEqual(truth);
+    }
+  } finally {
+    await world.close();
+  }
+}
+
+const day = fc
+  .integer({ min: -1, max: DAYS + 1 })
+  .map((n) => new Date(FIRST_DAY + n * DAY_MS).toISOString().slice(0, 10));
+const textValue = fc.constantFrom(...WORDS, ...SYNTAX, "\u0000", "ai bun", "café ai", "#ai", "b", "", "x\u0000y");
+const leaf: fc.Arbitrary<SearchNode> = fc.oneof(
+  textValue.map((value): SearchNode => ({ kind: "term", value })),
+  textValue.map((value): SearchNode => ({ kind: "phrase", value })),
+  fc
+    .constantFrom("ai", "AI", "bun", "café", "日本", "ai_ml", "x")
+    .map((value): SearchNode => ({ kind: "hashtag", value })),
+  fc.constantFrom("tsla", "AAPL", "x").map((value): SearchNode => ({ kind: "cashtag", value })),
+  fc
+    .constantFrom(...USERNAMES, "alice", "nobody", "bad name", "\u212A_9")
+    .map((username): SearchNode => ({ kind: "from", username })),
+  fc.constantFrom(...LANGS, "pt-br", "ZH-TW", "de").map((code): SearchNode => ({ kind: "lang", code })),
+  day.map((date): SearchNode => ({ kind: "since", date })),
+  day.map((date): SearchNode => ({ kind: "until", date })),
+  fc.nat({ max: 25 }).map((count): SearchNode => ({ kind: "min_faves", count })),
+  fc.nat({ max: 25 }).map((count): SearchNode => ({ kind: "min_retweets", count })),
+  fc.constantFrom("links" as const, "replies" as const).map((filter): SearchNode => ({ kind: "filter", filter })),
+);
+
+// Not flattened or simplified on purpose: the compiler must cope with any well-typed tree.
+const searchNode: fc.Arbitrary<SearchNode> = fc.letrec<{ node: SearchNode }>((tie) => ({
+  node: fc.oneof(
+    { maxDepth: 4, depthSize: "small", withCrossShrink: true },
+    leaf,
+    tie("node").map((child): SearchNode => ({ kind: "not", child })),
+    fc.array(tie("node"), { minLength: 2, maxLength: 3 }).map((children): SearchNode => ({ kind: "and", children })),
+    fc.array(tie("node"), { minLength: 2, maxLength: 3 }).map((children): SearchNode => ({ kind: "or", children })),
+  ),
+})).node;
+
+const queryWord = fc.constantFrom(
+  ...WORDS,
+  ...TAGS,
+  "#ai",
+  "$tsla",
+  "from:bob",
+  "from:ALICE",
+  "lang:en",
+  "lang:pt-br",
+  "filter:links",
+  "filter:replies",
+  "min_faves:5",
+  "min_retweets:10",
+  "since:2025-01-03",
+  "until:2025-01-04",
+  '"ai bun"',
+  '"café ai"',
+  "OR",
+  "(",
+  ")",
+  "-",
+);
+const queryText = fc
+  .array(fc.tuple(fc.boolean(), queryWord), { minLength: 1, maxLength: 6 })
+  .map((parts) => parts.map(([negated, word]) => (negated ? `-${word}` : word)).join(" "));
+
+function parsed(text: string): SearchNode | undefined {
+  try {
+    return parseQuery(text);
+  } catch (error) {
+    if (error instanceof SearchSyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/** The oracle on both adapters; PostgreSQL's server is started by the suite and removed after it. */
+export function searchConformance(runs: { asts: number; strings: number }): void {
+  let server: PostgresServer;
+  let sql: SQL;
+  beforeAll(async () => {
+    server = await startPostgres();
+    sql = await openPostgres(await server.createDatabase("search"));
+  });
+  afterAll(async () => {
+    await sql?.close();
+    server?.stop();
+  });
+  const adapters = [sqlite, postgresAdapter(() => sql)];
+
+  describe.each(adapters)("searchTweets on $name agrees with the reference matcher", (adapter) => {
+    test("random ASTs over random tweets, every page of both sort orders", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(tweetSeed, { maxLength: 30 }),
+          fc.array(searchNode, { minLength: 1, maxLength: 8 }),
+          fc.integer({ min: 1, max: 4 }),
+          fc.boolean(),
+          (seeds, queries, size, timeOrdered) => checkQueries(adapter, seeds, queries, size, timeOrdered),
+        ),
+        { numRuns: runs.asts },
+      );
+    }, 120_000);
+
+    test("random query strings through parseQuery", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(tweetSeed, { maxLength: 30 }),
+          fc.array(queryText, { minLength: 1, maxLength: 8 }),
+          fc.integer({ min: 1, max: 4 }),
+          fc.boolean(),
+          async (seeds, texts, size, timeOrdered) => {
+            const queries = texts.map(parsed).filter((query) => query !== undefined);
+            await checkQueries(adapter, seeds, queries, size, timeOrdered);
+          },
+        ),
+        { numRuns: runs.strings },
+      );
+    }, 120_000);
+
+    test("FTS5, tsquery and SQL syntax in values is literal text", async () => {
+      const hostile = [
+        'a"b',
+        '"',
+        '""',
+        "*",
+        "ai*",
+        "NEAR(ai bun)",
+        "NEAR",
+        "text:ai",
+        "author : bob",
+        "{text}:ai",
+        "^ai",
+        "(",
+        ")",
+        "\u0000",
+        "ai\u0000bun",
+        "' OR 1=1 --",
+        "'); DROP TABLE tweets; --",
+        "ai OR bun",
+        "ai & bun",
+        "!ai",
+        "ai <-> bun",
+        "ai:*",
+        "'ai'",
+        "a\\b",
+        "ai AND bun",
+        "NOT ai",
+        "-ai",
+        "+ai",
+      ];
+      const seeds: TweetSeed[] = [
+        'a"b NEAR(ai bun) ^ai text:ai',
+        "ai bun OR NOT ' OR 1=1 -- a\\b & !x <-> y",
+        "plain ai bun",
+        "{text}:ai author : bob",
+        "nothing here",
+      ].map((text, index) => ({
+        words: [[text, ""]],
+        author: index % USERNAMES.length,
+        lang: "en",
+        createdMs: FIRST_DAY + index,
+        likes: 0,
+        retweets: 0,
+        reply: false,
+        link: false,
+      }));
+      const queries = hostile.flatMap((value): SearchNode[] => [
+        { kind: "term", value },
+        { kind: "phrase", value },
+        { kind: "hashtag", value },
+        { kind: "not", child: { kind: "phrase", value } },
+        { kind: "from", username: value },
+        { kind: "lang", code: value },
+      ]);
+      await checkQueries(adapter, seeds, queries, 2, false);
+    });
+
+    test("hostile values find the tweets holding their words, and run nothing", async () => {
+      const texts = ['say "NEAR(ai bun)" now', "x' OR 1=1 -- y", "col:ai ^start (group)", "a\\b & !c"] as const;
+      const tweets = texts.map((text, index) =>
+        tweet(
+          {
+            words: [[text, ""]],
+            author: 0,
+            lang: "en",
+            createdMs: FIRST_DAY,
+            likes: 0,
+            retweets: 0,
+            reply: false,
+            link: false,
+          },
+          index,
+        ),
+      );
+      const world = await adapter.load(tweets);
+      try {
+        const { store } = world;
+        const found = async (query: SearchNode) =>
+          (await store.searchTweets(query, "recency", { size: 10 })).items.map((item) => item.text);
+        expect(await found({ kind: "phrase", value: "NEAR(ai bun)" })).toEqual([texts[0]]);
+        expect(await found({ kind: "term", value: '"NEAR(ai bun)"' })).toEqual([texts[0]]);
+        expect(await found({ kind: "phrase", value: "' OR 1=1 --" })).toEqual([texts[1]]);
+        expect(await found({ kind: "phrase", value: "col:ai ^start (group" })).toEqual([texts[2]]);
+        expect(await found({ kind: "phrase", value: "a\u0000b" })).toEqual([texts[3]]);
+        expect(await found({ kind: "phrase", value: "a\\b & !c" })).toEqual([texts[3]]);
+        expect(await found({ kind: "term", value: "*" })).toEqual([]);
+        expect(
+          await found({ kind: "not", child: { kind: "phrase", value: "'); DROP TABLE tweets; --" } }),
+        ).toHaveLength(4);
+        expect((await store.tweetsByIds(tweets.map((t) => t.id))).length).toBe(4);
+      } finally {
+        await world.close();
+      }
+    });
+  });
+}
