@@ -7,7 +7,8 @@
 //   statement of the search one snapshot, so a world rebuilt meanwhile is seen whole or not at all.
 // - Plans are made for each search's own values (`plan_cache_mode`): the planner's choice between
 //   walking the primary key newest first and gathering matches through the GIN index depends on how
-//   common the words are, which a generic plan cannot know.
+//   common the words are, which a generic plan cannot know (and the statistics it reads are finer
+//   for search_vector, see ../world/schema.ts).
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
 //   top-level since: / until: becomes an id range, which the primary key seeks to.
 // - Relevancy ranks the newest `relevancyCandidates` matches of the driving tsquery, so its one ranking
@@ -37,8 +38,11 @@ function timedOut(error: unknown): boolean {
   return error instanceof SQL.PostgresError && error.errno === STATEMENT_TIMEOUT;
 }
 
-const SETTINGS =
-  "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)";
+// Parallel workers take milliseconds to start and the connections of other requests' statements: one
+// search is one backend.
+const SETTINGS = `SELECT set_config('statement_timeout', $1, true),
+  set_config('plan_cache_mode', 'force_custom_plan', true),
+  set_config('max_parallel_workers_per_gather', '0', true)`;
 
 // Both bounds are read per search (index seeks), not kept: the operator CLI can rebuild the world under
 // a running server.

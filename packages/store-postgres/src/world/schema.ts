@@ -74,6 +74,10 @@ export const worldMigrations: readonly Migration[] = [
     // (created_ms, id): search finds the first tweet of a day here, to turn since:/until: into ids.
     await tx`CREATE INDEX tweets_created ON tweets (created_ms, id)`;
     await tx`CREATE INDEX tweets_search ON tweets USING GIN (search_vector)`;
+    // The planner chooses between the GIN index and a newest-first walk of the primary key by how common
+    // it thinks the lexemes are. With the default statistics a rare lexeme (one author's, a rare word) is
+    // guessed at about a thousand tweets, and the walk it picks then crosses the whole world.
+    await tx`ALTER TABLE tweets ALTER COLUMN search_vector SET STATISTICS 1000`;
 
     // Both sides' verified flags are copied here so that verified-only pages walk a partial index. The
     // key is follower-first because the generator emits follows grouped by follower.

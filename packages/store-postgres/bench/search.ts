@@ -1,65 +1,74 @@
-// Prints the store's figures: how long the default world and the large (1,000,000-tweet) world take to
-// build into a file, how large the file is, and in-process p50/p99 of searchTweets for each operator of
-// the search language, first page of 20, both sort orders, plus a deep recency page.
+// Prints both adapters' store figures side by side from one run: how long the large (1,000,000-tweet)
+// world takes to build into each, and in-process p50/p99 of searchTweets for each operator of the search
+// language (first page of 20, both sort orders), a deep recency page, and follower-id pages.
 //
-//   bun packages/store-sqlite/bench/search.ts [--database FILE] [--runs N]
+//   bun packages/store-postgres/bench/search.ts [--database FILE] [--postgres URL] [--runs N]
 //
-// With --database pointing at an existing built large world, the builds are skipped and only search is
-// measured. Queries are drawn from the world itself with a fixed seed, so runs are comparable. The
+// --database: the SQLite file of the large world, built there when missing (default data/bench/large.db).
+// --postgres: a database holding the large world, or an empty one to build it into; without it the bench
+// starts a PostgreSQL server of its own in a temp directory (as the tests do), builds the world there and
+// removes it afterwards. Queries are drawn from the world with a fixed seed, so runs are comparable. The
 // machine may be shared: repeat a run before reading much into one figure.
-import type { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { type Cursor, parseQuery, type SearchSortOrder, tokenize } from "@social/core";
-import { DEFAULT_WORLD, LARGE_WORLD, type WorldOptions } from "@social/fixtures";
-import { openDatabase } from "../src/database.ts";
-import { SqliteStore } from "../src/store/sqlite-store.ts";
+import { type Cursor, parseQuery, type SearchSortOrder, type Store, tokenize } from "@social/core";
+import { LARGE_WORLD } from "@social/fixtures";
+import {
+  buildWorld as buildSqliteWorld,
+  hasWorld as hasSqliteWorld,
+  openDatabase,
+  SqliteStore,
+} from "@social/store-sqlite";
+import { openPostgres } from "../src/database.ts";
+import { PostgresStore } from "../src/store/postgres-store.ts";
 import { buildWorld, hasWorld } from "../src/world/build.ts";
+import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 
+const root = resolve(import.meta.dir, "../../..");
 const { values } = parseArgs({
-  options: { database: { type: "string" }, runs: { type: "string", default: "200" } },
+  options: {
+    database: { type: "string", default: join(root, "data/bench/large.db") },
+    postgres: { type: "string" },
+    runs: { type: "string", default: "200" },
+  },
 });
 const runs = Number(values.runs);
+const seconds = (started: number) => `${((performance.now() - started) / 1000).toFixed(1)} s`;
 
-function megabytes(path: string): string {
-  const size = (suffix: string) => {
-    try {
-      return statSync(path + suffix).size;
-    } catch {
-      return 0;
-    }
-  };
-  return `${((size("") + size("-wal")) / 1e6).toFixed(0)} MB`;
-}
-
-function timeBuild(options: WorldOptions, path: string): Database {
-  const db = openDatabase(path);
+// 1. The large world in both databases.
+const databasePath = values.database as string;
+mkdirSync(join(databasePath, ".."), { recursive: true });
+const db = openDatabase(databasePath);
+if (!hasSqliteWorld(db)) {
   const started = performance.now();
-  const meta = buildWorld(db, options);
-  const seconds = (performance.now() - started) / 1000;
-  console.log(
-    `build ${String(meta.counts.tweet).padStart(9)} tweets, ${meta.counts.user} users, ${meta.counts.follow} follows: ` +
-      `${seconds.toFixed(1)} s, file ${megabytes(path)}`,
-  );
-  return db;
+  buildSqliteWorld(db, LARGE_WORLD);
+  db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  console.log(`SQLite: built the large world in ${seconds(started)}`);
 }
+console.log(`SQLite: ${databasePath}, ${(statSync(databasePath).size / 1e6).toFixed(0)} MB`);
 
-let db: Database;
-let scratch: string | undefined;
-const given = values.database === undefined ? undefined : openDatabase(values.database);
-if (given !== undefined && hasWorld(given)) {
-  db = given;
-  console.log(`using the world in ${values.database} (${megabytes(values.database as string)})`);
-} else {
-  given?.close();
-  scratch = mkdtempSync(join(tmpdir(), "search-bench-"));
-  timeBuild(DEFAULT_WORLD, join(scratch, "default.db")).close();
-  db = timeBuild(LARGE_WORLD, values.database ?? join(scratch, "large.db"));
+let server: PostgresServer | undefined;
+let url = values.postgres;
+if (url === undefined) {
+  server = await startPostgres();
+  url = await server.createDatabase("bench");
 }
+const sql = await openPostgres(url);
+if (!(await hasWorld(sql))) {
+  const started = performance.now();
+  await buildWorld(sql, LARGE_WORLD);
+  console.log(`PostgreSQL: built the large world in ${seconds(started)}`);
+}
+const [{ size }] = (await sql`SELECT pg_database_size(current_database()) AS size`) as [{ size: string }];
+console.log(`PostgreSQL: ${(Number(size) / 1e6).toFixed(0)} MB`);
 
-// A fixed-seed generator, so every run draws the same queries from the same world.
+const stores: [string, Store][] = [
+  ["SQLite", new SqliteStore(db)],
+  ["PostgreSQL", new PostgresStore(sql)],
+];
+
+// 2. Queries drawn from the world with a fixed-seed generator, so every run draws the same ones.
 let seed = 0x2545f491;
 function random(): number {
   seed ^= seed << 13;
@@ -119,15 +128,21 @@ const operators: Record<string, () => string> = {
   OR: () => `${word()} OR ${word()} OR ${pick(hashtags)}`,
   "OR with a count": () => `(${word()} OR min_faves:${pick([20, 100])}) lang:${pick(samples).lang}`,
 };
-
-const store = new SqliteStore(db);
 const QUERIES_PER_OPERATOR = 25;
 
+// 3. The figures.
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
 }
 
-async function measure(texts: readonly string[], sortOrder: SearchSortOrder, pageNumber = 1) {
+interface Figures {
+  p50: number;
+  p99: number;
+  /** Searches refused for their budget (400), which are timed too. */
+  refused: number;
+}
+
+async function measure(store: Store, texts: readonly string[], sortOrder: SearchSortOrder, pageNumber = 1) {
   const asts = texts.map((text) => parseQuery(text));
   // The cursor of the page before `pageNumber`, found once per query and left out of the timing.
   const cursors: (Cursor | undefined)[] = [];
@@ -139,40 +154,42 @@ async function measure(texts: readonly string[], sortOrder: SearchSortOrder, pag
     cursors.push(after);
   }
   const times: number[] = [];
-  let items = 0;
+  let refused = 0;
   for (let run = 0; run < runs; run++) {
     const index = run % asts.length;
     const started = performance.now();
-    const page = await store.searchTweets(asts[index] as ReturnType<typeof parseQuery>, sortOrder, {
-      size: 20,
-      after: cursors[index],
-    });
+    await store
+      .searchTweets(asts[index] as ReturnType<typeof parseQuery>, sortOrder, { size: 20, after: cursors[index] })
+      .catch(() => refused++);
     times.push(performance.now() - started);
-    items += page.items.length;
   }
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), items: items / runs };
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), refused };
 }
 
+const cell = (figures: Figures) =>
+  `${figures.p50.toFixed(2)} / ${figures.p99.toFixed(2)}${figures.refused > 0 ? ` (${figures.refused}×400)` : ""}`;
 const row = (cells: string[]) =>
-  console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(22) : cell.padStart(12))).join(""));
-console.log(`\nsearchTweets, first page of 20, ${runs} runs over ${QUERIES_PER_OPERATOR} queries per operator (ms)`);
-row(["operator", "recency p50", "p99", "relevancy p50", "p99", "rows/page"]);
+  console.log(cells.map((text, i) => (i === 0 ? text.padEnd(22) : text.padStart(24))).join(""));
+const names = stores.map(([name]) => name);
+
+console.log(
+  `\nsearchTweets, first page of 20, ${runs} runs over ${QUERIES_PER_OPERATOR} queries per operator: p50 / p99 ms`,
+);
+row(["operator", ...names.map((name) => `${name} recency`), ...names.map((name) => `${name} relevancy`)]);
 for (const [name, draw] of Object.entries(operators)) {
   const texts = Array.from({ length: QUERIES_PER_OPERATOR }, draw);
-  const recency = await measure(texts, "recency");
-  const relevancy = await measure(texts, "relevancy");
-  row([
-    name,
-    recency.p50.toFixed(2),
-    recency.p99.toFixed(2),
-    relevancy.p50.toFixed(2),
-    relevancy.p99.toFixed(2),
-    recency.items.toFixed(1),
-  ]);
+  const recency: Figures[] = [];
+  const relevancy: Figures[] = [];
+  for (const [, store] of stores) {
+    recency.push(await measure(store, texts, "recency"));
+    relevancy.push(await measure(store, texts, "relevancy"));
+  }
+  row([name, ...recency.map(cell), ...relevancy.map(cell)]);
 }
 
-console.log("\nkeyset pagination: the most common words at page 1 and page 50, recency (ms)");
+console.log("\nkeyset pagination: the most common words at page 1 and page 50, recency: p50 / p99 ms");
+row(["page", ...names]);
 const frequency = new Map<string, number>();
 for (const w of words) frequency.set(w, (frequency.get(w) ?? 0) + 1);
 const common = [...frequency.entries()]
@@ -180,11 +197,13 @@ const common = [...frequency.entries()]
   .slice(0, QUERIES_PER_OPERATOR)
   .map(([w]) => w);
 for (const pageNumber of [1, 50]) {
-  const { p50, p99 } = await measure(common, "recency", pageNumber);
-  row([`page ${pageNumber}`, p50.toFixed(2), p99.toFixed(2)]);
+  const figures: Figures[] = [];
+  for (const [, store] of stores) figures.push(await measure(store, common, "recency", pageNumber));
+  row([`page ${pageNumber}`, ...figures.map(cell)]);
 }
 
-console.log("\nfollowers ids, pages of 5,000 of the 5 most-followed accounts, first and last page (ms)");
+console.log("\nfollowers ids, pages of 5,000 of the 5 most-followed accounts, first and last page: p50 / p99 ms");
+row(["page", ...names]);
 const biggest = db
   .query<{ id: number }, []>(
     "SELECT followee_id AS id FROM follows GROUP BY followee_id ORDER BY COUNT(*) DESC LIMIT 5",
@@ -192,7 +211,7 @@ const biggest = db
   .all()
   .map((account) => String(account.id));
 /** The cursor that reads a user's last page of follower ids (undefined when there is one page). */
-async function lastPageCursor(userId: string): Promise<Cursor | undefined> {
+async function lastPageCursor(store: Store, userId: string): Promise<Cursor | undefined> {
   let after: Cursor | undefined;
   for (;;) {
     const page = await store.graphIds(userId, "followers", after ? { size: 5000, after } : { size: 5000 });
@@ -200,22 +219,25 @@ async function lastPageCursor(userId: string): Promise<Cursor | undefined> {
     after = page.next;
   }
 }
-const lastCursors = await Promise.all(biggest.map(lastPageCursor));
-for (const [label, cursorOf] of [
-  ["first page", () => undefined],
-  ["last page", (index: number) => lastCursors[index]],
-] as const) {
+async function idPages(store: Store, last: boolean): Promise<Figures> {
+  const cursors = last ? await Promise.all(biggest.map((id) => lastPageCursor(store, id))) : [];
   const times: number[] = [];
   for (let run = 0; run < runs; run++) {
     const index = run % biggest.length;
-    const after = cursorOf(index);
+    const after = cursors[index];
     const started = performance.now();
     await store.graphIds(biggest[index] as string, "followers", after ? { size: 5000, after } : { size: 5000 });
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  row([label, percentile(times, 0.5).toFixed(2), percentile(times, 0.99).toFixed(2)]);
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), refused: 0 };
+}
+for (const last of [false, true]) {
+  const figures: Figures[] = [];
+  for (const [, store] of stores) figures.push(await idPages(store, last));
+  row([last ? "last page" : "first page", ...figures.map(cell)]);
 }
 
 db.close();
-if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+await sql.close();
+server?.stop();
