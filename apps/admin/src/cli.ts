@@ -13,10 +13,13 @@ Commands:
   usage ACCOUNT_ID [--days N] [--limit N]      balance, credits spent per day, latest requests
   fixtures build [--tweets N] [--seed SEED]    rebuild the social world from the fixture generator
                                                (default 20000 tweets, at least 1000); keys and credits stay
+  db migrate                                   bring the database's schema up to date (every command and
+                                               the server also do so as they open it)
   help                                         show this text
 
 Environment:
-  DATABASE_URL   the SQLite database (default file:data/social.db)
+  DATABASE_URL   the database: a SQLite file (default file:data/social.db), or PostgreSQL with
+                 postgres://user:password@host:5432/database (postgresql:// too)
 `;
 
 /** The command line is wrong: exit 2 with the usage text. */

@@ -3,6 +3,7 @@
 import { ApiError, LedgerError } from "@social/core";
 import { CommandError, USAGE, UsageError } from "./cli.ts";
 import { creditsCommand } from "./commands/credits.ts";
+import { dbCommand } from "./commands/db.ts";
 import { fixturesCommand } from "./commands/fixtures.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { usageCommand } from "./commands/usage.ts";
@@ -12,6 +13,7 @@ const commands = new Map<string, (args: readonly string[]) => Promise<void>>([
   ["credits", creditsCommand],
   ["usage", usageCommand],
   ["fixtures", fixturesCommand],
+  ["db", dbCommand],
 ]);
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,5 +1,5 @@
 // A progress bar on stderr. Written with writeSync because the work it reports (buildWorld) holds the
-// event loop until it is done, so buffered writes would all appear at the end.
+// event loop until it is done on SQLite, so buffered writes would all appear at the end there.
 import { writeSync } from "node:fs";
 
 const WIDTH = 30;

@@ -1,10 +1,13 @@
-// The CLI as an operator runs it: a real process on a real database file named by DATABASE_URL.
+// The CLI as an operator runs it: a real process on the database DATABASE_URL names, a SQLite file or a
+// real PostgreSQL server.
 import type { Database } from "bun:sqlite";
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openBackend } from "@social/backend";
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
+import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import {
   createKey as createKeyInDatabase,
   hashApiKeySync,
@@ -12,6 +15,7 @@ import {
   readWorldMeta,
   SqliteLedger,
 } from "@social/store-sqlite";
+import { SQL } from "bun";
 
 const repoRoot = new URL("../../../", import.meta.url).pathname;
 let dir: string;
@@ -196,6 +200,20 @@ describe("fixtures build", () => {
   }, 60_000);
 });
 
+describe("db migrate", () => {
+  test("creates the SQLite database with its schema, and says so; again, it has nothing to do", async () => {
+    for (let run = 0; run < 2; run++) {
+      const result = await admin("db", "migrate");
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(result.stdout).toBe(`SQLite ${dbFile}: schema up to date\n`);
+    }
+    await withDb((db) => {
+      const components = db.query("SELECT component FROM schema_migrations ORDER BY component").all();
+      expect(components).toEqual([{ component: "dashboard" }, { component: "ledger" }, { component: "world" }]);
+    });
+  });
+});
+
 describe("bad arguments", () => {
   const cases: string[][] = [
     [],
@@ -218,6 +236,10 @@ describe("bad arguments", () => {
     ["fixtures", "build", "--seed", ""],
     ["fixtures", "build", "--tweets", "999"],
     ["fixtures", "rebuild"],
+    ["db"],
+    ["db", "upgrade"],
+    ["db", "migrate", "now"],
+    ["db", "migrate", "--force"],
   ];
 
   test.each(cases.map((args) => [args.join(" ") || "(no arguments)", args] as const))(
@@ -238,6 +260,70 @@ describe("a DATABASE_URL no adapter serves", () => {
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toStartWith("error: DATABASE_URL has the scheme mysql:, which no adapter serves");
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stdout).toBe("");
+  });
+});
+
+describe("on PostgreSQL", () => {
+  let postgres: PostgresServer;
+  let databases = 0;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  });
+  afterAll(() => postgres.stop());
+
+  test("db migrate brings an empty database to every component's schema, naming it without the password", async () => {
+    const url = await postgres.createDatabase(`migrate_${++databases}`);
+    const withPassword = url.replace("postgres://app@", "postgres://app:hunter2@");
+    const result = await adminOn(withPassword, "db", "migrate");
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(result.stdout).toBe(`PostgreSQL ${new URL(url).host}/migrate_${databases}: schema up to date\n`);
+    const sql = new SQL(url, { max: 1 });
+    try {
+      const rows = await sql`SELECT component FROM schema_migrations ORDER BY component`;
+      expect(rows.map((row: { component: string }) => row.component)).toEqual([
+        "accounts",
+        "dashboard",
+        "ledger",
+        "settings",
+        "world",
+      ]);
+    } finally {
+      await sql.close();
+    }
+    expect((await adminOn(url, "db", "migrate")).code).toBe(0);
+  });
+
+  test("keys create, credits grant and fixtures build (with its progress bar) work as on SQLite", async () => {
+    const url = await postgres.createDatabase(`commands_${++databases}`);
+    const created = await adminOn(url, "keys", "create", "--credits", "40");
+    expect(created.code).toBe(0);
+    const key = lastLine(created.stdout);
+    const backend = await openBackend(url, { max: 1 });
+    try {
+      const check = await backend.ledger.checkKey(hashApiKeySync(key));
+      if (check.status !== "active") throw new Error(`created key is ${check.status}`);
+      const granted = await adminOn(url, "credits", "grant", check.accountId, "2");
+      expect(granted.stdout).toContain("balance 42");
+      const built = await adminOn(url, "fixtures", "build", "--tweets", "1000", "--seed", "cli-test");
+      expect(built.code).toBe(0);
+      expect(built.stderr).toContain("100%");
+      expect(built.stdout).toMatch(/tweet\s+1,000\n/);
+      expect(await backend.hasWorld()).toBe(true);
+      expect(await backend.ledger.balance(check.accountId)).toBe(42);
+      const listed = await adminOn(url, "keys", "list");
+      expect(listed.stdout).toContain(check.keyId);
+    } finally {
+      await backend.close();
+    }
+  }, 60_000);
+
+  test("a server that cannot be reached is one line naming it, exit 1", async () => {
+    const result = await adminOn("postgres://app:hunter2@127.0.0.1:1/social", "db", "migrate");
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toStartWith("error: PostgreSQL 127.0.0.1:1/social cannot be reached");
+    expect(result.stderr).not.toContain("hunter2");
     expect(result.stdout).toBe("");
   });
 });

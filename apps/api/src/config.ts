@@ -1,6 +1,7 @@
 // Everything the server reads from its environment, parsed and checked once at start-up.
+
+import { DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/backend";
 import { DEFAULT_RATE_LIMIT, parseDatabaseUrl, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
-import { DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/store-sqlite";
 import type { OidcSettings } from "./dashboard/oidc.ts";
 
 export interface ServerConfig {
@@ -10,7 +11,7 @@ export interface ServerConfig {
   rateLimit: RateLimitConfig;
   /** Where links in responses (help_url, docs) point; defaults to the listening address. */
   publicUrl: string;
-  /** How commits reach the disk; FULL when absent (see openDatabase). */
+  /** SQLite only: how commits reach the disk; FULL when absent (see openDatabase). */
   synchronous?: Synchronous;
   /** The pagination-token secret; when absent one is generated and kept in the database. */
   tokenSecret?: string;

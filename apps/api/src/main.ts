@@ -1,5 +1,6 @@
 // `bun run start`: serve the API on HOST:PORT over DATABASE_URL until SIGTERM or SIGINT.
 import { maxHeaderSize } from "node:http";
+import { describeDatabase } from "@social/backend";
 import { configFromEnv } from "./config.ts";
 import { MAX_HEADER_BYTES, SERVER_RUNTIME_FLAGS, startServer } from "./server.ts";
 
@@ -31,7 +32,7 @@ console.error(`Social Data API listening on ${server.url}
   demo:      ${base}/demo
   dashboard: ${base}/dashboard
   mcp:       ${base}/mcp
-  database:  ${config.databaseUrl}
+  database:  ${describeDatabase(config.databaseUrl)}
 Create an API key with:  npm run admin -- keys create --name me   (or: bun run admin keys create --name me)
 Then:  curl -H "Authorization: Bearer <key>" ${base}/v1/users/by-username/<username>`);
 

@@ -1,13 +1,7 @@
-// Opens the database, builds the default fixture world on first start, and serves the app.
+// Opens the backend DATABASE_URL selects (SQLite or PostgreSQL), builds the default fixture world on
+// first start, and serves the app.
+import { type Backend, backendServices, openBackend } from "@social/backend";
 import { DEFAULT_WORLD } from "@social/fixtures";
-import {
-  buildWorld,
-  hasWorld,
-  openDatabase,
-  SqliteAccounts,
-  SqliteSessions,
-  sqliteServices,
-} from "@social/store-sqlite";
 import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";
@@ -32,18 +26,32 @@ export async function startServer(
   config: ServerConfig,
   options: { log?: LogSink; onWorldBuild?: () => void } = {},
 ): Promise<RunningServer> {
-  const db = openDatabase(config.databaseUrl, { synchronous: config.synchronous });
-  if (!hasWorld(db)) {
-    options.onWorldBuild?.();
-    buildWorld(db, DEFAULT_WORLD);
+  const backend = await openBackend(config.databaseUrl, config.synchronous ? { synchronous: config.synchronous } : {});
+  // Whatever fails between opening and listening closes the backend again: a PostgreSQL pool left
+  // open would keep a process that reported the failure alive.
+  try {
+    return await serve(config, options, backend);
+  } catch (error) {
+    await backend.close();
+    throw error;
   }
-  const services = await sqliteServices(db, { tokenSecret: config.tokenSecret, rateLimit: config.rateLimit });
-  const accounts = new SqliteAccounts(db);
+}
+
+async function serve(
+  config: ServerConfig,
+  options: { log?: LogSink; onWorldBuild?: () => void },
+  backend: Backend,
+): Promise<RunningServer> {
+  if (!(await backend.hasWorld())) {
+    options.onWorldBuild?.();
+    await backend.buildWorld(DEFAULT_WORLD);
+  }
+  const services = await backendServices(backend, { tokenSecret: config.tokenSecret, rateLimit: config.rateLimit });
   const dashboard = {
-    accounts,
-    sessions: new SqliteSessions(db),
+    accounts: backend.accounts,
+    sessions: backend.sessions,
     publicUrl: config.publicUrl,
-    sessionSecret: config.sessionSecret ?? (await accounts.secret("session_secret")),
+    sessionSecret: config.sessionSecret ?? (await backend.secret("session_secret")),
     ...(config.oidc ? { oidc: config.oidc } : {}),
   };
   const app = createApp({
@@ -61,7 +69,7 @@ export async function startServer(
     port,
     async stop() {
       await server.stop(false);
-      db.close();
+      await backend.close();
     },
   };
 }

@@ -142,7 +142,9 @@ describe("sign-in floods", () => {
       expect(refused.headers.get("x-rate-limit-remaining")).toBe("0");
       expect(refused.headers.get("set-cookie")).toBeNull();
       expect(await refused.text()).toContain("Too many sign-ins");
-      expect(server.db.query("SELECT count(*) AS attempts FROM sign_in_attempts").get()).toEqual({ attempts: burst });
+      expect(server.sqlite().query("SELECT count(*) AS attempts FROM sign_in_attempts").get()).toEqual({
+        attempts: burst,
+      });
     } finally {
       await server.close();
     }

@@ -40,9 +40,9 @@ describe("authentication", () => {
   });
 
   it("401 revoked_api_key after revocation, before validation", async () => {
-    const { key, keyId } = server.account();
+    const { key, keyId } = await server.account();
     expect((await server.get(`/v1/tweets/${examples.tweet_id}`, key)).status).toBe(200);
-    server.revoke(keyId);
+    await server.revoke(keyId);
     await expectError(await server.get(`/v1/tweets/${examples.tweet_id}`, key), 401, "revoked_api_key");
     await expectError(await server.get("/v1/tweets/not-a-number", key), 401, "revoked_api_key");
   });
@@ -50,7 +50,7 @@ describe("authentication", () => {
 
 describe("validation", () => {
   it("400 names the parameter and the rule, and charges nothing", async () => {
-    const { accountId, key } = server.account();
+    const { accountId, key } = await server.account();
     const cases: [string, string][] = [
       ["/v1/tweets/12ab", "id"],
       ["/v1/search/recent", "query"],
@@ -76,12 +76,12 @@ describe("validation", () => {
       expect(error.details?.map((d) => d.parameter)).toContain(parameter);
       expect(error.message).toContain(parameter);
     }
-    expect(server.balance(accountId)).toBe(1000);
-    expect(server.usageTotal(accountId)).toBe(0);
+    expect(await server.balance(accountId)).toBe(1000);
+    expect(await server.usageTotal(accountId)).toBe(0);
   });
 
   it("400 for oversized URLs and request bodies", async () => {
-    const { key } = server.account();
+    const { key } = await server.account();
     await expectError(await server.get(`/v1/search/recent?query=${"a".repeat(9000)}`, key), 400, "invalid_request");
     const withBody = await server.get(`/v1/tweets/${examples.tweet_id}`, key, {
       method: "POST",
@@ -93,7 +93,7 @@ describe("validation", () => {
 
 describe("not found", () => {
   it("404 for unknown paths, missing resources and other methods, uncharged", async () => {
-    const { accountId, key } = server.account();
+    const { accountId, key } = await server.account();
     await expectError(await server.get("/v2/nothing", key), 404, "endpoint_not_found");
     await expectError(await server.get("/v1/tweets/1", key), 404, "endpoint_not_found");
     await expectError(await server.get("/v1/users/by-username/nobody_here_x", key), 404, "endpoint_not_found");
@@ -105,13 +105,13 @@ describe("not found", () => {
     const head = await server.get(`/v1/tweets/${examples.tweet_id}`, key, { method: "HEAD" });
     expect(head.status).toBe(404);
     expect(head.headers.get("allow")).toBe("GET");
-    expect(server.balance(accountId)).toBe(1000);
+    expect(await server.balance(accountId)).toBe(1000);
   });
 });
 
 describe("credits", () => {
   it("402 with help_url, the needed and remaining credits, and no charge when the cost exceeds the balance", async () => {
-    const { accountId, key } = server.account(5);
+    const { accountId, key } = await server.account(5);
     const error = await expectError(
       await server.get(`/v1/users/${examples.user_id}/tweets`, key),
       402,
@@ -119,21 +119,21 @@ describe("credits", () => {
     );
     expect(error.help_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/billing$/);
     expect(error.message).toMatch(/costs 21 credits and the account has 5 remaining/);
-    expect(server.balance(accountId)).toBe(5);
+    expect(await server.balance(accountId)).toBe(5);
     const exact = await server.get(`/v1/tweets/${examples.tweet_id}`, key);
     expect(exact.status).toBe(200);
-    expect(server.balance(accountId)).toBe(4);
+    expect(await server.balance(accountId)).toBe(4);
   });
 
   it("charges exactly the whole balance when the cost equals it", async () => {
-    const { accountId, key } = server.account(1);
+    const { accountId, key } = await server.account(1);
     const response = await server.get(`/v1/tweets/${examples.tweet_id}`, key);
     expect(((await response.json()) as { meta: { credits: unknown } }).meta.credits).toEqual({
       charged: 1,
       remaining: 0,
     });
     await expectError(await server.get(`/v1/tweets/${examples.tweet_id}`, key), 402, "insufficient_credits");
-    expect(server.balance(accountId)).toBe(0);
+    expect(await server.balance(accountId)).toBe(0);
   });
 });
 
@@ -141,7 +141,7 @@ describe("rate limits", () => {
   it("429 with Retry-After after the burst, uncharged, per key", async () => {
     const limited = await startTestServer({ rateLimit: { ratePerSecond: 1, burst: 3 } });
     try {
-      const { accountId, key } = limited.account();
+      const { accountId, key } = await limited.account();
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push((await limited.get(`/v1/tweets/${examples.tweet_id}`, key)).status);
       expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
@@ -149,8 +149,8 @@ describe("rate limits", () => {
       await expectError(response, 429, "rate_limited");
       expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(response.headers.get("x-rate-limit-remaining")).toBe("0");
-      expect(limited.balance(accountId)).toBe(1000 - statuses.filter((s) => s === 200).length);
-      const other = limited.account();
+      expect(await limited.balance(accountId)).toBe(1000 - statuses.filter((s) => s === 200).length);
+      const other = await limited.account();
       expect((await limited.get(`/v1/tweets/${examples.tweet_id}`, other.key)).status).toBe(200);
     } finally {
       await limited.close();
@@ -160,7 +160,7 @@ describe("rate limits", () => {
 
 describe("the demo", () => {
   it("serves a profile and a search without a key, shared and never charged", async () => {
-    const before = server.db.query("SELECT COUNT(*) AS n FROM usage").get() as { n: number };
+    const before = server.sqlite().query("SELECT COUNT(*) AS n FROM usage").get() as { n: number };
     const first = (await record(await server.get("/demo"))) as {
       data: { user: { username: string } };
       meta: { credits: unknown };
@@ -172,17 +172,17 @@ describe("the demo", () => {
     const search = (await record(await server.get("/demo?run=search"))) as { data: unknown[] };
     expect(search.data.length).toBe(20);
     await expectError(await server.get("/demo?run=nope"), 400, "invalid_request");
-    expect(server.db.query("SELECT COUNT(*) AS n FROM usage").get()).toEqual(before);
+    expect(server.sqlite().query("SELECT COUNT(*) AS n FROM usage").get()).toEqual(before);
   });
 });
 
 describe("failures of the service", () => {
   it("503 service_unavailable on /v1 and /2 while the database cannot be written, without internals, uncharged", async () => {
     const broken = await startTestServer();
-    const { accountId, key } = broken.account();
+    const { accountId, key } = await broken.account();
     // Another connection takes the write lock and holds it past the busy timeout of every debit.
-    broken.db.run("PRAGMA busy_timeout = 0");
-    broken.db.run("BEGIN EXCLUSIVE");
+    broken.sqlite().run("PRAGMA busy_timeout = 0");
+    broken.sqlite().run("BEGIN EXCLUSIVE");
     try {
       const [v1, v2] = await Promise.all([
         broken.get(`/v1/tweets/${examples.tweet_id}`, key),
@@ -200,9 +200,9 @@ describe("failures of the service", () => {
         detail: error.message,
         errors: [{ message: error.message }],
       });
-      expect(broken.balance(accountId)).toBe(1000);
+      expect(await broken.balance(accountId)).toBe(1000);
     } finally {
-      broken.db.run("ROLLBACK");
+      broken.sqlite().run("ROLLBACK");
       await broken.close();
     }
   }, 30_000);
@@ -210,7 +210,7 @@ describe("failures of the service", () => {
 
 describe("request logs", () => {
   it("one line per request with id, path, status, credits and duration, never the key", async () => {
-    const { key } = server.account();
+    const { key } = await server.account();
     const response = await server.get(`/v1/tweets/${examples.tweet_id}`, key);
     const id = response.headers.get("x-request-id");
     await response.text();

@@ -1,16 +1,26 @@
-// Real servers for tests: the default fixture world is built once per test process into a template
-// SQLite file, and each server gets its own copy on a free loopback port.
+// Real servers for tests, on either adapter. SQLite: the default fixture world is built once per test
+// process into a template file, and each server gets its own copy. PostgreSQL: one real server per test
+// process (started on first use), the world built once into a template database, and each test server
+// gets its own database cloned from it (CREATE DATABASE … TEMPLATE copies files: far faster than a
+// build). Tests reach the server's state only through the ports, so one test body runs on both.
 
 import type { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Backend, openBackend } from "@social/backend";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
-import { buildWorld, createAccount, createKey, openDatabase, revokeKey } from "@social/store-sqlite";
+import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
+import { buildWorld, openDatabase } from "@social/store-sqlite";
 import type { OidcSettings } from "../src/dashboard/oidc.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
+
+export type Adapter = "sqlite" | "postgres";
+
+/** Every adapter a suite that should hold on both runs on (with describe.each). */
+export const ADAPTERS: readonly Adapter[] = ["sqlite", "postgres"];
 
 let template: string | undefined;
 
@@ -28,6 +38,33 @@ export function worldTemplate(): string {
   return template;
 }
 
+let postgres: Promise<PostgresServer> | undefined;
+let postgresTemplate: Promise<string> | undefined;
+let postgresDatabases = 0;
+
+/** The test process's PostgreSQL server, started on first use; it goes when the process does. */
+function postgresServer(): Promise<PostgresServer> {
+  postgres ??= startPostgres();
+  return postgres;
+}
+
+/** A new database holding the default fixture world, cloned from a template built once per process. */
+async function postgresWorld(): Promise<string> {
+  const server = await postgresServer();
+  postgresTemplate ??= (async () => {
+    const name = "world_template";
+    const backend = await openBackend(await server.createDatabase(name), { max: 4 });
+    try {
+      await backend.buildWorld(DEFAULT_WORLD);
+    } finally {
+      // A template must have no connections when it is cloned.
+      await backend.close();
+    }
+    return name;
+  })();
+  return server.createDatabase(`test_${++postgresDatabases}`, { template: await postgresTemplate });
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -42,26 +79,39 @@ export function freePort(): Promise<number> {
 }
 
 export interface TestServer extends RunningServer {
-  db: Database;
+  adapter: Adapter;
+  /** The server's DATABASE_URL: a file in `dir` on SQLite, a database of its own on PostgreSQL. */
+  databaseUrl: string;
+  /** The test's own handle on the server's database, as a second process would hold one. */
+  backend: Backend;
+  /** A raw connection to the server's file, for the tests of SQLite's own behaviour; none on PostgreSQL. */
+  sqlite(): Database;
   dir: string;
   logs: string[];
   /** The log line of a request, parsed: it is written once the answer has gone out, so it is waited for. */
   logLine(requestId: string | null): Promise<Record<string, unknown> | undefined>;
   /** A new account with `credits` and an active key for it. */
-  account(credits?: number): { accountId: string; key: string; keyId: string };
-  revoke(keyId: string): void;
-  balance(accountId: string): number;
-  usageTotal(accountId: string): number;
+  account(credits?: number): Promise<{ accountId: string; key: string; keyId: string }>;
+  revoke(keyId: string): Promise<void>;
+  balance(accountId: string): Promise<number>;
+  /** Credits charged to the account, from its usage records (today's and yesterday's: a test may span midnight). */
+  usageTotal(accountId: string): Promise<number>;
   get(path: string, key?: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
 export async function startTestServer(
-  options: { rateLimit?: RateLimitConfig; oidc?: OidcSettings } = {},
+  options: { adapter?: Adapter; rateLimit?: RateLimitConfig; oidc?: OidcSettings } = {},
 ): Promise<TestServer> {
+  const adapter = options.adapter ?? "sqlite";
   const dir = mkdtempSync(join(tmpdir(), "social-api-test-"));
-  const databaseUrl = join(dir, "social.db");
-  copyFileSync(worldTemplate(), databaseUrl);
+  let databaseUrl: string;
+  if (adapter === "postgres") {
+    databaseUrl = await postgresWorld();
+  } else {
+    databaseUrl = join(dir, "social.db");
+    copyFileSync(worldTemplate(), databaseUrl);
+  }
   const port = await freePort();
   const logs: string[] = [];
   const server = await startServer(
@@ -75,35 +125,39 @@ export async function startTestServer(
     },
     { log: (line) => logs.push(line) },
   );
-  const db = openDatabase(databaseUrl);
+  const backend = await openBackend(databaseUrl, { max: 4 });
+  let sqlite: Database | undefined;
   return {
     ...server,
-    db,
+    adapter,
+    databaseUrl,
+    backend,
     dir,
     logs,
+    sqlite() {
+      if (adapter !== "sqlite") throw new Error("sqlite(): this test server runs on PostgreSQL");
+      sqlite ??= openDatabase(databaseUrl);
+      return sqlite;
+    },
     async logLine(requestId) {
       const find = () =>
         logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.id === requestId);
       for (let attempt = 0; attempt < 100 && !find(); attempt++) await Bun.sleep(10);
       return find();
     },
-    account(credits = 1000) {
-      const account = createAccount(db, "test", credits);
-      const { key, keyId } = createKey(db, account.id, "test key");
-      return { accountId: account.id, key, keyId };
+    async account(credits = 1000) {
+      const { account, key } = await backend.accounts.openAccount("test", credits);
+      return { accountId: account.id, key: key.key, keyId: key.keyId };
     },
-    revoke(keyId) {
-      revokeKey(db, keyId);
+    async revoke(keyId) {
+      await backend.accounts.revokeKey(keyId);
     },
     balance(accountId) {
-      return (db.query("SELECT balance FROM accounts WHERE id = ?").get(accountId) as { balance: number }).balance;
+      return backend.ledger.balance(accountId);
     },
-    usageTotal(accountId) {
-      return (
-        db.query("SELECT COALESCE(SUM(credits), 0) AS total FROM usage WHERE account_id = ?").get(accountId) as {
-          total: number;
-        }
-      ).total;
+    async usageTotal(accountId) {
+      const days = await backend.accounts.dailyUsage(accountId, 2);
+      return days.reduce((total, day) => total + day.credits, 0);
     },
     get(path, key, init = {}) {
       const headers = new Headers(init.headers);
@@ -112,7 +166,8 @@ export async function startTestServer(
     },
     async close() {
       await server.stop();
-      db.close();
+      await backend.close();
+      sqlite?.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -69,7 +69,7 @@ describe("/openapi.json", () => {
   });
 
   it("its examples succeed and every answer matches the published response schema", async () => {
-    const { key } = server.account(100_000);
+    const { key } = await server.account(100_000);
     for (const [path, item] of Object.entries(doc.paths)) {
       const operation = item.get;
       if (!operation) continue;
@@ -103,7 +103,7 @@ describe("/openapi.json and the MCP tools", () => {
   it("give every parameter of every endpoint the same JSON Schema", async () => {
     const client = new Client({ name: "openapi-test", version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${server.account().key}` } },
+      requestInit: { headers: { authorization: `Bearer ${(await server.account()).key}` } },
     });
     await client.connect(transport);
     try {

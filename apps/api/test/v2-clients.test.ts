@@ -32,9 +32,9 @@ function xdkClient(key: string): Client {
 
 /** Runs `read` with the key of a fresh account and measures what the account was charged. */
 async function charging<T>(read: (key: string) => Promise<T>): Promise<{ result: T; charged: number }> {
-  const { accountId, key } = server.account(START);
+  const { accountId, key } = await server.account(START);
   const result = await read(key);
-  return { result, charged: START - server.balance(accountId) };
+  return { result, charged: START - (await server.balance(accountId)) };
 }
 
 /** Walks a /v1 read to its last page: the ids of its items, in order, and what the walk cost. */
@@ -214,7 +214,7 @@ describe("twitter-api-v2 paginators, to the last page", () => {
 
 describe("fields in X API v2's names, from the same data /v1 serves", () => {
   it("quote tweets: public_metrics, created_at, entities and the quoted reference", async () => {
-    const { key } = server.account(START);
+    const { key } = await server.account(START);
     const v1 = (await (await server.get(`/v1/tweets/${examples.quoted_tweet_id}/quotes`, key)).json()) as {
       data: Tweet[];
     };
@@ -248,7 +248,7 @@ describe("fields in X API v2's names, from the same data /v1 serves", () => {
   });
 
   it("followers: public_metrics counts, verified, created_at and description", async () => {
-    const { key } = server.account(START);
+    const { key } = await server.account(START);
     const v1 = (await (await server.get(`/v1/users/${examples.user_id}/followers`, key)).json()) as { data: User[] };
     const page = await twitterClient(key).v2.followers(examples.user_id, {
       max_results: 20,

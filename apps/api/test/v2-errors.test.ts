@@ -56,7 +56,7 @@ function expectProblem(error: ApiResponseError & { data: ProblemBody }, status: 
 
 describe("twitter-api-v2 ApiResponseError", () => {
   it("400 names the parameter and its raw value in errors[].parameters, not charged", async () => {
-    const { accountId, key } = server.account();
+    const { accountId, key } = await server.account();
     const client = twitterClient(server, key);
     const cases: [() => Promise<unknown>, string, string[]][] = [
       [() => client.v2.search(examples.search_query, { max_results: 21 }), "max_results", ["21"]],
@@ -91,7 +91,7 @@ describe("twitter-api-v2 ApiResponseError", () => {
       client.v2.tweets([examples.tweet_id], { "tweet.fields": ["nope" as "lang"] }),
     );
     expect(unknownField.data.errors[0]?.message).toContain("public_metrics");
-    expect(server.balance(accountId)).toBe(1000);
+    expect(await server.balance(accountId)).toBe(1000);
   });
 
   it("401 for a wrong or revoked key, before validation", async () => {
@@ -100,8 +100,8 @@ describe("twitter-api-v2 ApiResponseError", () => {
     expect(wrong.isAuthError).toBe(true);
     expect(wrong.data.title).toBe("Unauthorized");
 
-    const { key, keyId } = server.account();
-    server.revoke(keyId);
+    const { key, keyId } = await server.account();
+    await server.revoke(keyId);
     const revoked = await responseError(() =>
       twitterClient(server, key).v2.search(examples.search_query, { max_results: 99 }),
     );
@@ -109,17 +109,17 @@ describe("twitter-api-v2 ApiResponseError", () => {
   });
 
   it("402 when the balance does not cover the /v1 price, with help_url, not charged", async () => {
-    const { accountId, key } = server.account(3);
+    const { accountId, key } = await server.account(3);
     const error = await responseError(() =>
       twitterClient(server, key).v2.search(examples.search_query, { max_results: 5 }),
     );
     expectProblem(error, 402, "insufficient_credits", `${PROBLEMS}usage-capped`);
     expect(error.data.error.help_url).toMatch(/\/billing$/);
-    expect(server.balance(accountId)).toBe(3);
+    expect(await server.balance(accountId)).toBe(3);
   });
 
   it("404 below a missing user or list and on an unknown /2 path, not charged", async () => {
-    const { accountId, key } = server.account();
+    const { accountId, key } = await server.account();
     const client = twitterClient(server, key);
     for (const call of [
       () => client.v2.followers("999999999999"),
@@ -128,13 +128,13 @@ describe("twitter-api-v2 ApiResponseError", () => {
     ]) {
       expectProblem(await responseError(call), 404, "endpoint_not_found", `${PROBLEMS}resource-not-found`);
     }
-    expect(server.balance(accountId)).toBe(1000);
+    expect(await server.balance(accountId)).toBe(1000);
   });
 
   it("429 past the rate limit, with the rate-limit headers the client reads, not charged", async () => {
     const limited = await startTestServer({ rateLimit: { ratePerSecond: 1, burst: 2 } });
     try {
-      const { accountId, key } = limited.account();
+      const { accountId, key } = await limited.account();
       const client = twitterClient(limited, key);
       await client.v2.user(examples.user_id);
       await client.v2.user(examples.user_id);
@@ -143,7 +143,7 @@ describe("twitter-api-v2 ApiResponseError", () => {
       expect(error.rateLimitError).toBe(true);
       expect(error.rateLimit).toMatchObject({ limit: 2, remaining: 0 });
       expect(Number(error.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-      expect(limited.balance(accountId)).toBe(998);
+      expect(await limited.balance(accountId)).toBe(998);
     } finally {
       await limited.close();
     }
@@ -152,7 +152,7 @@ describe("twitter-api-v2 ApiResponseError", () => {
 
 describe("/2 over plain HTTP", () => {
   it("success carries x-request-id, x-credits-charged (= /v1's for the same page), x-credits-remaining, rate limits", async () => {
-    const { key } = server.account();
+    const { key } = await server.account();
     const q = encodeURIComponent(examples.search_query);
     const v2 = await server.get(`/2/tweets/search/recent?query=${q}&max_results=5`, key);
     const v1 = (await (await server.get(`/v1/search/recent?query=${q}&limit=5`, key)).json()) as {
@@ -171,7 +171,7 @@ describe("/2 over plain HTTP", () => {
   });
 
   it("pagination_token and next_token continue alike; both at once is 400", async () => {
-    const { key } = server.account();
+    const { key } = await server.account();
     const path = `/2/users/${examples.user_id}/followers?max_results=3`;
     const first = (await (await server.get(path, key)).json()) as { meta: { next_token: string } };
     const token = first.meta.next_token;
@@ -189,14 +189,14 @@ describe("/2 over plain HTTP", () => {
   });
 
   it("an empty page is {meta: {result_count: 0}}, charged the /v1 base credit", async () => {
-    const { key } = server.account();
+    const { key } = await server.account();
     const response = await server.get("/2/tweets/search/recent?query=zqxjvkwpfh", key);
     expect(await response.json()).toEqual({ meta: { result_count: 0 } });
     expect(response.headers.get("x-credits-charged")).toBe("1");
   });
 
   it("other methods and unknown /2 paths answer the problem body", async () => {
-    const { key } = server.account();
+    const { key } = await server.account();
     const post = await server.get(`/2/users/${examples.user_id}`, key, { method: "POST" });
     expect(post.status).toBe(404);
     expect(post.headers.get("allow")).toBe("GET");

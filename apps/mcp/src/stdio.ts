@@ -3,17 +3,9 @@
 // carries the protocol and nothing else; everything for people goes to stderr.
 import { existsSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ApiError, rateLimitFromEnv } from "@social/core";
+import { backendServices, DEFAULT_DATABASE_URL, openBackend, synchronousFrom } from "@social/backend";
+import { ApiError, parseDatabaseUrl, rateLimitFromEnv } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
-import {
-  buildWorld,
-  DEFAULT_DATABASE_URL,
-  databasePath,
-  hasWorld,
-  openDatabase,
-  sqliteServices,
-  synchronousFrom,
-} from "@social/store-sqlite";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer } from "./server.ts";
 import { parseToolsets, selectTools } from "./tools.ts";
@@ -26,16 +18,17 @@ function fail(message: string): never {
 async function main(env: Record<string, string | undefined>): Promise<void> {
   const tools = selectTools(parseToolsets(env.SOCIAL_TOOLSETS));
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
-  // Opening a missing file would create an empty database, and the key check would then report a
-  // bad key where the real mistake is the path.
-  const path = databasePath(databaseUrl);
-  if (path !== ":memory:" && !existsSync(path)) {
+  // Opening a missing SQLite file would create an empty database, and the key check would then report
+  // a bad key where the real mistake is the path. A PostgreSQL database is the operator's to create,
+  // and one that cannot be reached fails as it opens.
+  const location = parseDatabaseUrl(databaseUrl);
+  if (location.kind === "sqlite" && location.path !== ":memory:" && !existsSync(location.path)) {
     fail(
-      `no database at ${path} (DATABASE_URL=${databaseUrl}); create a key with \`npm run admin -- keys create\`, which creates it`,
+      `no database at ${location.path} (DATABASE_URL=${databaseUrl}); create a key with \`npm run admin -- keys create\`, which creates it`,
     );
   }
-  const db = openDatabase(databaseUrl, { synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS) });
-  const services = await sqliteServices(db, {
+  const backend = await openBackend(databaseUrl, { synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS) });
+  const services = await backendServices(backend, {
     tokenSecret: env.TOKEN_SECRET,
     rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
   });
@@ -46,9 +39,9 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
   );
   if (connection instanceof ApiError) fail(connection.message);
   // As the HTTP server does on its first start, so that a key made with the CLI alone is enough.
-  if (!hasWorld(db)) {
+  if (!(await backend.hasWorld())) {
     console.error("social-data-api MCP server: building the default fixture world (a few seconds)…");
-    buildWorld(db, DEFAULT_WORLD);
+    await backend.buildWorld(DEFAULT_WORLD);
   }
 
   const server = createMcpServer(services, {

@@ -75,6 +75,22 @@ describe("stdio: the connection fails at start", () => {
     expect(run.stderr.toString()).toContain("no database at /nonexistent/social.db");
   });
 
+  test("on a PostgreSQL that cannot be reached: one line naming it, exit 1", () => {
+    const run = Bun.spawnSync([process.execPath, STDIO_ENTRY], {
+      env: {
+        ...stdioEnvironment(world, { key: world.account().key }),
+        DATABASE_URL: "postgres://app:hunter2@127.0.0.1:1/social",
+      },
+      stdin: "ignore",
+      timeout: 10_000,
+    });
+    expect(run.exitCode).toBe(1);
+    const lines = run.stderr.toString().trim().split("\n");
+    expect(lines).toEqual([expect.stringContaining("PostgreSQL 127.0.0.1:1/social cannot be reached")]);
+    expect(lines[0]).not.toContain("hunter2");
+    expect(run.stdout.toString()).toBe("");
+  });
+
   test("with an unknown toolset", () => {
     const run = startBinary({ key: world.account().key, toolsets: "search,dms" });
     expect(run.exitCode).not.toBe(0);

@@ -5,6 +5,12 @@ import type { Ledger, Store } from "./ports.ts";
 import { type RateLimitConfig, RateLimiter } from "./ratelimit.ts";
 import { createTokenCodec } from "./tokens.ts";
 
+/**
+ * The stored setting that holds the pagination-token secret when TOKEN_SECRET is unset: one name on
+ * every adapter and for every process, so a next_token from one surface pages on the other.
+ */
+export const TOKEN_SECRET_SETTING = "pagination_token_secret";
+
 export interface ServiceOptions {
   store: Store;
   ledger: Ledger;

@@ -15,10 +15,17 @@ export interface PostgresOptions {
 
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<SQL> {
   const sql = new SQL(url, { max: options.max ?? 20 });
-  await migrate(sql, "world", worldMigrations);
-  await migrate(sql, "ledger", ledgerMigrations);
-  await migrate(sql, "accounts", accountsMigrations);
-  await migrate(sql, "settings", settingsMigrations);
-  await migrate(sql, "dashboard", sessionMigrations);
+  try {
+    await migrate(sql, "world", worldMigrations);
+    await migrate(sql, "ledger", ledgerMigrations);
+    await migrate(sql, "accounts", accountsMigrations);
+    await migrate(sql, "settings", settingsMigrations);
+    await migrate(sql, "dashboard", sessionMigrations);
+  } catch (error) {
+    // A server that cannot be reached (or a migration that failed) must not leave a pool keeping the
+    // process alive after the caller has reported it.
+    await sql.close();
+    throw error;
+  }
   return sql;
 }

@@ -9,9 +9,9 @@ import { SqliteAccounts, SqliteLedger } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
+import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { type AccountsFixture, accountsConformance } from "./conformance/accounts.ts";
 import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
-import { type PostgresServer, startPostgres } from "./pg-server.ts";
 
 let server: PostgresServer;
 

@@ -6,9 +6,9 @@ import { ApiError, type DebitResult, type UsageRecord } from "@social/core";
 import { SQL } from "bun";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { isDatabaseOutage } from "../src/outage.ts";
+import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { costOf } from "./conformance/ledger.ts";
 import { openPostgresFixture } from "./conformance/ledger-fixtures.ts";
-import { type PostgresServer, startPostgres } from "./pg-server.ts";
 
 let server: PostgresServer;
 

@@ -1,9 +1,9 @@
 // The Ledger conformance suite on both adapters: SQLite, the embedded default, and PostgreSQL on a real
 // server of this test file's own.
 import { afterAll, beforeAll } from "bun:test";
+import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { ledgerConformance } from "./conformance/ledger.ts";
 import { openPostgresFixture, openSqliteFixture } from "./conformance/ledger-fixtures.ts";
-import { type PostgresServer, startPostgres } from "./pg-server.ts";
 
 let server: PostgresServer;
 

@@ -7,9 +7,9 @@ import { SqliteAccounts, SqliteSessions } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresSessions } from "../src/sessions/postgres-sessions.ts";
+import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { type SessionsFixture, sessionsConformance } from "./conformance/sessions.ts";
 import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
-import { type PostgresServer, startPostgres } from "./pg-server.ts";
 
 let server: PostgresServer;
 

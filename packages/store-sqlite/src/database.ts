@@ -14,15 +14,12 @@ export const DEFAULT_DATABASE_URL = "file:data/social.db";
 
 /**
  * `file:data/social.db`, `data/social.db` or `:memory:` → a path bun:sqlite opens. Any other DATABASE_URL
- * is refused here, so no process can take a server URL for a file name.
+ * is refused here, so no caller can take a server URL for a file name (@social/backend's openBackend
+ * sends postgres:// URLs to the PostgreSQL adapter and never here).
  */
 export function databasePath(url: string): string {
   const location = parseDatabaseUrl(url);
-  if (location.kind === "postgres") {
-    throw new Error(
-      "DATABASE_URL selects PostgreSQL, whose adapter is not complete in this version: leave DATABASE_URL unset or use a file path for SQLite",
-    );
-  }
+  if (location.kind === "postgres") throw new Error("DATABASE_URL selects PostgreSQL: open it with openBackend");
   return location.path;
 }
 

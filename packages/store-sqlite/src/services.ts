@@ -1,13 +1,11 @@
-// The pipeline's services on one SQLite database, configured the same way by every process that
-// serves it (HTTP server, MCP stdio server): the same pagination-token secret, so a next_token from
-// one surface pages on the other, and the same rate-limit settings.
+// The pipeline's services on one SQLite handle, for the tests and benches that hold one. The processes
+// that serve (HTTP server, MCP stdio server) use @social/backend's backendServices, which configures
+// them the same way on either adapter.
 import type { Database } from "bun:sqlite";
-import { createServices, type RateLimitConfig, type Services } from "@social/core";
+import { createServices, type RateLimitConfig, type Services, TOKEN_SECRET_SETTING } from "@social/core";
 import { SqliteLedger } from "./ledger/sqlite-ledger.ts";
 import { persistentSecret } from "./settings.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
-
-export const TOKEN_SECRET_SETTING = "pagination_token_secret";
 
 export function sqliteServices(
   db: Database,

@@ -1,5 +1,5 @@
 // `fixtures build`: replaces the social world with a freshly generated one. The credit ledger lives in
-// the same file and is left as it is.
+// the same database and is left as it is.
 import { parseArgs } from "node:util";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { expectPositionals, parseCount, subcommand, UsageError, usageErrors } from "../cli.ts";

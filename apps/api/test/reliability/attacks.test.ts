@@ -24,7 +24,7 @@ let account: { accountId: string; key: string };
 const charges: ObservedCharge[] = [];
 beforeAll(async () => {
   server = await startTestServer();
-  account = server.account();
+  account = await server.account();
 });
 afterAll(() => server.close());
 

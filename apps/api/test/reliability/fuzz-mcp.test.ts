@@ -20,7 +20,7 @@ let reportedCharges = 0;
 
 beforeAll(async () => {
   server = await startTestServer();
-  account = server.account(100_000_000);
+  account = await server.account(100_000_000);
   client = new Client({ name: "fuzz", version: "1.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
@@ -69,7 +69,7 @@ describe("MCP tool arguments", () => {
         fc.asyncProperty(args, async ([keepValid, hostile]) => {
           // Messages past the body limit are refused before MCP sees them (security.test.ts pins that).
           fc.pre(JSON.stringify(hostile).length < MAX_BODY_BYTES - 1024);
-          const before = server.balance(account.accountId);
+          const before = await server.balance(account.accountId);
           const result = await client.callTool(
             { name: endpoint.tool, arguments: keepValid ? { ...valid, ...hostile } : hostile },
             undefined,
@@ -78,10 +78,10 @@ describe("MCP tool arguments", () => {
           const charged = (result.structuredContent as { credits?: { charged: number } } | undefined)?.credits?.charged;
           if (result.isError) {
             expect(JSON.stringify(result.content)).toContain("Nothing was charged");
-            expect(server.balance(account.accountId)).toBe(before);
+            expect(await server.balance(account.accountId)).toBe(before);
           } else {
             expect(typeof charged).toBe("number");
-            expect(server.balance(account.accountId)).toBe(before - (charged as number));
+            expect(await server.balance(account.accountId)).toBe(before - (charged as number));
             reportedCharges += charged as number;
           }
         }),
@@ -91,7 +91,7 @@ describe("MCP tool arguments", () => {
   }
 
   it("raw JSON-RPC garbage is answered below 500 and charges nothing", async () => {
-    const before = server.balance(account.accountId);
+    const before = await server.balance(account.accountId);
     const body = fc.oneof(
       fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
       fc.string({ maxLength: 200 }),
@@ -111,8 +111,8 @@ describe("MCP tool arguments", () => {
       { numRuns: FUZZ_RUNS * 5 },
     );
     // Well-formed calls in the mix may succeed; every charge is then in the ledger, never more.
-    expect(server.balance(account.accountId) + server.usageTotal(account.accountId)).toBe(100_000_000);
-    expect(server.balance(account.accountId)).toBeLessThanOrEqual(before);
+    expect((await server.balance(account.accountId)) + (await server.usageTotal(account.accountId))).toBe(100_000_000);
+    expect(await server.balance(account.accountId)).toBeLessThanOrEqual(before);
   }, 60_000);
 
   it("malformed JSON is the JSON-RPC parse error", async () => {
@@ -121,8 +121,8 @@ describe("MCP tool arguments", () => {
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
 
-  it("the ledger holds exactly what the tool results reported", () => {
-    expect(server.balance(account.accountId) + server.usageTotal(account.accountId)).toBe(100_000_000);
+  it("the ledger holds exactly what the tool results reported", async () => {
+    expect((await server.balance(account.accountId)) + (await server.usageTotal(account.accountId))).toBe(100_000_000);
     expect(reportedCharges).toBeGreaterThan(0);
   });
 });
@@ -136,14 +136,20 @@ const toolCall = (endpoint: (typeof catalogue)[number], id: unknown) => ({
 
 /** A batch is refused whole, uncharged: the MCP revision of 2025-06-18 removed JSON-RPC batching. */
 async function expectBatchRefused(batch: unknown[]) {
-  const before = { balance: server.balance(account.accountId), usage: server.usageTotal(account.accountId) };
+  const before = {
+    balance: await server.balance(account.accountId),
+    usage: await server.usageTotal(account.accountId),
+  };
   const response = await postMcp(JSON.stringify(batch));
   expect(response.status).toBe(400);
   expect(response.headers.get("x-request-id")).toStartWith("req_");
   const body = (await response.json()) as { jsonrpc: string; error: { code: number; message: string }; id: unknown };
   expect(body).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
   expect(body.error.message).toContain("batches are not supported");
-  expect({ balance: server.balance(account.accountId), usage: server.usageTotal(account.accountId) }).toEqual(before);
+  expect({
+    balance: await server.balance(account.accountId),
+    usage: await server.usageTotal(account.accountId),
+  }).toEqual(before);
 }
 
 describe("JSON-RPC batches", () => {

@@ -61,7 +61,7 @@ describe("pipelined requests on one connection", () => {
   afterAll(() => server.close());
 
   it("never leave an account charged for an answer its client did not receive", async () => {
-    const { accountId, key } = server.account(10_000);
+    const { accountId, key } = await server.account(10_000);
     const paths = [
       `/v1/users/${examples.user_id}`,
       `/v1/tweets/${examples.tweet_id}`,

@@ -41,17 +41,22 @@ function connectMcp(key: string): Promise<Client> {
 }
 
 describe("API keys at rest", () => {
-  it("no table holds a key, only its SHA-256 digest", () => {
-    const { key, keyId } = server.account();
-    const tables = server.db
+  it("no table holds a key, only its SHA-256 digest", async () => {
+    const { key, keyId } = await server.account();
+    const tables = server
+      .sqlite()
       .query<{ name: string }, []>(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'",
       )
       .all();
     for (const { name } of tables) {
-      const columns = server.db.query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${name}')`).all();
+      const columns = server
+        .sqlite()
+        .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${name}')`)
+        .all();
       for (const column of columns) {
-        const found = server.db
+        const found = server
+          .sqlite()
           .query<{ hits: number }, [string]>(
             `SELECT count(*) AS hits FROM "${name}" WHERE instr("${column.name}", ?) > 0`,
           )
@@ -63,16 +68,19 @@ describe("API keys at rest", () => {
         });
       }
     }
-    const stored = server.db.query<{ hash: string }, [string]>("SELECT hash FROM api_keys WHERE id = ?").get(keyId);
+    const stored = server
+      .sqlite()
+      .query<{ hash: string }, [string]>("SELECT hash FROM api_keys WHERE id = ?")
+      .get(keyId);
     expect(stored?.hash).toBe(createHash("sha256").update(key).digest("hex"));
   });
 });
 
 describe("logs", () => {
   it("hold neither keys nor pagination tokens, whatever the surface or outcome", async () => {
-    const { key, keyId } = server.account();
-    const revoked = server.account();
-    server.revoke(revoked.keyId);
+    const { key, keyId } = await server.account();
+    const revoked = await server.account();
+    await server.revoke(revoked.keyId);
     const token = await nextToken(server.url, key);
     const v2 = await readAnswer(await server.get(`/2/users/${examples.user_id}/followers?max_results=1`, key));
     const secrets = [key, revoked.key, token, v2.nextToken as string];
@@ -84,7 +92,7 @@ describe("logs", () => {
     const client = await connectMcp(key);
     await client.callTool({ name: "get_user_followers", arguments: { id: examples.user_id, next_token: token } });
     await client.close();
-    server.revoke(keyId);
+    await server.revoke(keyId);
     await server.get(`/v1/tweets/${examples.tweet_id}`, key);
 
     expect(server.logs.length).toBeGreaterThan(8);
@@ -156,7 +164,7 @@ describe("request size limits", () => {
   });
 
   it(`bodies over ${MAX_BODY_BYTES} bytes, or chunked, are 400 on /v1, /2 and /mcp; the limit itself passes`, async () => {
-    const { accountId, key } = server.account();
+    const { accountId, key } = await server.account();
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     for (const path of [`/v1/tweets/${examples.tweet_id}`, `/2/users/${examples.user_id}`, "/mcp"]) {
       const tooLarge = await fetch(`${server.url}${path}`, {
@@ -176,7 +184,7 @@ describe("request size limits", () => {
       body: "x".repeat(MAX_BODY_BYTES),
     });
     expect(await readAnswer(atLimit)).toMatchObject({ status: 404, errorCode: "endpoint_not_found", problems: [] });
-    expect(server.usageTotal(accountId)).toBe(0);
+    expect(await server.usageTotal(accountId)).toBe(0);
   });
 });
 
@@ -244,7 +252,8 @@ describe("secrets", () => {
   }, 60_000);
 
   it("both secrets are stored in the database as distinct 256-bit random values", () => {
-    const rows = server.db
+    const rows = server
+      .sqlite()
       .query<{ name: string; value: string }, []>("SELECT name, value FROM settings ORDER BY name")
       .all();
     expect(rows.map((row) => row.name)).toEqual(["pagination_token_secret", "session_secret"]);
@@ -266,11 +275,11 @@ describe("secrets", () => {
 
 describe("revoked keys", () => {
   it("are refused on /v1, /2 and MCP, mid-session too, and charge nothing", async () => {
-    const { accountId, key, keyId } = server.account();
+    const { accountId, key, keyId } = await server.account();
     const client = await connectMcp(key);
     expect((await client.callTool({ name: "get_tweet", arguments: { id: examples.tweet_id } })).isError).toBeFalsy();
-    const balance = server.balance(accountId);
-    server.revoke(keyId);
+    const balance = await server.balance(accountId);
+    await server.revoke(keyId);
 
     for (const path of [`/v1/tweets/${examples.tweet_id}`, `/2/users/${examples.user_id}`]) {
       const answer = await readAnswer(await server.get(path, key));
@@ -282,6 +291,6 @@ describe("revoked keys", () => {
     );
     await client.close().catch(() => undefined);
     await expect(connectMcp(key)).rejects.toThrow(/revoked_api_key/);
-    expect(server.balance(accountId)).toBe(balance);
+    expect(await server.balance(accountId)).toBe(balance);
   });
 });

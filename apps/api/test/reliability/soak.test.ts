@@ -28,37 +28,37 @@ describe("a request that costs more than the balance", () => {
   const search = `/v1/search/recent?query=${encodeURIComponent(examples.search_query)}&limit=20`;
 
   it("is 402 and uncharged, and a cheaper request still succeeds on the same balance", async () => {
-    const { accountId, key } = server.account(5);
+    const { accountId, key } = await server.account(5);
     const refused = await readAnswer(await server.get(search, key));
     expect(refused).toMatchObject({ status: 402, errorCode: "insufficient_credits", charged: 0, problems: [] });
-    expect(server.balance(accountId)).toBe(5);
-    expect(server.usageTotal(accountId)).toBe(0);
+    expect(await server.balance(accountId)).toBe(5);
+    expect(await server.usageTotal(accountId)).toBe(0);
 
     const lookup = await readAnswer(await server.get(`/v1/tweets/${examples.tweet_id}`, key));
     expect(lookup).toMatchObject({ status: 200, charged: 1, problems: [] });
-    expect(server.balance(accountId)).toBe(4);
+    expect(await server.balance(accountId)).toBe(4);
   });
 
   it("one credit short is refused; exactly enough is charged down to zero", async () => {
-    const probe = server.account(1000);
+    const probe = await server.account(1000);
     const { charged: cost } = await readAnswer(await server.get(search, probe.key));
     expect(cost).toBeGreaterThan(1);
 
-    const short = server.account(cost - 1);
+    const short = await server.account(cost - 1);
     expect((await readAnswer(await server.get(search, short.key))).status).toBe(402);
-    expect(server.balance(short.accountId)).toBe(cost - 1);
+    expect(await server.balance(short.accountId)).toBe(cost - 1);
 
-    const exact = server.account(cost);
+    const exact = await server.account(cost);
     expect(await readAnswer(await server.get(search, exact.key))).toMatchObject({ status: 200, charged: cost });
-    expect(server.balance(exact.accountId)).toBe(0);
-    expect(server.usageTotal(exact.accountId)).toBe(cost);
+    expect(await server.balance(exact.accountId)).toBe(0);
+    expect(await server.usageTotal(exact.accountId)).toBe(cost);
   });
 
   it("is 402 and uncharged on /2 too", async () => {
-    const { accountId, key } = server.account(3);
+    const { accountId, key } = await server.account(3);
     const path = `/2/tweets/search/recent?query=${encodeURIComponent(examples.search_query)}&max_results=10`;
     const refused = await readAnswer(await server.get(path, key));
     expect(refused).toMatchObject({ status: 402, errorCode: "insufficient_credits", charged: 0, problems: [] });
-    expect(server.balance(accountId)).toBe(3);
+    expect(await server.balance(accountId)).toBe(3);
   });
 });

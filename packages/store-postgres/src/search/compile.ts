@@ -15,7 +15,9 @@ export type SqlParam = string | number;
 
 export type Condition =
   | { kind: "const"; value: boolean }
-  | { kind: "match"; query: string; ranked: boolean }
+  // narrow: every match holds one of the query's lexemes, so the GIN index lists them without being
+  // read whole (false for a negation, or an OR with one).
+  | { kind: "match"; query: string; ranked: boolean; narrow: boolean }
   | { kind: "compare"; column: "created_ms" | "like_count" | "retweet_count"; operator: ">=" | "<"; value: number }
   | { kind: "and" | "or"; children: Condition[] }
   | { kind: "not"; child: Condition };
@@ -47,9 +49,9 @@ export class Values {
   }
 }
 
-function text(value: string, ranked = true): Condition {
+function text(value: string): Condition {
   const query = phraseQuery(value);
-  return query === undefined ? FALSE : { kind: "match", query, ranked };
+  return query === undefined ? FALSE : { kind: "match", query, ranked: true, narrow: true };
 }
 
 function leaf(node: Exclude<SearchNode, { kind: "and" | "or" | "not" }>): Condition {
@@ -63,12 +65,12 @@ function leaf(node: Exclude<SearchNode, { kind: "and" | "or" | "not" }>): Condit
       return text(`$${node.value}`);
     case "from": {
       const lexeme = authorLexeme(node.username);
-      return lexeme === undefined ? FALSE : { kind: "match", query: lexeme, ranked: false };
+      return lexeme === undefined ? FALSE : { kind: "match", query: lexeme, ranked: false, narrow: true };
     }
     case "lang":
-      return { kind: "match", query: langLexeme(node.code), ranked: false };
+      return { kind: "match", query: langLexeme(node.code), ranked: false, narrow: true };
     case "filter":
-      return { kind: "match", query: filterLexeme(node.filter), ranked: false };
+      return { kind: "match", query: filterLexeme(node.filter), ranked: false, narrow: true };
     case "since":
       return { kind: "compare", column: "created_ms", operator: ">=", value: dayStartMs(node.date) };
     case "until":
@@ -97,7 +99,12 @@ function combine(kind: "and" | "or", children: readonly Condition[]): Condition 
   }
   if (matches.length > 0) {
     const query = matches.map((match) => `(${match.query})`).join(absorbing ? " | " : " & ");
-    rest.unshift({ kind: "match", query, ranked: matches.some((match) => match.ranked) });
+    rest.unshift({
+      kind: "match",
+      query,
+      ranked: matches.some((match) => match.ranked),
+      narrow: absorbing ? matches.every((match) => match.narrow) : matches.some((match) => match.narrow),
+    });
   }
   if (rest.length === 0) return absorbing ? FALSE : TRUE;
   return rest.length === 1 ? (rest[0] as Condition) : { kind, children: rest };
@@ -110,7 +117,7 @@ function negate(child: Condition): Condition {
     case "not":
       return child.child;
     case "match":
-      return { kind: "match", query: `!(${child.query})`, ranked: false };
+      return { kind: "match", query: `!(${child.query})`, ranked: false, narrow: false };
     default:
       return { kind: "not", child };
   }
@@ -144,6 +151,21 @@ export function renderCondition(condition: Condition, values: Values): string {
       return condition.children
         .map((child) => `(${renderCondition(child, values)})`)
         .join(condition.kind === "and" ? " AND " : " OR ");
+  }
+}
+
+/**
+ * Whether the GIN index alone can narrow the condition down: a narrow tsquery, or an AND with one. An OR
+ * with a comparison needs every tweet's counts, so it cannot.
+ */
+export function narrowsByIndex(condition: Condition): boolean {
+  switch (condition.kind) {
+    case "match":
+      return condition.narrow;
+    case "and":
+      return condition.children.some(narrowsByIndex);
+    default:
+      return false;
   }
 }
 

@@ -9,6 +9,11 @@
 //   walking the primary key newest first and gathering matches through the GIN index depends on how
 //   common the words are, which a generic plan cannot know (and the statistics it reads are finer
 //   for search_vector, see ../world/schema.ts).
+// - A recency page first walks the newest tweets along the primary key (`newestWalk` of them), which
+//   finds the page at once when matches are common; when they are not, the rest of the world is
+//   gathered through the GIN index, whose cost follows the number of matches, and those are few, or
+//   the walk would have found them. The planner's own choice between the two rests on its guess of how
+//   common the words are together, and a bad guess walks the whole world.
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
 //   top-level since: / until: becomes an id range, which the primary key seeks to.
 // - Relevancy ranks the newest `relevancyCandidates` matches of the driving tsquery, so its one ranking
@@ -18,7 +23,7 @@ import { ApiError, type Cursor, type SearchLimits, type SearchNode, type SearchS
 import { CEILING, type SearchPosition, searchPosition, TWEET_COLUMNS } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
-import { compileSearch, renderCondition, type SearchPlan, Values } from "./compile.ts";
+import { compileSearch, narrowsByIndex, renderCondition, type SearchPlan, Values } from "./compile.ts";
 import { SearchGate } from "./gate.ts";
 
 export type SearchRow = TweetRow & { bucket: number };
@@ -38,6 +43,9 @@ function timedOut(error: unknown): boolean {
   return error instanceof SQL.PostgresError && error.errno === STATEMENT_TIMEOUT;
 }
 
+/** For the rest of a search's transaction: no walks along an index, so matches are gathered through GIN. */
+const GATHER_THROUGH_INDEX = "SELECT set_config('enable_indexscan', 'off', true)";
+
 // Parallel workers take milliseconds to start and the connections of other requests' statements: one
 // search is one backend.
 const SETTINGS = `SELECT set_config('statement_timeout', $1, true),
@@ -48,6 +56,7 @@ const SETTINGS = `SELECT set_config('statement_timeout', $1, true),
 // a running server.
 const RANGE = `SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high,
   coalesce((SELECT ids_follow_time FROM world_meta WHERE id = 1), false) AS ids_follow_time,
+  (SELECT counts FROM world_meta WHERE id = 1) AS counts,
   (SELECT id FROM tweets WHERE created_ms >= $1::bigint ORDER BY created_ms, id LIMIT 1) AS since_id,
   (SELECT id FROM tweets WHERE created_ms >= $2::bigint ORDER BY created_ms, id LIMIT 1) AS until_id`;
 
@@ -55,20 +64,29 @@ interface RangeRow {
   low: string | null;
   high: string | null;
   ids_follow_time: boolean;
+  counts: string | null;
   since_id: string | null;
   until_id: string | null;
+}
+
+export interface SearchExecutorOptions {
+  /** How many of the pool's connections searches may hold at once. */
+  concurrentSearches: number;
+  /** How many of the newest tweets a recency page walks before it gathers through the index. */
+  newestWalk: number;
 }
 
 export class SearchExecutor {
   readonly #sql: SQL;
   readonly #limits: SearchLimits;
   readonly #gate: SearchGate;
+  readonly #newestWalk: number;
 
-  /** `concurrentSearches`: how many of the pool's connections searches may hold at once. */
-  constructor(sql: SQL, limits: SearchLimits, concurrentSearches: number) {
+  constructor(sql: SQL, limits: SearchLimits, options: SearchExecutorOptions) {
     this.#sql = sql;
     this.#limits = limits;
-    this.#gate = new SearchGate(concurrentSearches, limits.maxWaiting);
+    this.#gate = new SearchGate(options.concurrentSearches, limits.maxWaiting);
+    this.#newestWalk = options.newestWalk;
   }
 
   /** Up to `limit` rows of `query` after `after`, in the sort order's order; `owner` takes turns at the gate. */
@@ -86,11 +104,17 @@ export class SearchExecutor {
       return await this.#gate.run(owner, () =>
         this.#sql.begin(async (tx) => {
           await tx.unsafe(SETTINGS, [String(this.#limits.budgetMs)]);
-          const { low, high } = await this.#idRange(tx, plan);
+          const { low, high, idsPerTweet } = await this.#idRange(tx, plan);
           if (low >= high) return [];
-          return sortOrder === "relevancy" && plan.ranking !== undefined
-            ? this.#ranked(tx, plan.ranking, low, high, limit, from)
-            : this.#newest(tx, plan, low, Math.min(high, from.id), limit);
+          if (sortOrder === "relevancy" && plan.ranking !== undefined) {
+            return this.#ranked(tx, plan.ranking, low, high, limit, from);
+          }
+          const top = Math.min(high, from.id);
+          const walkLow = Math.max(low, top - Math.round(this.#newestWalk * idsPerTweet));
+          const rows = await this.#newest(tx, plan, walkLow, top, limit);
+          if (rows.length === limit || walkLow <= low) return rows;
+          if (narrowsByIndex(plan.condition)) await tx.unsafe(GATHER_THROUGH_INDEX);
+          return rows.concat(await this.#newest(tx, plan, low, walkLow, limit - rows.length));
         }),
       );
     } catch (error) {
@@ -145,11 +169,17 @@ export class SearchExecutor {
     return row === undefined ? low : Number(row.id);
   }
 
-  /** Ids [low, high) of the world that can hold the plan's matches. */
-  async #idRange(tx: TransactionSQL, plan: SearchPlan): Promise<{ low: number; high: number }> {
+  /** Ids [low, high) of the world that can hold the plan's matches, and ids per tweet, which size the walk. */
+  async #idRange(tx: TransactionSQL, plan: SearchPlan): Promise<{ low: number; high: number; idsPerTweet: number }> {
     const [row] = await tx.unsafe<RangeRow[]>(RANGE, [plan.since ?? null, plan.until ?? null]);
-    if (row === undefined || row.low === null || row.high === null) return { low: 0, high: 0 };
-    const range = { low: Number(row.low), high: Number(row.high) + 1 };
+    if (row === undefined || row.low === null || row.high === null) return { low: 0, high: 0, idsPerTweet: 1 };
+    const tweets = row.counts === null ? 0 : ((JSON.parse(row.counts) as { tweet?: number }).tweet ?? 0);
+    const span = Number(row.high) - Number(row.low);
+    const range = {
+      low: Number(row.low),
+      high: Number(row.high) + 1,
+      idsPerTweet: tweets < 2 ? 1 : Math.max(1, span / (tweets - 1)),
+    };
     if (!row.ids_follow_time) return range;
     if (plan.since !== undefined)
       range.low = Math.max(range.low, row.since_id === null ? CEILING : Number(row.since_id));

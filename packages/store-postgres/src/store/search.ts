@@ -2,14 +2,14 @@
 import type { Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
 import { searchCursor, tweetFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
-import { SearchExecutor } from "../search/execute.ts";
+import { SearchExecutor, type SearchExecutorOptions } from "../search/execute.ts";
 import { pageOf } from "./reads.ts";
 
 export class TweetSearch {
   readonly #executor: SearchExecutor;
 
-  constructor(sql: SQL, limits: SearchLimits, concurrentSearches: number) {
-    this.#executor = new SearchExecutor(sql, limits, concurrentSearches);
+  constructor(sql: SQL, limits: SearchLimits, options: SearchExecutorOptions) {
+    this.#executor = new SearchExecutor(sql, limits, options);
   }
 
   async page(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {

@@ -18,7 +18,7 @@ import {
 import { SQL } from "bun";
 import { openPostgres } from "../../src/database.ts";
 import { PostgresLedger } from "../../src/ledger/postgres-ledger.ts";
-import type { PostgresServer } from "../pg-server.ts";
+import type { PostgresServer } from "../../testing/pg-server.ts";
 import type { Books, LedgerFixture } from "./ledger.ts";
 
 export function openSqliteFixture(): Promise<LedgerFixture> {

@@ -24,7 +24,7 @@ import fc from "fast-check";
 import { openPostgres } from "../../src/database.ts";
 import { PostgresStore } from "../../src/store/postgres-store.ts";
 import { WorldWriter as PostgresWorldWriter } from "../../src/world/writer.ts";
-import { type PostgresServer, startPostgres } from "../pg-server.ts";
+import { type PostgresServer, startPostgres } from "../../testing/pg-server.ts";
 
 const USERNAMES = ["Alice", "bob", "CAROL_1", "dave", "K_9"];
 const LANGS = ["en", "EN", "fr", "ja", "zh-tw", "pt-BR", "pt", "und"];
@@ -179,7 +179,8 @@ function postgresAdapter(sql: () => SQL): Adapter {
     name: "PostgreSQL",
     async load(tweets) {
       const db = sql();
-      store ??= new PostgresStore(db);
+      // A walk of two tweets makes most pages gather the rest through the index.
+      store ??= new PostgresStore(db, { newestWalk: 2 });
       await db.begin(async (tx) => {
         await tx.unsafe(`TRUNCATE ${WORLD_TABLES.join(", ")}`);
         const writer = new PostgresWorldWriter(tx);

@@ -23,7 +23,7 @@ import type { SQL } from "bun";
 import { openPostgres } from "../../src/database.ts";
 import { PostgresStore } from "../../src/store/postgres-store.ts";
 import { buildWorld } from "../../src/world/build.ts";
-import { type PostgresServer, startPostgres } from "../pg-server.ts";
+import { type PostgresServer, startPostgres } from "../../testing/pg-server.ts";
 
 export interface Worlds {
   server: PostgresServer;
@@ -46,7 +46,9 @@ async function buildWorlds(): Promise<Worlds> {
   const started = performance.now();
   await buildWorld(sql, DEFAULT_WORLD);
   const buildMs = performance.now() - started;
-  return { server, db, sql, sqlite: new SqliteStore(db), postgres: new PostgresStore(sql), buildMs, dir };
+  // A walk shorter than the world, so that search pages also gather through the index.
+  const postgres = new PostgresStore(sql, { newestWalk: 500 });
+  return { server, db, sql, sqlite: new SqliteStore(db), postgres, buildMs, dir };
 }
 
 // bun test runs every file in one process but fires no exit event, so the worlds are shared by the test

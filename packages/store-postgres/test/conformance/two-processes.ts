@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { openDatabase } from "@social/store-sqlite";
 import type { SQL } from "bun";
 import { openPostgres } from "../../src/database.ts";
-import type { PostgresServer } from "../pg-server.ts";
+import type { PostgresServer } from "../../testing/pg-server.ts";
 
 export async function twoSqliteConnections(name: string): Promise<{ db: Database; peerDb: Database; close(): void }> {
   const dir = mkdtempSync(join(tmpdir(), `${name}-conformance-`));

@@ -1,0 +1,38 @@
+// The Backend on the operator's PostgreSQL: one pool per process, every schema migrated as it opens.
+import {
+  buildWorld,
+  hasWorld,
+  isDatabaseOutage,
+  openPostgres,
+  PostgresAccounts,
+  PostgresLedger,
+  PostgresSessions,
+  PostgresStore,
+} from "@social/store-postgres";
+import type { Backend, BackendOptions } from "./backend.ts";
+import { describeDatabase } from "./describe.ts";
+
+/**
+ * Opens the pool and migrates. A server that cannot be reached becomes one sentence naming it, for
+ * the operator's one line at start: the client's own error ("Failed to connect") names neither the
+ * host nor the database.
+ */
+export async function openPostgresBackend(url: string, options: BackendOptions): Promise<Backend> {
+  const sql = await openPostgres(url, options.max === undefined ? {} : { max: options.max }).catch((error: unknown) => {
+    if (!isDatabaseOutage(error)) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`${describeDatabase(url)} cannot be reached (${reason})`, { cause: error });
+  });
+  const accounts = new PostgresAccounts(sql);
+  return {
+    kind: "postgres",
+    store: new PostgresStore(sql),
+    ledger: new PostgresLedger(sql),
+    accounts,
+    sessions: new PostgresSessions(sql),
+    secret: (name) => accounts.secret(name),
+    hasWorld: () => hasWorld(sql),
+    buildWorld: (world, onProgress) => buildWorld(sql, world, onProgress),
+    close: () => sql.close(),
+  };
+}

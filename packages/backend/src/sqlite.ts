@@ -1,0 +1,28 @@
+// The Backend on one SQLite file. bun:sqlite is synchronous; wrapping its calls in async functions
+// gives the apps the one shape they also get from PostgreSQL.
+import {
+  buildWorld,
+  hasWorld,
+  openDatabase,
+  SqliteAccounts,
+  SqliteLedger,
+  SqliteSessions,
+  SqliteStore,
+} from "@social/store-sqlite";
+import type { Backend, BackendOptions } from "./backend.ts";
+
+export function openSqliteBackend(url: string, options: BackendOptions): Backend {
+  const db = openDatabase(url, options.synchronous ? { synchronous: options.synchronous } : {});
+  const accounts = new SqliteAccounts(db);
+  return {
+    kind: "sqlite",
+    store: new SqliteStore(db),
+    ledger: new SqliteLedger(db),
+    accounts,
+    sessions: new SqliteSessions(db),
+    secret: (name) => accounts.secret(name),
+    hasWorld: async () => hasWorld(db),
+    buildWorld: async (world, onProgress) => buildWorld(db, world, onProgress),
+    close: async () => db.close(),
+  };
+}
