@@ -6,8 +6,10 @@
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { openBackend } from "@social/backend";
 import { parseQuery } from "@social/core";
 import { LARGE_WORLD } from "@social/fixtures";
+import { startPostgres } from "@social/store-postgres/testing";
 import { buildWorld, createAccount, createKey, hasWorld, openDatabase, SqliteStore } from "@social/store-sqlite";
 import { SERVER_RUNTIME_FLAGS } from "../src/server.ts";
 
@@ -78,13 +80,13 @@ const barePort = apiPort + 50;
 const floorPort = apiPort + 100;
 const apiUrl = `http://127.0.0.1:${apiPort}`;
 
-async function startApi(synchronous: "NORMAL" | "FULL") {
+async function startApi(databaseUrl: string, synchronous: "NORMAL" | "FULL" = "FULL") {
   const child = Bun.spawn([process.execPath, ...SERVER_RUNTIME_FLAGS, join(root, "apps/api/src/main.ts")], {
     env: {
       ...process.env,
       PORT: String(apiPort),
       HOST: "127.0.0.1",
-      DATABASE_URL: databasePath,
+      DATABASE_URL: databaseUrl,
       RATE_LIMIT_RPS: "0",
       SQLITE_SYNCHRONOUS: synchronous,
     },
@@ -95,7 +97,7 @@ async function startApi(synchronous: "NORMAL" | "FULL") {
   return child;
 }
 
-let api = await startApi("FULL");
+let api = await startApi(databasePath);
 const sample = await (
   await fetch(`${apiUrl}/v1/tweets/${tweetIds[0]}`, { headers: { authorization: `Bearer ${key}` } })
 ).text();
@@ -121,7 +123,7 @@ interface LoadResult {
   failures: number;
 }
 
-async function load(urls: string[], withKey: boolean): Promise<LoadResult> {
+async function load(urls: string[], withKey: string | false): Promise<LoadResult> {
   const args = [
     process.execPath,
     join(import.meta.dir, "load.ts"),
@@ -130,7 +132,7 @@ async function load(urls: string[], withKey: boolean): Promise<LoadResult> {
     "--connections",
     connections,
   ];
-  if (withKey) args.push("--key", key);
+  if (withKey) args.push("--key", withKey);
   for (const url of urls) args.push("--url", url);
   const child = Bun.spawn(args, { stdout: "pipe", stderr: "inherit" });
   const text = await new Response(child.stdout).text();
@@ -155,11 +157,11 @@ const sampler = setInterval(() => {
 }, 100);
 
 const baseline = await load([`http://127.0.0.1:${barePort}/`], false);
-const floorLookups = await load(lookupUrls(floorUrl), true);
-const lookups = await load(lookupUrls(apiUrl), true);
-const floorSearches = await load(searchUrls(floorUrl), true);
-const searches = await load(searchUrls(apiUrl), true);
-const followers = await load([`${apiUrl}/v1/users/${bigAccount.id}/followers?mode=ids&limit=5000`], true);
+const floorLookups = await load(lookupUrls(floorUrl), key);
+const lookups = await load(lookupUrls(apiUrl), key);
+const floorSearches = await load(searchUrls(floorUrl), key);
+const searches = await load(searchUrls(apiUrl), key);
+const followers = await load([`${apiUrl}/v1/users/${bigAccount.id}/followers?mode=ids&limit=5000`], key);
 clearInterval(sampler);
 const rss = vmRss(api.pid);
 // Then idle for a few seconds, which lets the garbage collector give memory back.
@@ -169,10 +171,28 @@ api.kill("SIGTERM");
 await api.exited;
 
 // The same lookups without an fsync per commit (SQLITE_SYNCHRONOUS=NORMAL): what power-loss durability costs.
-api = await startApi("NORMAL");
-const lookupsNormal = await load(lookupUrls(apiUrl), true);
+api = await startApi(databasePath, "NORMAL");
+const lookupsNormal = await load(lookupUrls(apiUrl), key);
+api.kill("SIGTERM");
+await api.exited;
+
+// The same lookups on PostgreSQL (fsync and synchronous_commit on), one API process, the same large world
+// in a cluster kept in data/bench/postgres (built on the first run, as the SQLite file is).
+const postgres = await startPostgres({ durable: true, keepIn: join(root, "data/bench/postgres") });
+const postgresUrl = await postgres.createDatabase("large", { reuse: true });
+const backend = await openBackend(postgresUrl);
+if (!(await backend.hasWorld())) {
+  const started = performance.now();
+  await backend.buildWorld(LARGE_WORLD);
+  console.log(`built the large world into PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+const postgresKey = (await backend.accounts.openAccount("bench", 1_000_000_000)).key.key;
+await backend.close();
+api = await startApi(postgresUrl);
+const lookupsPostgres = await load(lookupUrls(apiUrl), postgresKey);
 for (const child of [api, bare, floor]) child.kill("SIGTERM");
 await Promise.all([api.exited, bare.exited, floor.exited]);
+postgres.stop();
 db.close();
 
 const row = (name: string, r: LoadResult, ratio: string) =>
@@ -194,6 +214,13 @@ console.log(
   ),
 );
 console.log(row("  same, SQLITE_SYNCHRONOUS=NORMAL", lookupsNormal, `${share(lookupsNormal, baseline.rps)} of bare`));
+console.log(
+  row(
+    "  same, on PostgreSQL",
+    lookupsPostgres,
+    `${share(lookupsPostgres, lookups.rps)} of SQLite's (target >= 0.5), ${share(lookupsPostgres, baseline.rps)} of bare`,
+  ),
+);
 console.log(
   row("floor: charged search, nothing else", floorSearches, `${share(floorSearches, inProcessQps)} of in-process`),
 );

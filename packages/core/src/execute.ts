@@ -5,6 +5,7 @@ import * as v from "valibot";
 import { costOf } from "./costs.ts";
 import { costRuleFor, type Endpoint, type ParamsSchema, type ReadResult } from "./endpoint.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
+import { LedgerError } from "./ledger-errors.ts";
 import type { Cursor, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
 import { isWellFormedApiKey } from "./request.ts";
@@ -156,6 +157,10 @@ function clientGone(): ApiError {
   return new ApiError("invalid_request", "The client closed the connection before the answer was sent");
 }
 
+function revokedKey(): ApiError {
+  return new ApiError("revoked_api_key", "This API key has been revoked: create a new one in the dashboard");
+}
+
 async function authenticate(ledger: Ledger, apiKey: string | undefined) {
   if (!apiKey)
     throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API_KEY>");
@@ -164,8 +169,7 @@ async function authenticate(ledger: Ledger, apiKey: string | undefined) {
     throw new ApiError("invalid_api_key", "Invalid API key: keys are sk_live_ followed by 32 letters and digits");
   }
   const check = await ledger.checkKey(await hashApiKey(apiKey));
-  if (check.status === "revoked")
-    throw new ApiError("revoked_api_key", "This API key has been revoked: create a new one in the dashboard");
+  if (check.status === "revoked") throw revokedKey();
   if (check.status === "unknown") throw new ApiError("invalid_api_key", "Invalid API key");
   return check;
 }
@@ -206,7 +210,10 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
     const cost = costOf(rule, countedItems(endpoint, result));
     if (request.signal?.aborted) throw clientGone();
     const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
-    const debit = await services.ledger.debit(key.accountId, usage);
+    // A key revoked while its request was read is refused here, uncharged: the ledger checks it again.
+    const debit = await services.ledger.debit(key.accountId, usage).catch((error: unknown) => {
+      throw error instanceof LedgerError && error.code === "revoked_key" ? revokedKey() : error;
+    });
     if (!debit.ok) throw insufficientCredits(cost, debit.remaining);
     const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
     if (request.signal?.aborted) {

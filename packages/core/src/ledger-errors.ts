@@ -3,6 +3,7 @@
 export type LedgerErrorCode =
   | "unknown_account"
   | "unknown_key"
+  | "revoked_key"
   | "ambiguous_key"
   | "too_many_keys"
   | "duplicate_request"

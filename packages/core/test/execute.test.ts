@@ -7,6 +7,7 @@ import { catalogue } from "../src/catalogue/index.ts";
 import type { Endpoint } from "../src/endpoint.ts";
 import { notFound } from "../src/errors.ts";
 import { executeRead, hashApiKey, type Services } from "../src/execute.ts";
+import { LedgerError } from "../src/ledger-errors.ts";
 import type { DebitResult, KeyCheck, Ledger, Store, UsageRecord } from "../src/ports.ts";
 import { RateLimiter } from "../src/ratelimit.ts";
 import { createTokenCodec } from "../src/tokens.ts";
@@ -205,6 +206,17 @@ describe("executeRead", () => {
     assert.ok(!outcome.ok);
     assert.equal(ledger.usage.length, 1);
     assert.deepEqual(ledger.refunded, [ledger.usage[0]?.requestId]);
+    assert.equal(ledger.balance_, 30);
+  });
+
+  it("answers 401 uncharged when the ledger finds the key revoked at the debit", async () => {
+    const { ledger, read } = await setup();
+    ledger.debit = async () => Promise.reject(new LedgerError("revoked_key", "key k is revoked"));
+    const outcome = await read(quotes, { id: "7" });
+    assert.ok(!outcome.ok);
+    assert.equal(outcome.error.code, "revoked_api_key");
+    assert.equal(outcome.error.status, 401);
+    assert.equal(ledger.usage.length, 0);
     assert.equal(ledger.balance_, 30);
   });
 

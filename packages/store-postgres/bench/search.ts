@@ -6,8 +6,8 @@
 //
 // --database: the SQLite file of the large world, built there when missing (default data/bench/large.db).
 // --postgres: a database holding the large world, or an empty one to build it into; without it the bench
-// starts a PostgreSQL server of its own in a temp directory (as the tests do), builds the world there and
-// removes it afterwards. Queries are drawn from the world with a fixed seed, so runs are comparable. The
+// starts a PostgreSQL server of its own (as the tests do) on a cluster kept in data/bench/postgres, whose
+// large world is built on the first run and kept, as the SQLite file is. Queries are drawn from the world with a fixed seed, so runs are comparable. The
 // machine may be shared: repeat a run before reading much into one figure.
 import { mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -51,8 +51,8 @@ console.log(`SQLite: ${databasePath}, ${(statSync(databasePath).size / 1e6).toFi
 let server: PostgresServer | undefined;
 let url = values.postgres;
 if (url === undefined) {
-  server = await startPostgres();
-  url = await server.createDatabase("bench");
+  server = await startPostgres({ durable: true, keepIn: join(root, "data/bench/postgres") });
+  url = await server.createDatabase("large", { reuse: true });
 }
 const sql = await openPostgres(url);
 if (!(await hasWorld(sql))) {

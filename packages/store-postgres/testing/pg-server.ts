@@ -3,7 +3,7 @@
 // pg_ctl refuse to run as root, so as root they run as the `postgres` user the package creates.
 // Exported as @social/store-postgres/testing so that the apps' tests run their suites on it too.
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,8 +15,9 @@ export interface PostgresServer {
   /**
    * A new database on this server, and its URL: empty, or a copy of `template` (a file copy, so a
    * built world is cloned in a fraction of the time a build takes; nothing may be connected to it).
+   * With `reuse`, a database of that name already there is kept as it is.
    */
-  createDatabase(name: string, options?: { template?: string }): Promise<string>;
+  createDatabase(name: string, options?: { template?: string; reuse?: boolean }): Promise<string>;
   /** Stops the server, as a crash would (immediate), so a test can take it away mid-load. */
   kill(): void;
   /** Starts it again on the same port and data. */
@@ -56,24 +57,35 @@ function quoted(command: string, args: string[]): string {
 }
 
 /**
- * Stops the cluster and removes its folder once this process is gone, however it ended: `bun test`
+ * Stops the cluster and removes its folder (when temporary) once this process is gone, however it ended: `bun test`
  * runs no exit handlers, and a test process that crashed or timed out never called stop(). A detached
  * shell outlives this process to do it; after a stop() it finds nothing left to do.
  */
-function stopWhenGone(bin: string, data: string, dir: string): void {
+function stopWhenGone(bin: string, data: string, removable: string | undefined): void {
   const stop = quoted(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);
   const asUser = process.getuid?.() === 0 ? `su postgres -s /bin/sh -c "${stop}"` : stop;
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${asUser} >/dev/null 2>&1; rm -rf '${dir}'`;
+  const remove = removable === undefined ? "" : `; rm -rf '${removable}'`;
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${asUser} >/dev/null 2>&1${remove}`;
   spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
 }
 
-/**
- * `durable`: fsync on, as in production (the ledger bench's figures); tests run without it, which only
- * matters if the machine itself crashes.
- */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
+export interface PostgresServerOptions {
+  /**
+   * fsync on, as in production (the benchmarks' figures); tests run without it, which only matters if
+   * the machine itself crashes.
+   */
+  durable?: boolean;
+  /**
+   * A directory that keeps the cluster between runs (the benchmarks keep their large world there):
+   * created on first use, started again later, never removed. Without it the cluster is temporary.
+   */
+  keepIn?: string;
+}
+
+export async function startPostgres(options: PostgresServerOptions = {}): Promise<PostgresServer> {
   const bin = binDir();
-  const dir = mkdtempSync(join(tmpdir(), "social-pg-"));
+  const dir = options.keepIn ?? mkdtempSync(join(tmpdir(), "social-pg-"));
+  mkdirSync(dir, { recursive: true });
   chmodSync(dir, 0o755);
   if (process.getuid?.() === 0) {
     const { uid, gid } = postgresUser();
@@ -81,7 +93,9 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   }
   const data = join(dir, "data");
   const port = await freePort();
-  run(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "app", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  if (!existsSync(join(data, "PG_VERSION"))) {
+    run(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "app", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  }
   const start = () =>
     run(join(bin, "pg_ctl"), [
       "-D",
@@ -94,30 +108,34 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       "start",
     ]);
   start();
-  stopWhenGone(bin, data, dir);
+  stopWhenGone(bin, data, options.keepIn === undefined ? dir : undefined);
   const url = `postgres://app@127.0.0.1:${port}/postgres`;
-  const stop = () => run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);
+  const stop = (mode = "immediate") => run(join(bin, "pg_ctl"), ["-D", data, "-m", mode, "stop"]);
   return {
     url,
     async createDatabase(name, options = {}) {
       const admin = new SQL(url, { max: 1 });
       const template = options.template === undefined ? "" : ` TEMPLATE "${identifier(options.template)}"`;
       try {
-        await admin.unsafe(`CREATE DATABASE "${identifier(name)}"${template}`);
+        const exists = await admin`SELECT 1 FROM pg_database WHERE datname = ${identifier(name)}`;
+        if (!(options.reuse && exists.length > 0)) {
+          await admin.unsafe(`CREATE DATABASE "${identifier(name)}"${template}`);
+        }
       } finally {
         await admin.close();
       }
       return `postgres://app@127.0.0.1:${port}/${name}`;
     },
-    kill: stop,
+    kill: () => stop(),
     restart: start,
     stop() {
       try {
-        stop();
+        // A kept cluster shuts down cleanly, so its next start needs no recovery.
+        stop(options.keepIn === undefined ? "immediate" : "fast");
       } catch {
         // Already stopped by the test (kill): nothing is left to stop.
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (options.keepIn === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -13,6 +13,7 @@ import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { assertCredits, LedgerError } from "@social/core";
 import { SQL, type TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable, isDatabaseOutage } from "../outage.ts";
+import { KeyCache } from "./key-cache.ts";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** Bounds how long one transaction holds its accounts' locks, however long the queue grows. */
@@ -46,14 +47,26 @@ export class PostgresLedger implements Ledger {
   #queue: PendingDebit[] = [];
   /** A batch is being written or about to be: new debits wait for the next one. */
   #draining = false;
+  readonly #keys: KeyCache;
 
   constructor(sql: SQL, options: PostgresLedgerOptions = {}) {
     this.#sql = sql;
     this.#now = options.now ?? Date.now;
+    this.#keys = new KeyCache(Date.now);
+    // Without the subscription every check reads the database, which is slower but never wrong.
+    this.#keys.listen(sql).catch(() => {});
   }
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
     if (!SHA256_HEX.test(keyHash)) return { status: "unknown" };
+    const cached = this.#keys.get(keyHash);
+    if (cached !== undefined) return cached;
+    const check = await this.#readKey(keyHash);
+    this.#keys.remember(keyHash, check);
+    return check;
+  }
+
+  async #readKey(keyHash: string): Promise<KeyCheck> {
     const [row] = await this.#sql<KeyRow[]>`
       SELECT k.id, k.account_id, k.hash, k.revoked_at, a.balance
       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
@@ -142,8 +155,12 @@ export class PostgresLedger implements Ledger {
     }
     batch.forEach((debit, index) => {
       const outcome = outcomes[index];
-      if (outcome && "result" in outcome) debit.resolve(outcome.result);
-      else debit.reject(outcome?.error);
+      if (outcome && "result" in outcome) {
+        this.#keys.debited(debit.accountId, outcome.result.remaining);
+        debit.resolve(outcome.result);
+      } else {
+        debit.reject(outcome?.error);
+      }
     });
   }
 
@@ -167,11 +184,13 @@ export class PostgresLedger implements Ledger {
         ORDER BY id FOR NO KEY UPDATE`,
       tx<{ request_id: string }[]>`
         SELECT request_id FROM usage WHERE request_id = ANY(${tx.array(requestIds, "TEXT")})`,
-      tx<{ id: string }[]>`SELECT id FROM api_keys WHERE id = ANY(${tx.array(keyIds, "TEXT")})`,
+      tx<{ id: string; revoked: boolean }[]>`
+        SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ANY(${tx.array(keyIds, "TEXT")})`,
     ]);
     const balances = new Map(locked.map((row) => [row.id, Number(row.balance)]));
     const chargedIds = new Set(charged.map((row) => row.request_id));
     const knownKeys = new Set(keys.map((row) => row.id));
+    const revokedKeys = new Set(keys.filter((row) => row.revoked).map((row) => row.id));
     const charges = new Map<string, number>();
     const inserted: { accountId: string; usage: UsageRecord }[] = [];
 
@@ -180,6 +199,9 @@ export class PostgresLedger implements Ledger {
       if (balance === undefined) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
       if (balance < usage.credits) return { result: { ok: false, remaining: balance } };
       if (!knownKeys.has(usage.keyId)) return { error: new LedgerError("unknown_key", `no key ${usage.keyId}`) };
+      // A key revoked while its request was being read (or while its check was cached): refused here.
+      if (revokedKeys.has(usage.keyId))
+        return { error: new LedgerError("revoked_key", `key ${usage.keyId} is revoked`) };
       if (chargedIds.has(usage.requestId)) return { error: duplicate(usage) };
       chargedIds.add(usage.requestId);
       balances.set(accountId, balance - usage.credits);
@@ -188,37 +210,44 @@ export class PostgresLedger implements Ledger {
       return { result: { ok: true, remaining: balance - usage.credits } };
     });
 
+    // The writes do not depend on one another: sent together, they cost one round trip, not three.
+    const writes: Promise<unknown>[] = [];
     if (inserted.length > 0) {
       const text = (pick: (row: (typeof inserted)[number]) => string) => tx.array(inserted.map(pick), "TEXT");
       const credits = tx.array(
         inserted.map((row) => row.usage.credits),
         "INT8",
       );
-      await tx`
+      writes.push(tx`
         INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at)
         SELECT request_id, key_id, account_id, endpoint, credits, ${now}::bigint
         FROM unnest(
           ${text((row) => row.usage.requestId)}, ${text((row) => row.usage.keyId)}, ${text((row) => row.accountId)},
           ${text((row) => row.usage.endpoint)}, ${credits}
-        ) AS u (request_id, key_id, account_id, endpoint, credits)`;
+        ) AS u (request_id, key_id, account_id, endpoint, credits)`);
     }
     const debited = [...charges].filter(([, credits]) => credits > 0);
     if (debited.length > 0) {
       const ids = debited.map(([id]) => id);
       const credits = debited.map(([, amount]) => amount);
-      const updated = await tx<{ id: string }[]>`
+      const update = tx<{ id: string }[]>`
         UPDATE accounts a SET balance = a.balance - c.credits
         FROM unnest(${tx.array(ids, "TEXT")}, ${tx.array(credits, "INT8")}) AS c (id, credits)
         WHERE a.id = c.id AND a.balance >= c.credits RETURNING a.id`;
-      // Unreachable while the accounts stay locked; if it ever happens, nothing of the batch is kept.
-      if (updated.length !== debited.length) throw new Error("a balance changed under the batch's lock");
+      writes.push(
+        update.then((updated) => {
+          // Unreachable while the accounts stay locked; if it ever happens, nothing of the batch is kept.
+          if (updated.length !== debited.length) throw new Error("a balance changed under the batch's lock");
+        }),
+      );
     }
     // One write per key per batch; in id order, like the accounts, so that batches never deadlock.
     if (knownKeys.size > 0) {
-      await tx`
+      writes.push(tx`
         UPDATE api_keys SET last_used_at = ${now}
-        WHERE id IN (SELECT id FROM api_keys WHERE id = ANY(${tx.array([...knownKeys], "TEXT")}) ORDER BY id FOR NO KEY UPDATE)`;
+        WHERE id IN (SELECT id FROM api_keys WHERE id = ANY(${tx.array([...knownKeys], "TEXT")}) ORDER BY id FOR NO KEY UPDATE)`);
     }
+    await Promise.all(writes);
     return outcomes;
   }
 }

@@ -54,6 +54,20 @@ export const ledgerMigrations: readonly Migration[] = [
     await tx`CREATE INDEX grants_account ON grants (account_id)`;
     await tx`CREATE UNIQUE INDEX grants_refund_of ON grants (refund_of) WHERE refund_of IS NOT NULL`;
   },
+  // Processes keep active keys in memory (../ledger/key-cache.ts) and must hear at once when a key is
+  // revoked or an account's balance rises; the database tells them, whichever process or tool wrote it.
+  async (tx) => {
+    // The argument names the row's account id column.
+    await tx`CREATE FUNCTION notify_key_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('key_changes', to_jsonb(NEW) ->> TG_ARGV[0]);
+        RETURN NULL;
+      END $$`;
+    await tx`CREATE TRIGGER api_keys_revoked AFTER UPDATE OF revoked_at ON api_keys FOR EACH ROW
+             WHEN (NEW.revoked_at IS DISTINCT FROM OLD.revoked_at) EXECUTE FUNCTION notify_key_change('account_id')`;
+    await tx`CREATE TRIGGER accounts_credited AFTER UPDATE OF balance ON accounts FOR EACH ROW
+             WHEN (NEW.balance > OLD.balance) EXECUTE FUNCTION notify_key_change('id')`;
+  },
 ];
 
 export const settingsMigrations: readonly Migration[] = [

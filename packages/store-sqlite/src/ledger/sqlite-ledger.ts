@@ -59,6 +59,7 @@ export class SqliteLedger implements Ledger {
   readonly #setBalance: Statement<void, [number, string]>;
   readonly #recordUsage: Statement<void, [string, string, string, string, number, number]>;
   readonly #touchKey: Statement<void, [number, string]>;
+  readonly #keyRevoked: Statement<object, [string]>;
   readonly #refundUsage: Statement<{ credits: number }, [number, string, string]>;
 
   constructor(db: Database, options: SqliteLedgerOptions = {}) {
@@ -78,6 +79,7 @@ export class SqliteLedger implements Ledger {
       "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.#touchKey = db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+    this.#keyRevoked = db.query("SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NOT NULL");
     // The grant takes its amount from the usage row itself, so a refund can never exceed the charge,
     // and the unique index on refund_of makes a second refund of the same request a no-op.
     this.#refundUsage = db.query(
@@ -233,6 +235,10 @@ export class SqliteLedger implements Ledger {
       return { result: { ok: true, remaining: balance.current } };
     }
     if (balance.current < usage.credits) return { result: { ok: false, remaining: balance.current } };
+    // A key revoked while its request was being read: its check said active, the ledger says no.
+    if (this.#keyRevoked.get(usage.keyId) !== null) {
+      return { error: new LedgerError("revoked_key", `key ${usage.keyId} is revoked`) };
+    }
     try {
       this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now);
     } catch (error) {
