@@ -5,6 +5,7 @@ import { TWEET_COLUMNS, tweetFromRow, USER_COLUMNS, type UserRow, userFromRow } 
 import type { SQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import {
+  byIds,
   CEILING,
   existingId,
   itemsByIds,
@@ -23,10 +24,7 @@ function statements(sql: SQL) {
       sql,
       `SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.id = $1::bigint AND ${VISIBLE}`,
     ),
-    tweets: statement<TweetRow, [ids: string]>(
-      sql,
-      `SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.id = ANY($1::bigint[]) AND ${VISIBLE}`,
-    ),
+    tweets: byIds<TweetRow>(sql, (id) => `SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.id ${id} AND ${VISIBLE}`),
     tweetExists: statement<object, [number]>(sql, `SELECT 1 FROM tweets t WHERE t.id = $1::bigint AND ${VISIBLE}`),
     quotes: tweetsNewestFirst(sql, "t.quoted_id = $1::bigint"),
     retweeters: statement<UserRow & Keys<"k1">, [tweet: number, afterId: number, limit: number]>(

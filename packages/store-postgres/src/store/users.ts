@@ -4,14 +4,11 @@ import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social
 import { USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
 import { asciiFold } from "../world/rows.ts";
-import { existingId, itemsByIds, statement, tweetPage, tweetsNewestFirst } from "./reads.ts";
+import { byIds, existingId, itemsByIds, statement, tweetPage, tweetsNewestFirst } from "./reads.ts";
 
 function statements(sql: SQL) {
   return {
-    users: statement<UserRow & { id: string }, [ids: string]>(
-      sql,
-      `SELECT u.id, ${USER_COLUMNS} FROM users u WHERE u.id = ANY($1::bigint[])`,
-    ),
+    users: byIds<UserRow & { id: string }>(sql, (id) => `SELECT u.id, ${USER_COLUMNS} FROM users u WHERE u.id ${id}`),
     userExists: statement<object, [number]>(sql, "SELECT 1 FROM users WHERE id = $1::bigint"),
     userByUsername: statement<UserRow, [key: string]>(
       sql,
