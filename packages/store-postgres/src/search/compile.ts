@@ -155,15 +155,19 @@ export function renderCondition(condition: Condition, values: Values): string {
 }
 
 /**
- * Whether the GIN index alone can narrow the condition down: a narrow tsquery, or an AND with one. An OR
- * with a comparison needs every tweet's counts, so it cannot.
+ * Whether indexes alone can narrow the condition down: a narrow tsquery (GIN), a lower bound on a count
+ * or an upper or lower one on the time (B-trees), an AND with one such part, or an OR of them all.
  */
 export function narrowsByIndex(condition: Condition): boolean {
   switch (condition.kind) {
     case "match":
       return condition.narrow;
+    case "compare":
+      return true;
     case "and":
       return condition.children.some(narrowsByIndex);
+    case "or":
+      return condition.children.every(narrowsByIndex);
     default:
       return false;
   }

@@ -5,6 +5,10 @@
 //
 // - Text tokens carry their positions (1, 2, …) and weight A, so `<->` finds phrases and ranking can
 //   weigh text alone.
+// - So does each pair of adjacent tokens, as one lexeme `a b` (no token holds a space): a phrase of two
+//   words is then one lexeme the GIN index answers exactly, and a longer one is narrowed down by its
+//   pairs before PostgreSQL reads positions from the table, which is what makes phrases of common
+//   words slow.
 // - The author, the language and the filter flags are lexemes no text token can equal (a token holds
 //   only letters, numbers, marks, `#`, `$` and `_`): `@name`, `lang:<hex>`, `filter:links`. They carry
 //   no position, so they never take part in a phrase.
@@ -46,10 +50,18 @@ export function filterLexeme(filter: FilterName): string {
   return quoted(`filter:${filter}`);
 }
 
+function pairOf(first: string, second: string): string {
+  return lexeme(`${first} ${second}`);
+}
+
 /** The tsquery of a phrase (one token or several in a row), or undefined when `text` holds no token. */
 export function phraseQuery(text: string): string | undefined {
   const tokens = tokenize(text);
-  return tokens.length === 0 ? undefined : tokens.map((token) => quoted(lexeme(token))).join(" <-> ");
+  if (tokens.length <= 1) return tokens[0] === undefined ? undefined : quoted(lexeme(tokens[0]));
+  const pairs = tokens.slice(1).map((token, index) => quoted(pairOf(tokens[index] as string, token)));
+  if (tokens.length === 2) return pairs[0];
+  // The pairs narrow it down; only the positions tell `a b c` from `a b … b c`.
+  return `${pairs.join(" & ")} & (${tokens.map((token) => quoted(lexeme(token))).join(" <-> ")})`;
 }
 
 export interface SearchFields {
@@ -63,13 +75,16 @@ export interface SearchFields {
 /** The tsvector text of one tweet. */
 export function searchVector(fields: SearchFields): string {
   const positions = new Map<string, number[]>();
-  tokenize(fields.text).forEach((token, index) => {
-    const position = index + 1;
+  const add = (key: string, position: number) => {
     if (position > MAX_POSITION) return;
-    const key = lexeme(token);
     const list = positions.get(key);
     if (list === undefined) positions.set(key, [position]);
     else if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(position);
+  };
+  const tokens = tokenize(fields.text);
+  tokens.forEach((token, index) => {
+    add(lexeme(token), index + 1);
+    if (index > 0) add(pairOf(tokens[index - 1] as string, token), index);
   });
   const parts = Array.from(positions, ([key, list]) => `${quoted(key)}:${list.map((p) => `${p}A`).join(",")}`);
   const author = authorLexeme(fields.username);

@@ -74,6 +74,9 @@ export const worldMigrations: readonly Migration[] = [
     // (created_ms, id): search finds the first tweet of a day here, to turn since:/until: into ids.
     await tx`CREATE INDEX tweets_created ON tweets (created_ms, id)`;
     await tx`CREATE INDEX tweets_search ON tweets USING GIN (search_vector)`;
+    // min_faves: and min_retweets: gather their few matches here when a search's walk finds none.
+    await tx`CREATE INDEX tweets_likes ON tweets (like_count)`;
+    await tx`CREATE INDEX tweets_retweet_count ON tweets (retweet_count)`;
     // The planner chooses between the GIN index and a newest-first walk of the primary key by how common
     // it thinks the lexemes are. With the default statistics a rare lexeme (one author's, a rare word) is
     // guessed at about a thousand tweets, and the walk it picks then crosses the whole world.

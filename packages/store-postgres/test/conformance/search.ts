@@ -250,7 +250,21 @@ async function checkQueries(
 const day = fc
   .integer({ min: -1, max: DAYS + 1 })
   .map((n) => new Date(FIRST_DAY + n * DAY_MS).toISOString().slice(0, 10));
-const textValue = fc.constantFrom(...WORDS, ...SYNTAX, "\u0000", "ai bun", "café ai", "#ai", "b", "", "x\u0000y");
+// Phrases of two and three words, repeats included, as a phrase is matched by its pairs of words too.
+const textValue = fc.constantFrom(
+  ...WORDS,
+  ...SYNTAX,
+  "\u0000",
+  "ai bun",
+  "café ai",
+  "ai ai",
+  "ai bun café",
+  "bun ai bun",
+  "#ai",
+  "b",
+  "",
+  "x\u0000y",
+);
 const leaf: fc.Arbitrary<SearchNode> = fc.oneof(
   textValue.map((value): SearchNode => ({ kind: "term", value })),
   textValue.map((value): SearchNode => ({ kind: "phrase", value })),
