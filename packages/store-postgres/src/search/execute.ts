@@ -135,7 +135,11 @@ export class SearchExecutor {
     return [...rows];
   }
 
-  /** The driver's newest candidates from the bucket and id after `from`, best bucket first, then newest. */
+  /**
+   * The page after `from` among the driver's newest `relevancyCandidates` matches in [low, high) that
+   * also meet the rest, best bucket first, then newest. One statement: the candidates' rows are read
+   * once, to score them and to test the rest.
+   */
   async #ranked(
     tx: TransactionSQL,
     ranking: NonNullable<SearchPlan["ranking"]>,
@@ -144,29 +148,20 @@ export class SearchExecutor {
     limit: number,
     from: SearchPosition,
   ) {
-    const floor = await this.#candidateFloor(tx, ranking.driver, low, high);
-    const values = new Values(6);
+    const values = new Values(7);
     const driver = values.slot(ranking.driver, "tsquery");
     const rest = ranking.rest === undefined ? "" : ` AND (${renderCondition(ranking.rest, values)})`;
     const rows = await tx.unsafe<SearchRow[]>(
-      `SELECT ${TWEET_COLUMNS}, r.bucket FROM tweets t
+      `SELECT ${TWEET_COLUMNS}, r.bucket FROM (
+         SELECT * FROM tweets t WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE}
+           AND t.search_vector @@ ${driver} ORDER BY t.id DESC LIMIT $6
+       ) t
        CROSS JOIN LATERAL (SELECT round(ts_rank(${TEXT_ONLY}, t.search_vector, ${driver}) * -${RELEVANCY_SCALE})::integer AS bucket) r
-       WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND t.search_vector @@ ${driver}${rest}
-         AND (r.bucket > $4::bigint OR (r.bucket = $4::bigint AND t.id < $5::bigint))
+       WHERE (r.bucket > $4::bigint OR (r.bucket = $4::bigint AND t.id < $5::bigint))${rest}
        ORDER BY r.bucket, t.id DESC LIMIT $3`,
-      [floor, high, limit, from.bucket, from.id, ...values.list],
+      [low, high, limit, from.bucket, from.id, this.#limits.relevancyCandidates, ...values.list],
     );
     return [...rows];
-  }
-
-  /** The lowest id among the newest `relevancyCandidates` matches of `driver` in [low, high). */
-  async #candidateFloor(tx: TransactionSQL, driver: string, low: number, high: number): Promise<number> {
-    const [row] = await tx.unsafe<{ id: string }[]>(
-      `SELECT t.id FROM tweets t WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE}
-         AND t.search_vector @@ $4::tsquery ORDER BY t.id DESC OFFSET $3 LIMIT 1`,
-      [low, high, this.#limits.relevancyCandidates - 1, driver],
-    );
-    return row === undefined ? low : Number(row.id);
   }
 
   /** Ids [low, high) of the world that can hold the plan's matches, and ids per tweet, which size the walk. */
