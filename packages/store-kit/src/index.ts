@@ -1,4 +1,5 @@
 export * from "./keys.ts";
+export * from "./owner-turns.ts";
 export * from "./pages.ts";
 export * from "./rows.ts";
 export * from "./search-cursor.ts";

@@ -1,6 +1,6 @@
 export type { FilterName, SearchDocument, SearchNode } from "./ast.ts";
 export { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
-export { DEFAULT_SEARCH_LIMITS, type SearchLimits } from "./limits.ts";
+export { DEFAULT_SEARCH_LIMITS, type SearchLimits, searchBudgetExceeded } from "./limits.ts";
 export { matches } from "./match.ts";
 export { parseQuery, SEARCH_QUERY_LIMITS } from "./parse.ts";
 export { printQuery } from "./print.ts";

@@ -1,5 +1,6 @@
 // How much work one search may do: a product decision every store honours alike (the public
-// decisions quote it), each adapter enforcing it with its own machinery.
+// decisions quote it), each adapter enforcing it with its own machinery, and refusing alike.
+import { ApiError } from "../errors.ts";
 
 export interface SearchLimits {
   /** Database time one search may spend, in ms. */
@@ -21,3 +22,9 @@ export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
   relevancyCandidates: 2000,
   maxWaiting: 512,
 };
+
+/** The refusal of a search whose budget ran out before its page was full: a 400, so nothing is charged. */
+export function searchBudgetExceeded(limits: SearchLimits): ApiError {
+  const message = `This search examined more tweets than one request may (${limits.budgetMs} ms of database time) without filling its page: narrow it with a positive word, #hashtag, from: or lang:, or a since:/until: range`;
+  return new ApiError("invalid_request", message, { details: [{ parameter: "query", message }] });
+}

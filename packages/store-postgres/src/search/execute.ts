@@ -19,7 +19,13 @@
 // - Relevancy ranks the newest `relevancyCandidates` matches of the driving tsquery, so its one ranking
 //   statement scores a bounded set.
 // - A gate (./gate.ts) keeps searches from taking every connection of the pool.
-import { ApiError, type Cursor, type SearchLimits, type SearchNode, type SearchSortOrder } from "@social/core";
+import {
+  type Cursor,
+  type SearchLimits,
+  type SearchNode,
+  type SearchSortOrder,
+  searchBudgetExceeded,
+} from "@social/core";
 import { CEILING, type SearchPosition, searchPosition, TWEET_COLUMNS } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
@@ -33,11 +39,6 @@ const RELEVANCY_SCALE = 1000;
 /** ts_rank's weights for D, C, B, A: text lexemes are weight A, the other fields score nothing. */
 const TEXT_ONLY = "'{0,0,0,1}'";
 const STATEMENT_TIMEOUT = "57014";
-
-function budgetExceeded(limits: SearchLimits): ApiError {
-  const message = `This search examined more tweets than one request may (${limits.budgetMs} ms of database time) without filling its page: narrow it with a positive word, #hashtag, from: or lang:, or a since:/until: range`;
-  return new ApiError("invalid_request", message, { details: [{ parameter: "query", message }] });
-}
 
 function timedOut(error: unknown): boolean {
   return error instanceof SQL.PostgresError && error.errno === STATEMENT_TIMEOUT;
@@ -118,7 +119,7 @@ export class SearchExecutor {
         }),
       );
     } catch (error) {
-      throw timedOut(error) ? budgetExceeded(this.#limits) : error;
+      throw timedOut(error) ? searchBudgetExceeded(this.#limits) : error;
     }
   }
 

@@ -12,7 +12,13 @@
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
 //   top-level since: / until: becomes an id range, which the FTS5 index and the primary key seek to.
 import type { Database, Statement } from "bun:sqlite";
-import { ApiError, type Cursor, type SearchLimits, type SearchNode, type SearchSortOrder } from "@social/core";
+import {
+  type Cursor,
+  type SearchLimits,
+  type SearchNode,
+  type SearchSortOrder,
+  searchBudgetExceeded,
+} from "@social/core";
 import { CEILING, searchPosition } from "@social/store-kit";
 import type { TweetRow } from "../world/rows.ts";
 import { compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
@@ -25,12 +31,6 @@ export type SearchRow = TweetRow & { bucket: number };
 const SEARCH_STATEMENTS = 256;
 /** How much a window may grow or shrink from one step to the next. */
 const MAX_GROWTH = 8;
-
-/** Thrown when a search's budget runs out before its page is full. */
-function budgetExceeded(limits: SearchLimits): ApiError {
-  const message = `This search examined more tweets than one request may (${limits.budgetMs} ms of database time) without filling its page: narrow it with a positive word, #hashtag, from: or lang:, or a since:/until: range`;
-  return new ApiError("invalid_request", message, { details: [{ parameter: "query", message }] });
-}
 
 /** The database time a search has spent, and the sizes of its windows. */
 class Walk {
@@ -118,7 +118,7 @@ export class SearchExecutor {
     const rows: SearchRow[] = [];
     let windowHigh = Math.min(high, from.id);
     while (rows.length < limit && low < windowHigh) {
-      if (walk.exhausted) throw budgetExceeded(this.#limits);
+      if (walk.exhausted) throw searchBudgetExceeded(this.#limits);
       const windowLow = Math.max(low, windowHigh - walk.span);
       const top = windowHigh;
       rows.push(...(await this.#step(owner, walk, () => run(windowLow, top, limit - rows.length), top - windowLow)));
@@ -136,7 +136,7 @@ export class SearchExecutor {
     let needed = this.#limits.relevancyCandidates;
     let windowHigh = high;
     while (low < windowHigh) {
-      if (walk.exhausted) throw budgetExceeded(this.#limits);
+      if (walk.exhausted) throw searchBudgetExceeded(this.#limits);
       const windowLow = Math.max(low, windowHigh - walk.span);
       const top = windowHigh;
       const floor = await this.#step(

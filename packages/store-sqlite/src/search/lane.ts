@@ -1,41 +1,29 @@
 // bun:sqlite runs every statement on the event loop, so a long search would hold up every other
 // request in the process. Searches therefore run in short steps, and this lane admits one step per
 // event-loop turn: between two steps the loop serves whatever else is ready (lookups, charges).
-// Owners (accounts) take turns round-robin, so one account's flood of searches gets one step in N
-// while N accounts are searching, instead of queueing everyone else's searches behind it.
-import { ApiError } from "@social/core";
+// Owners (accounts) take turns (OwnerTurns in @social/store-kit), so one account's flood of searches
+// gets one step in N while N accounts are searching, instead of queueing everyone else's behind it.
+import { OwnerTurns } from "@social/store-kit";
 
 export class FairLane {
-  readonly #maxWaiting: number;
-  /** Waiting steps per owner, owners in turn order (a Map keeps insertion order). */
-  readonly #queues = new Map<string, Array<() => void>>();
-  #waiting = 0;
+  readonly #turns: OwnerTurns;
   #pumpScheduled = false;
 
   /** `maxWaiting`: steps allowed to wait at once; a search arriving past it is told to retry. */
   constructor(maxWaiting: number) {
-    this.#maxWaiting = maxWaiting;
+    this.#turns = new OwnerTurns(maxWaiting);
   }
 
   /** True when no step is waiting, so a new search's first step may run at once. */
   get idle(): boolean {
-    return this.#waiting === 0;
+    return this.#turns.waiting === 0;
   }
 
   /** Resolves when `owner` may run its next step; the step must run synchronously right after. */
   turn(owner: string): Promise<void> {
-    if (this.#waiting >= this.#maxWaiting) {
-      return Promise.reject(
-        new ApiError("service_unavailable", "Search is at capacity: retry in a second", { retryAfter: 1 }),
-      );
-    }
-    return new Promise((resolve) => {
-      const queue = this.#queues.get(owner);
-      if (queue) queue.push(resolve);
-      else this.#queues.set(owner, [resolve]);
-      this.#waiting += 1;
-      this.#schedule();
-    });
+    const turn = this.#turns.wait(owner);
+    this.#schedule();
+    return turn;
   }
 
   #schedule(): void {
@@ -44,17 +32,9 @@ export class FairLane {
     setImmediate(() => this.#pump());
   }
 
-  /** Admits the step of the owner whose turn it is, then moves that owner to the back. */
+  /** Admits one step, then leaves the loop to everything else until the next turn. */
   #pump(): void {
     this.#pumpScheduled = false;
-    const next = this.#queues.entries().next();
-    if (next.done) return;
-    const [owner, queue] = next.value;
-    const resolve = queue.shift() as () => void;
-    this.#queues.delete(owner);
-    if (queue.length > 0) this.#queues.set(owner, queue);
-    this.#waiting -= 1;
-    resolve();
-    if (this.#waiting > 0) this.#schedule();
+    if (this.#turns.serveNext() && this.#turns.waiting > 0) this.#schedule();
   }
 }
