@@ -1,6 +1,10 @@
 // The ledger equation, checked from the database against what clients were told. Credits are money: any
 // difference between the grants, the balance, the usage rows and the charges clients saw is a bug.
+// The books are read with the database's own SQL (a SQLite file, or a PostgreSQL database by its URL):
+// the ports have no per-request usage nor grant totals, and the audit must not trust the code it checks.
 import { Database } from "bun:sqlite";
+import { parseDatabaseUrl } from "@social/core";
+import { SQL } from "bun";
 
 /** A response that reported a charge (0 for failures), keyed by the request id the server sent. */
 export interface ObservedCharge {
@@ -21,24 +25,36 @@ export interface AuditOptions {
   unansweredAllowed: number;
 }
 
-interface LedgerRow {
-  grants: number;
-  balance: number;
-  usage: number;
+/** One request charged in the ledger whose client was told otherwise, or told nothing. */
+export interface UnreportedCharge {
+  accountId: string;
+  requestId: string;
+  credits: number;
 }
 
-/** Every discrepancy found, as a sentence naming the account; an empty list means the books balance. */
-export function auditLedger(
-  databasePath: string,
-  accounts: readonly AccountObservations[],
-  options: AuditOptions = { unansweredAllowed: 0 },
-): string[] {
+export interface LedgerAudit {
+  /** Every discrepancy found, as a sentence naming the account; empty when the books balance. */
+  problems: string[];
+  /** Usage rows whose request got no answer at all (not refunded). */
+  unanswered: UnreportedCharge[];
+}
+
+/** What the database holds for one account. */
+interface Books {
+  grants: number;
+  balance: number;
+  /** Usage rows: request id → credits. */
+  usage: Map<string, number>;
+  /** Request ids given back by a refund grant. */
+  refunds: string[];
+}
+
+function sqliteBooks(databasePath: string, accountIds: readonly string[]): Map<string, Books> {
   const db = new Database(databasePath, { readonly: true, strict: true });
   try {
-    const totals = db.query<LedgerRow, [string]>(
+    const totals = db.query<{ grants: number; balance: number }, [string]>(
       `SELECT (SELECT COALESCE(SUM(credits), 0) FROM grants WHERE account_id = ?1) AS grants,
-              (SELECT balance FROM accounts WHERE id = ?1) AS balance,
-              (SELECT COALESCE(SUM(credits), 0) FROM usage WHERE account_id = ?1) AS usage`,
+              (SELECT balance FROM accounts WHERE id = ?1) AS balance`,
     );
     const usageRows = db.query<{ request_id: string; credits: number }, [string]>(
       "SELECT request_id, credits FROM usage WHERE account_id = ?",
@@ -47,44 +63,119 @@ export function auditLedger(
     const refundRows = db.query<{ request_id: string }, [string]>(
       "SELECT refund_of AS request_id FROM grants WHERE account_id = ? AND refund_of IS NOT NULL",
     );
-    const problems: string[] = [];
-    let unanswered = 0;
-    for (const { accountId, charges } of accounts) {
-      const { grants, balance, usage } = totals.get(accountId) as LedgerRow;
-      if (balance < 0) problems.push(`${accountId}: balance ${balance} is below zero`);
-      if (grants !== balance + usage) {
-        problems.push(`${accountId}: grants ${grants} ≠ balance ${balance} + usage ${usage}`);
-      }
-      const recorded = new Map(usageRows.all(accountId).map((row) => [row.request_id, row.credits]));
-      let refunded = 0;
-      for (const { request_id } of refundRows.all(accountId)) {
-        refunded += recorded.get(request_id) ?? 0;
-        recorded.delete(request_id);
-        if (charges.some((charge) => charge.requestId === request_id && charge.charged > 0)) {
-          problems.push(`${accountId}: ${request_id} was reported as charged and then refunded`);
-        }
-      }
-      const reported = charges.reduce((sum, charge) => sum + charge.charged, 0);
-      for (const { requestId, charged } of charges) {
-        const inLedger = recorded.get(requestId);
-        if (charged > 0 && inLedger !== charged) {
-          problems.push(`${accountId}: ${requestId} reported ${charged} credits, the ledger has ${inLedger ?? "none"}`);
-        }
-        if (charged === 0 && inLedger !== undefined) {
-          problems.push(`${accountId}: ${requestId} reported no charge, the ledger charged ${inLedger}`);
-        }
-        recorded.delete(requestId);
-      }
-      unanswered += recorded.size;
-      if (options.unansweredAllowed === 0 && usage - refunded !== reported) {
-        problems.push(`${accountId}: usage ${usage} - refunds ${refunded} ≠ ${reported} credits reported to clients`);
-      }
-    }
-    if (unanswered > options.unansweredAllowed) {
-      problems.push(`${unanswered} usage rows have no answered request (at most ${options.unansweredAllowed} allowed)`);
-    }
-    return problems;
+    return new Map(
+      accountIds.map((accountId) => {
+        const { grants, balance } = totals.get(accountId) as { grants: number; balance: number };
+        const usage = new Map(usageRows.all(accountId).map((row) => [row.request_id, row.credits]));
+        return [accountId, { grants, balance, usage, refunds: refundRows.all(accountId).map((row) => row.request_id) }];
+      }),
+    );
   } finally {
     db.close();
   }
+}
+
+async function postgresBooks(url: string, accountIds: readonly string[]): Promise<Map<string, Books>> {
+  const sql = new SQL(url, { max: 1 });
+  try {
+    // One snapshot for all of it, so no commit lands between the balance and the usage read.
+    return await sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", async (tx) => {
+      const books = new Map<string, Books>();
+      for (const accountId of accountIds) {
+        const [totals] = await tx<{ grants: string; balance: string }[]>`
+          SELECT (SELECT COALESCE(SUM(credits), 0) FROM grants WHERE account_id = ${accountId}) AS grants,
+                 (SELECT balance FROM accounts WHERE id = ${accountId}) AS balance`;
+        const usage = await tx<{ request_id: string; credits: string }[]>`
+          SELECT request_id, credits FROM usage WHERE account_id = ${accountId}`;
+        const refunds = await tx<{ request_id: string }[]>`
+          SELECT refund_of AS request_id FROM grants WHERE account_id = ${accountId} AND refund_of IS NOT NULL`;
+        books.set(accountId, {
+          grants: Number(totals?.grants),
+          balance: Number(totals?.balance),
+          usage: new Map(usage.map((row) => [row.request_id, Number(row.credits)])),
+          refunds: refunds.map((row) => row.request_id),
+        });
+      }
+      return books;
+    });
+  } finally {
+    await sql.close();
+  }
+}
+
+function examine(
+  books: ReadonlyMap<string, Books>,
+  accounts: readonly AccountObservations[],
+  options: AuditOptions,
+): LedgerAudit {
+  const problems: string[] = [];
+  const unanswered: UnreportedCharge[] = [];
+  for (const { accountId, charges } of accounts) {
+    const { grants, balance, usage, refunds } = books.get(accountId) as Books;
+    const usageTotal = [...usage.values()].reduce((sum, credits) => sum + credits, 0);
+    if (balance < 0) problems.push(`${accountId}: balance ${balance} is below zero`);
+    if (grants !== balance + usageTotal) {
+      problems.push(`${accountId}: grants ${grants} ≠ balance ${balance} + usage ${usageTotal}`);
+    }
+    const recorded = new Map(usage);
+    let refunded = 0;
+    for (const requestId of refunds) {
+      refunded += recorded.get(requestId) ?? 0;
+      recorded.delete(requestId);
+      if (charges.some((charge) => charge.requestId === requestId && charge.charged > 0)) {
+        problems.push(`${accountId}: ${requestId} was reported as charged and then refunded`);
+      }
+    }
+    const reported = charges.reduce((sum, charge) => sum + charge.charged, 0);
+    for (const { requestId, charged } of charges) {
+      const inLedger = recorded.get(requestId);
+      if (charged > 0 && inLedger !== charged) {
+        problems.push(`${accountId}: ${requestId} reported ${charged} credits, the ledger has ${inLedger ?? "none"}`);
+      }
+      if (charged === 0 && inLedger !== undefined) {
+        problems.push(`${accountId}: ${requestId} reported no charge, the ledger charged ${inLedger}`);
+      }
+      recorded.delete(requestId);
+    }
+    for (const [requestId, credits] of recorded) unanswered.push({ accountId, requestId, credits });
+    if (options.unansweredAllowed === 0 && usageTotal - refunded !== reported) {
+      problems.push(
+        `${accountId}: usage ${usageTotal} - refunds ${refunded} ≠ ${reported} credits reported to clients`,
+      );
+    }
+  }
+  if (unanswered.length > options.unansweredAllowed) {
+    problems.push(
+      `${unanswered.length} usage rows have no answered request (at most ${options.unansweredAllowed} allowed)`,
+    );
+  }
+  return { problems, unanswered };
+}
+
+/** Every discrepancy found in a SQLite file, as a sentence naming the account; empty when the books balance. */
+export function auditLedger(
+  databasePath: string,
+  accounts: readonly AccountObservations[],
+  options: AuditOptions = { unansweredAllowed: 0 },
+): string[] {
+  const books = sqliteBooks(
+    databasePath,
+    accounts.map((account) => account.accountId),
+  );
+  return examine(books, accounts, options).problems;
+}
+
+/** The same audit on the database of any DATABASE_URL, with the charges it found unreported. */
+export async function auditDatabase(
+  databaseUrl: string,
+  accounts: readonly AccountObservations[],
+  options: AuditOptions = { unansweredAllowed: 0 },
+): Promise<LedgerAudit> {
+  const location = parseDatabaseUrl(databaseUrl);
+  const accountIds = accounts.map((account) => account.accountId);
+  const books =
+    location.kind === "postgres"
+      ? await postgresBooks(location.url, accountIds)
+      : sqliteBooks(location.path, accountIds);
+  return examine(books, accounts, options);
 }

@@ -1,6 +1,8 @@
-// Concurrent clients replaying a fixed mix of charged reads against a base URL, bounded by a request
-// count and a deadline. Each answer is checked (see answer.ts) and its charge remembered by request id,
-// per account, so the ledger can be audited against exactly what clients were told.
+// Concurrent clients replaying a fixed mix of charged reads against one server or several sharing a
+// database, bounded by a request count and a deadline. Each answer is checked (see answer.ts) and its
+// charge remembered by request id, per account, so the ledger can be audited against exactly what
+// clients were told.
+import type { Accounts } from "@social/core";
 import { examples } from "@social/fixtures";
 import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
 import { readAnswer } from "./answer.ts";
@@ -22,6 +24,16 @@ export function openAccounts(databasePath: string, grants: readonly number[]): L
   } finally {
     db.close();
   }
+}
+
+/** The same, through the Accounts port of a backend on any database (PostgreSQL shared by processes). */
+export async function openAccountsWith(accounts: Accounts, grants: readonly number[]): Promise<LoadAccount[]> {
+  const opened: LoadAccount[] = [];
+  for (const [index, credits] of grants.entries()) {
+    const { account, key } = await accounts.openAccount(`load ${index}`, credits);
+    opened.push({ accountId: account.id, key: key.key });
+  }
+  return opened;
 }
 
 const query = encodeURIComponent(examples.search_query);
@@ -58,11 +70,27 @@ export interface LoadOptions {
   /** The longest a single answer may take before it counts as lost. */
   requestTimeoutMs?: number;
   /** Called after each answer with the number answered so far (the crash test kills on a count). */
-  onAnswer?: (answered: number) => void;
+  onAnswer?: (answered: number, answer: LoadAnswer) => void;
+}
+
+/** One answered request, as the client saw it. */
+export interface LoadAnswer extends ObservedCharge {
+  accountId: string;
+  path: string;
+  /** The server that answered: the index of its base URL. */
+  server: number;
+  status: number;
+  errorCode?: string;
+  problems: readonly string[];
+  /** performance.now() when the request was sent and when its whole answer had been read. */
+  sentAt: number;
+  answeredAt: number;
 }
 
 export interface LoadResult {
   accounts: AccountObservations[];
+  /** Every answer, in completion order. */
+  answers: LoadAnswer[];
   /** Milliseconds per answered request, in completion order. */
   latencies: number[];
   statuses: Map<number, number>;
@@ -74,8 +102,18 @@ export interface LoadResult {
   seconds: number;
 }
 
-export async function driveLoad(baseUrl: string, accounts: readonly LoadAccount[], options: LoadOptions) {
+/**
+ * `baseUrl`: one server, or several serving the same database; each client keeps to one of them (client
+ * i to server i mod n) while the requests it takes, and so the accounts, are shared by all clients.
+ */
+export async function driveLoad(
+  baseUrl: string | readonly string[],
+  accounts: readonly LoadAccount[],
+  options: LoadOptions,
+) {
+  const baseUrls = typeof baseUrl === "string" ? [baseUrl] : baseUrl;
   const charges = accounts.map((): ObservedCharge[] => []);
+  const answers: LoadAnswer[] = [];
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   const problems: string[] = [];
@@ -84,7 +122,7 @@ export async function driveLoad(baseUrl: string, accounts: readonly LoadAccount[
   let next = 0;
   const started = performance.now();
 
-  async function send(index: number): Promise<void> {
+  async function send(index: number, server: number): Promise<void> {
     const accountIndex = index % accounts.length;
     const account = accounts[accountIndex] as LoadAccount;
     // Stride through the mix so consecutive requests of one account differ in cost.
@@ -92,7 +130,7 @@ export async function driveLoad(baseUrl: string, accounts: readonly LoadAccount[
     const sent = performance.now();
     let response: Response;
     try {
-      response = await fetch(`${baseUrl}${path}`, {
+      response = await fetch(`${baseUrls[server]}${path}`, {
         headers: { authorization: `Bearer ${account.key}` },
         signal: AbortSignal.timeout(options.requestTimeoutMs ?? 30_000),
       });
@@ -105,23 +143,38 @@ export async function driveLoad(baseUrl: string, accounts: readonly LoadAccount[
       unanswered++;
       return;
     }
-    latencies.push(performance.now() - sent);
+    const answeredAt = performance.now();
+    latencies.push(answeredAt - sent);
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     if (answer.status === 402) refusedAccounts.add(account.accountId);
     for (const problem of answer.problems) problems.push(`${path}: ${problem}`);
     charges[accountIndex]?.push({ requestId: answer.requestId, charged: answer.charged });
-    options.onAnswer?.(latencies.length);
+    const answered: LoadAnswer = {
+      requestId: answer.requestId,
+      charged: answer.charged,
+      accountId: account.accountId,
+      path,
+      server,
+      status: answer.status,
+      ...(answer.errorCode === undefined ? {} : { errorCode: answer.errorCode }),
+      problems: answer.problems,
+      sentAt: sent,
+      answeredAt,
+    };
+    answers.push(answered);
+    options.onAnswer?.(latencies.length, answered);
   }
 
-  async function client(): Promise<void> {
+  async function client(_: unknown, clientIndex: number): Promise<void> {
     while (next < options.requests && Date.now() < options.deadline && !options.signal?.aborted) {
-      await send(next++);
+      await send(next++, clientIndex % baseUrls.length);
     }
   }
 
   await Promise.all(Array.from({ length: options.concurrency }, client));
   return {
     accounts: accounts.map((account, index) => ({ accountId: account.accountId, charges: charges[index] ?? [] })),
+    answers,
     latencies,
     statuses,
     refusedAccounts,

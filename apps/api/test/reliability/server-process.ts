@@ -1,9 +1,11 @@
 // The real server as its own process (`src/main.ts`), the way it runs in production: the soak measures
-// it without the load generator sharing its event loop, and the crash test can SIGKILL it.
+// it without the load generator sharing its event loop, and the crash test can SIGKILL it. It serves a
+// SQLite file or any DATABASE_URL (several processes may share one PostgreSQL database).
 
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseDatabaseUrl } from "@social/core";
 import type { Subprocess } from "bun";
 import { SERVER_RUNTIME_FLAGS } from "../../src/server.ts";
 import { freePort, worldTemplate } from "../harness.ts";
@@ -20,6 +22,8 @@ export interface ServerProcess {
   kill(): Promise<void>;
   /** SIGTERM: the server finishes in-flight requests and closes the database. */
   stop(): Promise<void>;
+  /** Whether the process is still running (it has not exited, by itself or by kill/stop). */
+  running(): boolean;
 }
 
 /** A private copy of the default fixture world in a new temporary directory. */
@@ -45,17 +49,24 @@ async function waitUntilServing(url: string, child: Subprocess): Promise<void> {
   throw new Error(`the server did not answer on ${url} within ${START_TIMEOUT_MS} ms`);
 }
 
-/** Starts `src/main.ts` on a free loopback port over `databasePath`, with rate limiting off. */
-export async function spawnServer(databasePath: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+/**
+ * Starts `src/main.ts` on a free loopback port, with rate limiting off, over `database`: a SQLite file's
+ * path (its logs are written beside it) or a DATABASE_URL such as postgres://….
+ */
+export async function spawnServer(database: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const logPrefix = `${databasePath}.${port}`;
+  const isUrl = parseDatabaseUrl(database).kind === "postgres";
+  // Beside a SQLite file, the logs go with its folder; otherwise into a folder of their own, read into
+  // memory and removed once the process has ended (bun test runs no exit handlers to do it later).
+  const logDir = isUrl ? mkdtempSync(join(tmpdir(), "social-api-server-")) : undefined;
+  const logPrefix = logDir ? join(logDir, String(port)) : `${database}.${port}`;
   const child = Bun.spawn([process.execPath, ...SERVER_RUNTIME_FLAGS, MAIN], {
     env: {
       PATH: process.env.PATH ?? "",
       HOST: "127.0.0.1",
       PORT: String(port),
-      DATABASE_URL: `file:${databasePath}`,
+      DATABASE_URL: isUrl ? database : `file:${database}`,
       RATE_LIMIT_RPS: "0",
       ...env,
     },
@@ -63,19 +74,32 @@ export async function spawnServer(databasePath: string, env: Record<string, stri
     stdout: Bun.file(`${logPrefix}.out`),
     stderr: Bun.file(`${logPrefix}.err`),
   });
-  await waitUntilServing(url, child);
+  let kept: string | undefined;
+  const logs = async () =>
+    kept ?? (await Bun.file(`${logPrefix}.out`).text()) + (await Bun.file(`${logPrefix}.err`).text());
+  const ended = async () => {
+    await child.exited;
+    if (logDir === undefined || kept !== undefined) return;
+    kept = await logs();
+    rmSync(logDir, { recursive: true, force: true });
+  };
+  try {
+    await waitUntilServing(url, child);
+  } catch (error) {
+    await ended();
+    throw error;
+  }
   return {
     url,
-    async logs() {
-      return (await Bun.file(`${logPrefix}.out`).text()) + (await Bun.file(`${logPrefix}.err`).text());
-    },
+    logs,
     async kill() {
       child.kill("SIGKILL");
-      await child.exited;
+      await ended();
     },
     async stop() {
       child.kill("SIGTERM");
-      await child.exited;
+      await ended();
     },
+    running: () => child.exitCode === null && child.signalCode === null,
   };
 }

@@ -14,6 +14,7 @@ import { assertCredits, LedgerError } from "@social/core";
 import { SQL, type TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable, isDatabaseOutage } from "../outage.ts";
 import { KeyCache } from "./key-cache.ts";
+import { UnsettledDebits } from "./unsettled.ts";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** Bounds how long one transaction holds its accounts' locks, however long the queue grows. */
@@ -48,6 +49,10 @@ export class PostgresLedger implements Ledger {
   /** A batch is being written or about to be: new debits wait for the next one. */
   #draining = false;
   readonly #keys: KeyCache;
+  readonly #unsettled = new UnsettledDebits(
+    ({ accountId, requestId }) => this.#refundUsage(accountId, requestId),
+    isDatabaseOutage,
+  );
 
   constructor(sql: SQL, options: PostgresLedgerOptions = {}) {
     this.#sql = sql;
@@ -114,6 +119,15 @@ export class PostgresLedger implements Ledger {
    * what was inserted.
    */
   async refund(accountId: string, requestId: string): Promise<void> {
+    await this.#refundUsage(accountId, requestId);
+  }
+
+  /** The debits of batches lost with their connection that are still to be taken back. */
+  get unsettled(): readonly { accountId: string; requestId: string }[] {
+    return this.#unsettled.pending;
+  }
+
+  async #refundUsage(accountId: string, requestId: string): Promise<void> {
     const [row] = await this.#sql<{ known: boolean }[]>`
       WITH refund AS (
         INSERT INTO grants (account_id, credits, reason, created_at, refund_of)
@@ -146,11 +160,13 @@ export class PostgresLedger implements Ledger {
     try {
       outcomes = await this.#sql.begin((tx) => this.#writeBatch(tx, batch));
     } catch (error) {
-      if (batch.length > 1 && !isDatabaseOutage(error)) {
-        for (const debit of batch) await this.#settle([debit]);
+      if (!isDatabaseOutage(error)) {
+        if (batch.length > 1) for (const debit of batch) await this.#settle([debit]);
+        else for (const debit of batch) debit.reject(refusedUsage(error, debit.usage));
         return;
       }
-      for (const debit of batch) debit.reject(refusedUsage(error, debit.usage));
+      this.#unsettled.add(batch.map((debit) => ({ accountId: debit.accountId, requestId: debit.usage.requestId })));
+      for (const debit of batch) debit.reject(error);
       return;
     }
     batch.forEach((debit, index) => {
