@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { openBackend } from "@social/backend";
+import { startPostgres } from "@social/store-postgres/testing";
 import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
 import { toolSuite } from "./conformance.ts";
 import { examples } from "./examples.ts";
@@ -98,12 +100,8 @@ describe("stdio: the connection fails at start", () => {
   });
 });
 
-test("stdio: on a database that has keys but no world yet, the first start builds the default world", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "social-mcp-empty-"));
-  const databaseUrl = `file:${join(dir, "social.db")}`;
-  const db = openDatabase(databaseUrl);
-  const { key } = createKey(db, createAccount(db, "cli only").id, "key");
-  db.close();
+/** A stdio server on `databaseUrl`, whose only content is `key`'s account: the first call builds the world. */
+async function firstCall(databaseUrl: string, key: string) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [STDIO_ENTRY],
@@ -118,6 +116,31 @@ test("stdio: on a database that has keys but no world yet, the first start build
     expect(result.structuredContent).toMatchObject({ data: { id: examples.user_id }, credits: { charged: 1 } });
   } finally {
     await client.close();
+  }
+}
+
+test("stdio: on a database that has keys but no world yet, the first start builds the default world", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "social-mcp-empty-"));
+  const databaseUrl = `file:${join(dir, "social.db")}`;
+  const db = openDatabase(databaseUrl);
+  const { key } = createKey(db, createAccount(db, "cli only").id, "key");
+  db.close();
+  try {
+    await firstCall(databaseUrl, key);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("stdio: on an empty PostgreSQL database, the first start migrates, builds the world and answers", async () => {
+  const postgres = await startPostgres();
+  try {
+    const databaseUrl = await postgres.createDatabase("mcp_first_start");
+    const backend = await openBackend(databaseUrl, { max: 1 });
+    const { key } = (await backend.accounts.openAccount("cli only")).key;
+    await backend.close();
+    await firstCall(databaseUrl, key);
+  } finally {
+    postgres.stop();
+  }
+}, 60_000);
