@@ -44,8 +44,19 @@ function timedOut(error: unknown): boolean {
   return error instanceof SQL.PostgresError && error.errno === STATEMENT_TIMEOUT;
 }
 
-/** For the rest of a search's transaction: no walks along an index, so matches are gathered through GIN. */
-const GATHER_THROUGH_INDEX = "SELECT set_config('enable_indexscan', 'off', true)";
+// The two steps of a recency page, each made the only plan the planner may pick: its guesses of how
+// common words are together are what the steps are there to not depend on (a phrase of common words is
+// guessed at one tweet, and gathering its thousands through the index then costs more than the walk).
+const set = (settings: Record<string, "on" | "off">) =>
+  `SELECT ${Object.entries(settings)
+    .map(([name, value]) => `set_config('${name}', '${value}', true)`)
+    .join(", ")}`;
+/** Along the primary key, newest first. */
+const WALK = set({ enable_bitmapscan: "off", enable_seqscan: "off" });
+/** Through the indexes that narrow the condition down (GIN, the counts' and time's B-trees). */
+const GATHER_THROUGH_INDEX = set({ enable_bitmapscan: "on", enable_seqscan: "on", enable_indexscan: "off" });
+/** The planner's own choice, for a condition no index narrows down. */
+const PLANNERS_CHOICE = set({ enable_bitmapscan: "on", enable_seqscan: "on" });
 
 // Parallel workers take milliseconds to start and the connections of other requests' statements: one
 // search is one backend.
@@ -112,9 +123,10 @@ export class SearchExecutor {
           }
           const top = Math.min(high, from.id);
           const walkLow = Math.max(low, top - Math.round(this.#newestWalk * idsPerTweet));
+          await tx.unsafe(WALK);
           const rows = await this.#newest(tx, plan, walkLow, top, limit);
           if (rows.length === limit || walkLow <= low) return rows;
-          if (narrowsByIndex(plan.condition)) await tx.unsafe(GATHER_THROUGH_INDEX);
+          await tx.unsafe(narrowsByIndex(plan.condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE);
           return rows.concat(await this.#newest(tx, plan, low, walkLow, limit - rows.length));
         }),
       );
