@@ -9,11 +9,14 @@
 //   walking the primary key newest first and gathering matches through the GIN index depends on how
 //   common the words are, which a generic plan cannot know (and the statistics it reads are finer
 //   for search_vector, see ../world/schema.ts).
-// - A recency page first walks the newest tweets along the primary key (`newestWalk` of them), which
-//   finds the page at once when matches are common; when they are not, the rest of the world is
-//   gathered through the GIN index, whose cost follows the number of matches, and those are few, or
-//   the walk would have found them. The planner's own choice between the two rests on its guess of how
-//   common the words are together, and a bad guess walks the whole world.
+// - A recency page first walks the newest W tweets along the primary key, which finds the page at once
+//   when matches are common; when they are not, the rest of the world is gathered through the indexes,
+//   whose cost follows the number of matches, and those are few, or the walk would have found them:
+//   fewer than `limit` in W tweets leaves at most about world × limit / W. A gathered row costs about
+//   ten walked ones (measured here), so the worst case of both together is least for
+//   W = √(world × limit × 10): about 14,500 tweets for a page of 20 in a million. The planner's own
+//   choice between the two rests on its guess of how common the words are together, and a bad guess
+//   walks the whole world, or gathers thousands.
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
 //   top-level since: / until: becomes an id range, which the primary key seeks to.
 // - Relevancy ranks the newest `relevancyCandidates` matches of the driving tsquery, so its one ranking
@@ -84,15 +87,25 @@ interface RangeRow {
 export interface SearchExecutorOptions {
   /** How many of the pool's connections searches may hold at once. */
   concurrentSearches: number;
-  /** How many of the newest tweets a recency page walks before it gathers through the index. */
-  newestWalk: number;
+  /** How many of the newest tweets a recency page walks before it gathers (W above), when fixed. */
+  newestWalk?: number;
+}
+
+/** What a gathered row costs in walked ones. */
+const GATHER_COST = 10;
+
+interface WorldRange {
+  low: number;
+  high: number;
+  idsPerTweet: number;
+  tweets: number;
 }
 
 export class SearchExecutor {
   readonly #sql: SQL;
   readonly #limits: SearchLimits;
   readonly #gate: SearchGate;
-  readonly #newestWalk: number;
+  readonly #newestWalk: number | undefined;
 
   constructor(sql: SQL, limits: SearchLimits, options: SearchExecutorOptions) {
     this.#sql = sql;
@@ -116,13 +129,14 @@ export class SearchExecutor {
       return await this.#gate.run(owner, () =>
         this.#sql.begin(async (tx) => {
           await tx.unsafe(SETTINGS, [String(this.#limits.budgetMs)]);
-          const { low, high, idsPerTweet } = await this.#idRange(tx, plan);
+          const { low, high, idsPerTweet, tweets } = await this.#idRange(tx, plan);
           if (low >= high) return [];
           if (sortOrder === "relevancy" && plan.ranking !== undefined) {
             return this.#ranked(tx, plan.ranking, low, high, limit, from);
           }
           const top = Math.min(high, from.id);
-          const walkLow = Math.max(low, top - Math.round(this.#newestWalk * idsPerTweet));
+          const walk = this.#newestWalk ?? Math.sqrt(tweets * limit * GATHER_COST);
+          const walkLow = Math.max(low, top - Math.round(walk * idsPerTweet));
           await tx.unsafe(WALK);
           const rows = await this.#newest(tx, plan, walkLow, top, limit);
           if (rows.length === limit || walkLow <= low) return rows;
@@ -177,16 +191,22 @@ export class SearchExecutor {
     return [...rows];
   }
 
-  /** Ids [low, high) of the world that can hold the plan's matches, and ids per tweet, which size the walk. */
-  async #idRange(tx: TransactionSQL, plan: SearchPlan): Promise<{ low: number; high: number; idsPerTweet: number }> {
+  /**
+   * Ids [low, high) of the world that can hold the plan's matches; the world's tweets and ids per tweet,
+   * which size the walk.
+   */
+  async #idRange(tx: TransactionSQL, plan: SearchPlan): Promise<WorldRange> {
     const [row] = await tx.unsafe<RangeRow[]>(RANGE, [plan.since ?? null, plan.until ?? null]);
-    if (row === undefined || row.low === null || row.high === null) return { low: 0, high: 0, idsPerTweet: 1 };
+    if (row === undefined || row.low === null || row.high === null) {
+      return { low: 0, high: 0, idsPerTweet: 1, tweets: 0 };
+    }
     const tweets = row.counts === null ? 0 : ((JSON.parse(row.counts) as { tweet?: number }).tweet ?? 0);
     const span = Number(row.high) - Number(row.low);
     const range = {
       low: Number(row.low),
       high: Number(row.high) + 1,
       idsPerTweet: tweets < 2 ? 1 : Math.max(1, span / (tweets - 1)),
+      tweets,
     };
     if (!row.ids_follow_time) return range;
     if (plan.since !== undefined)

@@ -37,11 +37,7 @@ export interface PostgresStoreOptions {
   search?: Partial<SearchLimits>;
   /** How many of the pool's connections searches may hold at once; half the default pool. */
   concurrentSearches?: number;
-  /**
-   * How many of the newest tweets a recency page walks before it gathers the rest through the index:
-   * a walk of 25,000 takes about 8 ms here, and after it the matches left to gather are at most about
-   * world/25,000 per result wanted (800 for a page of 20 in a million tweets).
-   */
+  /** How many of the newest tweets a recency page walks before it gathers; by default sized from the world's. */
   newestWalk?: number;
 }
 
@@ -66,7 +62,10 @@ export class PostgresStore implements Store {
     this.#search = new TweetSearch(
       sql,
       { ...DEFAULT_SEARCH_LIMITS, ...options.search },
-      { concurrentSearches: options.concurrentSearches ?? 10, newestWalk: options.newestWalk ?? 25_000 },
+      {
+        concurrentSearches: options.concurrentSearches ?? 10,
+        ...(options.newestWalk === undefined ? {} : { newestWalk: options.newestWalk }),
+      },
     );
   }
 
