@@ -82,7 +82,7 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
     },
     {
       topic: "Search operators",
-      text: `a bare word matches whole tokens, case- and accent-insensitively; \`#ai\` and \`ai\` are different tokens; \`until:\` is exclusive; a query may be negations only; at most ${number(query.maxLength)} characters, ${query.maxLeaves} terms and ${query.maxDepth} levels of nesting. \`sort_order=relevancy\` ranks the newest ${number(search.relevancyCandidates)} matches of the query's words (bm25, ties newest first); the rest of the search language still filters them.`,
+      text: `a bare word matches whole tokens, case- and accent-insensitively; \`#ai\` and \`ai\` are different tokens; \`until:\` is exclusive; a query may be negations only; at most ${number(query.maxLength)} characters, ${query.maxLeaves} terms and ${query.maxDepth} levels of nesting. \`sort_order=relevancy\` ranks the newest ${number(search.relevancyCandidates)} matches of the query's words by how well their text matches (bm25 on SQLite, \`ts_rank\` on PostgreSQL; ties newest first); the rest of the search language still filters them.`,
     },
     {
       topic: "Bounded searches",
