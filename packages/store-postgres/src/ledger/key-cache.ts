@@ -29,6 +29,11 @@ export class KeyCache {
   readonly #now: () => number;
   /** Set once the database acknowledged the subscription; nothing is kept before. */
   #listening = false;
+  /**
+   * Counts the notifications heard: a check read while one arrived may predate the change it reports,
+   * so it is answered but not kept.
+   */
+  #heard = 0;
 
   constructor(now: () => number) {
     this.#now = now;
@@ -38,8 +43,12 @@ export class KeyCache {
   async listen(sql: SQL): Promise<void> {
     await sql.listen(
       KEY_CHANGES_CHANNEL,
-      (accountId) => this.#forgetAccount(accountId),
+      (accountId) => {
+        this.#heard += 1;
+        this.#forgetAccount(accountId);
+      },
       () => {
+        this.#heard += 1;
         this.#checks.clear();
         this.#byAccount.clear();
         this.#listening = true;
@@ -55,8 +64,14 @@ export class KeyCache {
     return undefined;
   }
 
-  remember(keyHash: string, check: KeyCheck): void {
-    if (!this.#listening || check.status !== "active") return;
+  /** What `remember` needs to know whether the database spoke while a check was being read. */
+  get version(): number {
+    return this.#heard;
+  }
+
+  /** Keeps `check`, read since `version`, unless a notification arrived meanwhile. */
+  remember(keyHash: string, check: KeyCheck, version: number): void {
+    if (!this.#listening || check.status !== "active" || version !== this.#heard) return;
     if (this.#checks.size >= MAX_KEYS) this.#forget(this.#checks.keys().next().value as string);
     this.#checks.set(keyHash, { check, until: this.#now() + KEY_TTL_MS });
     const hashes = this.#byAccount.get(check.accountId);

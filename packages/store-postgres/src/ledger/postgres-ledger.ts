@@ -66,8 +66,9 @@ export class PostgresLedger implements Ledger {
     if (!SHA256_HEX.test(keyHash)) return { status: "unknown" };
     const cached = this.#keys.get(keyHash);
     if (cached !== undefined) return cached;
+    const version = this.#keys.version;
     const check = await this.#readKey(keyHash);
-    this.#keys.remember(keyHash, check);
+    this.#keys.remember(keyHash, check, version);
     return check;
   }
 
