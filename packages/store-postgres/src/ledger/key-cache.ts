@@ -79,8 +79,12 @@ export class KeyCache {
     else this.#byAccount.set(check.accountId, new Set([keyHash]));
   }
 
-  /** After this process's own debit: what the database now holds is the freshest balance there is. */
-  debited(accountId: string, remaining: number): void {
+  /**
+   * After this process's own debit, made since `version`: what the database then held is the freshest
+   * balance there is, unless a notification (credits added) arrived meanwhile.
+   */
+  debited(accountId: string, remaining: number, version: number): void {
+    if (version !== this.#heard) return;
     for (const hash of this.#byAccount.get(accountId) ?? []) {
       const entry = this.#checks.get(hash);
       if (entry) entry.check = { ...entry.check, balance: remaining };

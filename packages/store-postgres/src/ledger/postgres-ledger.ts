@@ -14,7 +14,7 @@ import { assertCredits, LedgerError } from "@social/core";
 import { SQL, type TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable, isDatabaseOutage } from "../outage.ts";
 import { KeyCache } from "./key-cache.ts";
-import { UnsettledDebits } from "./unsettled.ts";
+import { type TransactionStatus, UnsettledDebits } from "./unsettled.ts";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** Bounds how long one transaction holds its accounts' locks, however long the queue grows. */
@@ -34,6 +34,11 @@ interface PendingDebit {
 
 type Outcome = { result: DebitResult } | { error: LedgerError };
 
+/** What a batch learned before it failed: its transaction id, once the server has assigned it. */
+interface BatchAttempt {
+  xid?: string | undefined;
+}
+
 interface KeyRow {
   id: string;
   account_id: string;
@@ -50,6 +55,7 @@ export class PostgresLedger implements Ledger {
   #draining = false;
   readonly #keys: KeyCache;
   readonly #unsettled = new UnsettledDebits(
+    (xid) => this.#transactionStatus(xid),
     ({ accountId, requestId }) => this.#refundUsage(accountId, requestId),
     isDatabaseOutage,
   );
@@ -128,6 +134,13 @@ export class PostgresLedger implements Ledger {
     return this.#unsettled.pending;
   }
 
+  async #transactionStatus(xid: string): Promise<TransactionStatus> {
+    const [row] = await this.#sql<{ status: TransactionStatus | null }[]>`
+      SELECT txid_status(${xid}::bigint) AS status`;
+    // Null: too old for the server to remember, so long over; a refund settles either outcome.
+    return row?.status ?? "committed";
+  }
+
   async #refundUsage(accountId: string, requestId: string): Promise<void> {
     const [row] = await this.#sql<{ known: boolean }[]>`
       WITH refund AS (
@@ -157,23 +170,34 @@ export class PostgresLedger implements Ledger {
    * fault fails and the others are neither lost nor charged twice.
    */
   async #settle(batch: PendingDebit[]): Promise<void> {
+    const attempt: BatchAttempt = {};
+    const version = this.#keys.version;
     let outcomes: Outcome[];
     try {
-      outcomes = await this.#sql.begin((tx) => this.#writeBatch(tx, batch));
+      outcomes = await this.#sql.begin((tx) => this.#writeBatch(tx, batch, attempt));
     } catch (error) {
-      if (!isDatabaseOutage(error)) {
+      // The server refused a statement (it says why with a SQLSTATE): nothing was committed, and
+      // written one by one, only the debit at fault fails.
+      if (!isDatabaseOutage(error) && hasSqlState(error)) {
         if (batch.length > 1) for (const debit of batch) await this.#settle([debit]);
         else for (const debit of batch) debit.reject(refusedUsage(error, debit.usage));
         return;
       }
-      this.#unsettled.add(batch.map((debit) => ({ accountId: debit.accountId, requestId: debit.usage.requestId })));
+      // The connection failed: the batch may have committed, unheard. Its debits are answered as
+      // uncharged, and whatever the server did with them is taken back once it is known.
+      if (attempt.xid !== undefined) {
+        this.#unsettled.add(
+          attempt.xid,
+          batch.map((debit) => ({ accountId: debit.accountId, requestId: debit.usage.requestId })),
+        );
+      }
       for (const debit of batch) debit.reject(error);
       return;
     }
     batch.forEach((debit, index) => {
       const outcome = outcomes[index];
       if (outcome && "result" in outcome) {
-        this.#keys.debited(debit.accountId, outcome.result.remaining);
+        this.#keys.debited(debit.accountId, outcome.result.remaining, version);
         debit.resolve(outcome.result);
       } else {
         debit.reject(outcome?.error);
@@ -186,16 +210,17 @@ export class PostgresLedger implements Ledger {
    * unknown account, then a balance too short (refused, nothing written), then an unknown key or a
    * request id already charged (rejected, nothing written).
    */
-  async #writeBatch(tx: TransactionSQL, batch: readonly PendingDebit[]): Promise<Outcome[]> {
+  async #writeBatch(tx: TransactionSQL, batch: readonly PendingDebit[], attempt: BatchAttempt): Promise<Outcome[]> {
     const now = this.#now();
     const accountIds = [...new Set(batch.map((debit) => debit.accountId))];
     const keyIds = [...new Set(batch.map((debit) => debit.usage.keyId))];
     const requestIds = batch.map((debit) => debit.usage.requestId);
     // Queued one after the other on the transaction's connection; the usage read starts only once
     // the accounts are locked, so it sees every charge committed by a batch that held them before.
-    const [, locked, charged, keys] = await Promise.all([
-      // A charge reported to a client must survive a crash of the server, whatever its default.
-      tx`SET LOCAL synchronous_commit = on`,
+    const [[settings], locked, charged, keys] = await Promise.all([
+      // A charge reported to a client must survive a crash of the server, whatever its default. The
+      // transaction's id is what tells later whether a batch whose connection died committed.
+      tx<{ xid: string }[]>`SELECT set_config('synchronous_commit', 'on', true), txid_current()::text AS xid`,
       tx<{ id: string; balance: string }[]>`
         SELECT id, balance FROM accounts WHERE id = ANY(${tx.array(accountIds, "TEXT")})
         ORDER BY id FOR NO KEY UPDATE`,
@@ -204,6 +229,7 @@ export class PostgresLedger implements Ledger {
       tx<{ id: string; revoked: boolean }[]>`
         SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ANY(${tx.array(keyIds, "TEXT")})`,
     ]);
+    attempt.xid = settings?.xid;
     const balances = new Map(locked.map((row) => [row.id, Number(row.balance)]));
     const chargedIds = new Set(charged.map((row) => row.request_id));
     const knownKeys = new Set(keys.map((row) => row.id));
@@ -273,6 +299,11 @@ answerOutagesAsUnavailable(PostgresLedger);
 
 function duplicate(usage: UsageRecord): LedgerError {
   return new LedgerError("duplicate_request", `request ${usage.requestId} was already charged`);
+}
+
+/** Whether the server itself refused a statement: its error carries a SQLSTATE. */
+function hasSqlState(error: unknown): boolean {
+  return error instanceof SQL.PostgresError && error.errno !== undefined;
 }
 
 /** A lone debit's failure as SQLite reports it: a refused row is a LedgerError, anything else passes. */

@@ -12,7 +12,7 @@
 // - The author, the language and the filter flags are lexemes no text token can equal (a token holds
 //   only letters, numbers, marks, `#`, `$` and `_`): `@name`, `lang:<hex>`, `filter:links`. They carry
 //   no position, so they never take part in a phrase.
-// - PostgreSQL refuses a lexeme over 2,047 bytes, keeps positions up to 16,383 and 256 of them per
+// - PostgreSQL refuses a lexeme over 2,046 bytes, keeps positions up to 16,383 and 256 of them per
 //   lexeme. A longer token is replaced by its digest, on both sides alike; positions past those bounds
 //   are dropped, which only a text far longer than a post could notice (a phrase after its 16,383rd
 //   word, or past the 256th repeat of one word).
@@ -21,7 +21,7 @@ import type { FilterName } from "@social/core";
 import { tokenize } from "@social/core";
 import { authorToken, langToken } from "@social/store-kit";
 
-const MAX_LEXEME_BYTES = 2047;
+const MAX_LEXEME_BYTES = 2046;
 const MAX_POSITION = 16_383;
 const MAX_POSITIONS_PER_LEXEME = 256;
 const utf8 = new TextEncoder();
