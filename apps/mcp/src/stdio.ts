@@ -51,6 +51,17 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
   });
   await server.connect(new StdioServerTransport());
   console.error(`social-data-api MCP server: ${tools.length} tools on stdio`);
+
+  // The client closing stdin ends the session. An open PostgreSQL pool would keep the process alive
+  // (and its connections held), so it is closed before leaving, as on a signal.
+  const shutdown = async () => {
+    await server.close();
+    await backend.close();
+    process.exit(0);
+  };
+  if (process.stdin.readableEnded) void shutdown();
+  else process.stdin.once("end", () => void shutdown());
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void shutdown());
 }
 
 main(process.env).catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

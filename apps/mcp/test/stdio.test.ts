@@ -140,6 +140,20 @@ test("stdio: on an empty PostgreSQL database, the first start migrates, builds t
     const { key } = (await backend.accounts.openAccount("cli only")).key;
     await backend.close();
     await firstCall(databaseUrl, key);
+    // A client that just closes stdin ends the server, whose pool would otherwise keep it alive.
+    const server = Bun.spawn([process.execPath, STDIO_ENTRY], {
+      env: { ...getDefaultEnvironment(), DATABASE_URL: databaseUrl, SOCIAL_API_KEY: key },
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    const started = new Response(server.stderr).text();
+    await Bun.sleep(1500);
+    server.stdin.end();
+    const exit = await Promise.race([server.exited, Bun.sleep(10_000).then(() => "still running")]);
+    if (exit === "still running") server.kill();
+    expect(exit).toBe(0);
+    expect(await started).toContain("tools on stdio");
   } finally {
     postgres.stop();
   }
