@@ -1,9 +1,9 @@
 // Runs a compiled search (./compile.ts) with bounded work, as SQLite's executor does with its own
 // machinery (packages/store-sqlite/src/search/execute.ts); the limits are the same product decision:
 //
-// - Each search is one transaction on one connection, with `statement_timeout` set to the search's
-//   database-time budget: a search that cannot fill its page within it is refused with the same 400
-//   as on SQLite, saying how to narrow it, and nothing is charged. The transaction also gives every
+// - Each search is one transaction on one connection, its statements timed out (`statement_timeout`)
+//   when the search's budget is spent: a search that cannot fill its page within it is refused with
+//   the same 400 as on SQLite, saying how to narrow it, and nothing is charged. The transaction also gives every
 //   statement of the search one snapshot, so a world rebuilt meanwhile is seen whole or not at all.
 // - Plans are made for each search's own values (`plan_cache_mode`): the planner's choice between
 //   walking the primary key newest first and gathering matches through the GIN index depends on how
@@ -50,8 +50,9 @@ function timedOut(error: unknown): boolean {
 // The two steps of a recency page, each made the only plan the planner may pick: its guesses of how
 // common words are together are what the steps are there to not depend on (a phrase of common words is
 // guessed at one tweet, and gathering its thousands through the index then costs more than the walk).
+// Each step also gets what is left of the search's budget ($1, in ms) as its statement timeout.
 const set = (settings: Record<string, "on" | "off">) =>
-  `SELECT ${Object.entries(settings)
+  `SELECT set_config('statement_timeout', $1, true), ${Object.entries(settings)
     .map(([name, value]) => `set_config('${name}', '${value}', true)`)
     .join(", ")}`;
 /** Along the primary key, newest first. */
@@ -128,7 +129,13 @@ export class SearchExecutor {
     try {
       return await this.#gate.run(owner, () =>
         this.#sql.begin(async (tx) => {
-          await tx.unsafe(SETTINGS, [String(this.#limits.budgetMs)]);
+          const started = performance.now();
+          const left = () => {
+            const ms = Math.floor(this.#limits.budgetMs - (performance.now() - started));
+            if (ms <= 0) throw searchBudgetExceeded(this.#limits);
+            return [String(ms)];
+          };
+          await tx.unsafe(SETTINGS, left());
           const { low, high, idsPerTweet, tweets } = await this.#idRange(tx, plan);
           if (low >= high) return [];
           if (sortOrder === "relevancy" && plan.ranking !== undefined) {
@@ -137,10 +144,10 @@ export class SearchExecutor {
           const top = Math.min(high, from.id);
           const walk = this.#newestWalk ?? Math.sqrt(tweets * limit * GATHER_COST);
           const walkLow = Math.max(low, top - Math.round(walk * idsPerTweet));
-          await tx.unsafe(WALK);
+          await tx.unsafe(WALK, left());
           const rows = await this.#newest(tx, plan, walkLow, top, limit);
           if (rows.length === limit || walkLow <= low) return rows;
-          await tx.unsafe(narrowsByIndex(plan.condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE);
+          await tx.unsafe(narrowsByIndex(plan.condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE, left());
           return rows.concat(await this.#newest(tx, plan, low, walkLow, limit - rows.length));
         }),
       );

@@ -1,0 +1,50 @@
+// A PostgreSQL search that cannot fill its page within its budget is the 400 that says how to narrow
+// it, as on SQLite, whether the budget runs out inside a statement (statement_timeout) or between two;
+// nothing is charged for a 400.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { ApiError, parseQuery } from "@social/core";
+import { DEFAULT_WORLD } from "@social/fixtures";
+import type { SQL } from "bun";
+import { openPostgres } from "../src/database.ts";
+import { PostgresStore } from "../src/store/postgres-store.ts";
+import { buildWorld } from "../src/world/build.ts";
+import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
+
+let server: PostgresServer;
+let sql: SQL;
+beforeAll(async () => {
+  server = await startPostgres();
+  sql = await openPostgres(await server.createDatabase("budget"));
+  await buildWorld(sql, DEFAULT_WORLD);
+}, 60_000);
+afterAll(async () => {
+  await sql?.close();
+  server?.stop();
+});
+
+async function refusal(store: PostgresStore, query: string): Promise<unknown> {
+  return store.searchTweets(parseQuery(query), "recency", { size: 20 }).then(
+    () => "answered",
+    (error: unknown) => error,
+  );
+}
+
+test("a walk of the whole world in 1 ms of budget is refused", async () => {
+  // Nothing has a million retweets: the walk crosses all 20,000 tweets, which takes longer than 1 ms.
+  const store = new PostgresStore(sql, { search: { budgetMs: 1 }, newestWalk: 20_000 });
+  const error = await refusal(store, "-filter:links min_retweets:1000000");
+  expect(error).toBeInstanceOf(ApiError);
+  expect(error).toMatchObject({ code: "invalid_request", status: 400 });
+  expect((error as ApiError).message).toContain("narrow it");
+});
+
+test("a budget spent before the next statement is refused without running it", async () => {
+  const store = new PostgresStore(sql, { search: { budgetMs: 0 } });
+  expect(await refusal(store, "coffee")).toMatchObject({ code: "invalid_request", status: 400 });
+});
+
+test("the same searches with the default budget answer", async () => {
+  const store = new PostgresStore(sql);
+  expect(await refusal(store, "-filter:links min_retweets:1000000")).toBe("answered");
+  expect(await refusal(store, "coffee")).toBe("answered");
+});
