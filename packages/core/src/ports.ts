@@ -43,6 +43,14 @@ export function timeFilterStartMs(filter: Exclude<TimeFilter, "all">, clockMs: n
 }
 export type SearchSortOrder = "recency" | "relevancy";
 
+/** A conversation root author's own chain of replies (Store.selfThread). */
+export interface SelfThread {
+  conversationId: string;
+  authorId: string;
+  complete: boolean;
+  tweets: Tweet[];
+}
+
 /**
  * Reads of the social world. Methods that read below a parent resource (a user's followers, a list's
  * members, ...) resolve to `undefined` when the parent does not exist, so the caller can answer 404;
@@ -84,10 +92,7 @@ export interface Store {
    * the chain of the author's replies to their own tweets. `complete` is false when the chain is longer
    * than `max` or the root is unavailable.
    */
-  selfThread(
-    tweetId: string,
-    max: number,
-  ): Promise<{ conversationId: string; authorId: string; complete: boolean; tweets: Tweet[] } | undefined>;
+  selfThread(tweetId: string, max: number): Promise<SelfThread | undefined>;
   article(tweetId: string): Promise<Article | undefined>;
 
   /** Newest first. */

@@ -16,7 +16,8 @@ import type { SQL } from "bun";
 
 type ActiveKey = Extract<KeyCheck, { status: "active" }>;
 
-export const KEY_CHANGES_CHANNEL = "key_changes";
+/** The channel the triggers of ./schema.ts notify. */
+const KEY_CHANGES_CHANNEL = "key_changes";
 /** How long a check is trusted without a notification. */
 const KEY_TTL_MS = 1000;
 /** Bounds the memory: past it, the oldest check is dropped. */

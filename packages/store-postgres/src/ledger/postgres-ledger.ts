@@ -8,15 +8,14 @@
 // Many processes share the database: a batch locks its accounts (in id order, so two batches never
 // deadlock on them) before reading the balances, so the balances it tests debits against stay true
 // until it commits. The conditional UPDATE and the CHECK (balance >= 0) still guard every balance.
-import { timingSafeEqual } from "node:crypto";
 import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { assertCredits, LedgerError } from "@social/core";
+import { isKeyDigest, type KeyRowOf, keyCheckOf } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable, isDatabaseOutage } from "../outage.ts";
 import { KeyCache } from "./key-cache.ts";
 import { type TransactionStatus, UnsettledDebits } from "./unsettled.ts";
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** Bounds how long one transaction holds its accounts' locks, however long the queue grows. */
 const MAX_BATCH = 512;
 
@@ -39,13 +38,7 @@ interface BatchAttempt {
   xid?: string | undefined;
 }
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  hash: string;
-  revoked_at: string | null;
-  balance: string;
-}
+type KeyRow = KeyRowOf<string>;
 
 export class PostgresLedger implements Ledger {
   readonly #sql: SQL;
@@ -69,7 +62,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
-    if (!SHA256_HEX.test(keyHash)) return { status: "unknown" };
+    if (!isKeyDigest(keyHash)) return { status: "unknown" };
     const cached = this.#keys.get(keyHash);
     if (cached !== undefined) return cached;
     const version = this.#keys.version;
@@ -82,13 +75,7 @@ export class PostgresLedger implements Ledger {
     const [row] = await this.#sql<KeyRow[]>`
       SELECT k.id, k.account_id, k.hash, k.revoked_at, a.balance
       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
-    // The lookup already matched the digest; comparing it again, in constant time, keeps the answer
-    // independent of how the index compares and adds no timing signal of its own.
-    if (!row || !timingSafeEqual(Buffer.from(row.hash, "hex"), Buffer.from(keyHash, "hex"))) {
-      return { status: "unknown" };
-    }
-    if (row.revoked_at !== null) return { status: "revoked", keyId: row.id };
-    return { status: "active", accountId: row.account_id, keyId: row.id, balance: Number(row.balance) };
+    return keyCheckOf(row, keyHash);
   }
 
   async balance(accountId: string): Promise<number> {
@@ -127,11 +114,6 @@ export class PostgresLedger implements Ledger {
    */
   async refund(accountId: string, requestId: string): Promise<void> {
     await this.#refundUsage(accountId, requestId);
-  }
-
-  /** The debits of batches lost with their connection that are still to be taken back. */
-  get unsettled(): readonly { accountId: string; requestId: string }[] {
-    return this.#unsettled.pending;
   }
 
   async #transactionStatus(xid: string): Promise<TransactionStatus> {

@@ -123,7 +123,7 @@ function negate(child: Condition): Condition {
   }
 }
 
-export function toCondition(node: SearchNode): Condition {
+function toCondition(node: SearchNode): Condition {
   switch (node.kind) {
     case "and":
     case "or":

@@ -64,7 +64,7 @@ export function phraseQuery(text: string): string | undefined {
   return `${pairs.join(" & ")} & (${tokens.map((token) => quoted(lexeme(token))).join(" <-> ")})`;
 }
 
-export interface SearchFields {
+interface SearchFields {
   text: string;
   username: string;
   lang: string;

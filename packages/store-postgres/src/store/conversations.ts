@@ -1,18 +1,11 @@
 // Conversations: the replies below a tweet, and the self-thread of a conversation's root author.
 
-import type { Page, PageRequest, Tweet } from "@social/core";
-import { TWEET_COLUMNS, tweetFromRow } from "@social/store-kit";
+import type { Page, PageRequest, SelfThread, Tweet } from "@social/core";
+import { selfChain, TWEET_COLUMNS } from "@social/store-kit";
 import type { SQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { type KeyedTweetRow, rowById, statement, type TweetWalkParams, tweetPage } from "./reads.ts";
 import type { TweetReads } from "./tweets.ts";
-
-export interface SelfThread {
-  conversationId: string;
-  authorId: string;
-  complete: boolean;
-  tweets: Tweet[];
-}
 
 function statements(sql: SQL) {
   return {
@@ -77,18 +70,11 @@ export class ConversationReads {
     const root = await this.#tweets.row(focal.conversation_id);
     // Without its root the thread starts at the top of the focal author's own chain above the focal tweet.
     const start = root ?? (await this.#selfChainTop(focal));
-    const chain = new Set<string>([start.id]);
-    const tweets: Tweet[] = [];
-    let longer = false;
-    for (const row of await this.#q.conversationByAuthor.all(start.conversation_id, start.id, start.author_id)) {
-      if (row.id !== start.id && (row.reply_to_id === null || !chain.has(row.reply_to_id))) continue;
-      if (tweets.length === max) {
-        longer = true;
-        break;
-      }
-      chain.add(row.id);
-      tweets.push(tweetFromRow(row));
-    }
+    const { tweets, longer } = selfChain(
+      await this.#q.conversationByAuthor.all(start.conversation_id, start.id, start.author_id),
+      start.id,
+      max,
+    );
     return {
       conversationId: focal.conversation_id,
       authorId: start.author_id,

@@ -6,12 +6,11 @@
 // rebuild) holds the write lock, the batch waits on a timer, not inside SQLite, so the event loop keeps
 // serving every request that does not need to write.
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
-import { timingSafeEqual } from "node:crypto";
 import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { assertCredits, LedgerError } from "@social/core";
+import { isKeyDigest, type KeyRowOf, keyCheckOf } from "@social/store-kit";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** How often a batch retries the write lock while another connection holds it. */
 const LOCK_RETRY_MS = 5;
 
@@ -37,13 +36,7 @@ type Outcome = { result: DebitResult } | { error: unknown };
 /** An account's balance within a batch, as read at its start and as its debits leave it; null: no such account. */
 type BatchBalances = Map<string, { start: number; current: number } | null>;
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  hash: string;
-  revoked_at: number | null;
-  balance: number;
-}
+type KeyRow = KeyRowOf<number>;
 
 export class SqliteLedger implements Ledger {
   readonly #db: Database;
@@ -90,15 +83,9 @@ export class SqliteLedger implements Ledger {
   }
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
-    if (!SHA256_HEX.test(keyHash)) return { status: "unknown" };
+    if (!isKeyDigest(keyHash)) return { status: "unknown" };
     const row = this.#keyByHash.get(keyHash);
-    // The lookup already matched the digest; comparing it again, in constant time, keeps the answer
-    // independent of how the index compares and adds no timing signal of its own.
-    if (!row || !timingSafeEqual(Buffer.from(row.hash, "hex"), Buffer.from(keyHash, "hex"))) {
-      return { status: "unknown" };
-    }
-    if (row.revoked_at !== null) return { status: "revoked", keyId: row.id };
-    return { status: "active", accountId: row.account_id, keyId: row.id, balance: row.balance };
+    return keyCheckOf(row, keyHash);
   }
 
   async balance(accountId: string): Promise<number> {

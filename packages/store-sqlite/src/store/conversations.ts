@@ -1,17 +1,10 @@
 // Conversations: the replies below a tweet, and the self-thread of a conversation's root author.
 import type { Database } from "bun:sqlite";
-import type { Page, PageRequest, Tweet } from "@social/core";
-import { TWEET_COLUMNS, tweetFromRow } from "@social/store-kit";
+import type { Page, PageRequest, SelfThread, Tweet } from "@social/core";
+import { selfChain, TWEET_COLUMNS } from "@social/store-kit";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { type KeyedTweetRow, rowById, type TweetWalkParams, tweetPage } from "./reads.ts";
 import type { TweetReads } from "./tweets.ts";
-
-export interface SelfThread {
-  conversationId: string;
-  authorId: string;
-  complete: boolean;
-  tweets: Tweet[];
-}
 
 function statements(db: Database) {
   return {
@@ -69,18 +62,11 @@ export class ConversationReads {
     const root = this.#tweets.row(String(focal.conversation_id));
     // Without its root the thread starts at the top of the focal author's own chain above the focal tweet.
     const start = root ?? this.#selfChainTop(focal);
-    const chain = new Set<number>([start.id]);
-    const tweets: Tweet[] = [];
-    let longer = false;
-    for (const row of this.#q.conversationByAuthor.iterate(start.conversation_id, start.id, start.author_id)) {
-      if (row.id !== start.id && (row.reply_to_id === null || !chain.has(row.reply_to_id))) continue;
-      if (tweets.length === max) {
-        longer = true;
-        break;
-      }
-      chain.add(row.id);
-      tweets.push(tweetFromRow(row));
-    }
+    const { tweets, longer } = selfChain(
+      this.#q.conversationByAuthor.iterate(start.conversation_id, start.id, start.author_id),
+      start.id,
+      max,
+    );
     return {
       conversationId: String(focal.conversation_id),
       authorId: String(start.author_id),

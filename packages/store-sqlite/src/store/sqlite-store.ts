@@ -14,6 +14,7 @@ import {
   type SearchLimits,
   type SearchNode,
   type SearchSortOrder,
+  type SelfThread,
   type Store,
   type TimeFilter,
   type TimelineKind,
@@ -24,7 +25,7 @@ import {
 } from "@social/core";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { CommunityReads } from "./communities.ts";
-import { ConversationReads, type SelfThread } from "./conversations.ts";
+import { ConversationReads } from "./conversations.ts";
 import { GraphReads } from "./graph.ts";
 import { ListReads } from "./lists.ts";
 import { TweetSearch } from "./search.ts";
