@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The servers the tests run against are real ones from Debian's packages: Chromium for the browser
-// tests (playwright-core never downloads a browser) and PostgreSQL for the second database adapter.
+// tests (playwright-core never downloads a browser), PostgreSQL for the second database adapter, and
+// redis-server for the rate limits workers share.
 // `npm test` runs this first and installs what is missing, which needs root (CI and the development
 // machines run as root). The tests start and stop their own instances.
 import { spawnSync } from "node:child_process";
@@ -9,6 +10,7 @@ import { existsSync } from "node:fs";
 const NEEDED = [
   { what: "chromium", present: () => existsSync("/usr/bin/chromium"), packages: ["chromium"] },
   { what: "PostgreSQL", present: () => existsSync("/usr/lib/postgresql"), packages: ["postgresql"] },
+  { what: "Redis", present: () => existsSync("/usr/bin/redis-server"), packages: ["redis-server"] },
 ];
 
 const missing = NEEDED.filter((server) => !server.present());

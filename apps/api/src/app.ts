@@ -64,7 +64,7 @@ export function createApp(options: AppOptions) {
       )
       .get("/docs", () => new Response(docs, { headers: docsHeaders }))
       .get("/demo", async ({ request, requestId, anonymousRate }) => {
-        const rate = anonymousRate();
+        const rate = await anonymousRate();
         const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
         // Only the shared answer may be kept by caches: a refusal is about this one request.
         const refusalHeaders = { ...headers, "cache-control": "no-store" };

@@ -1,6 +1,7 @@
 // Everything the server reads from its environment, parsed and checked once at start-up.
 
-import { DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/backend";
+import { availableParallelism } from "node:os";
+import { checkedRedisUrl, DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/backend";
 import { DEFAULT_RATE_LIMIT, parseDatabaseUrl, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
 import type { OidcSettings } from "./dashboard/oidc.ts";
 
@@ -9,6 +10,12 @@ export interface ServerConfig {
   port: number;
   databaseUrl: string;
   rateLimit: RateLimitConfig;
+  /** Where rate-limit buckets are shared by every process; absent, each process counts its own share. */
+  redisUrl?: string;
+  /** How many server processes `bun run start` runs on the port (WEB_CONCURRENCY); 1 when absent. */
+  workers?: number;
+  /** Set in a worker a supervisor started: its number, from 1. */
+  worker?: number;
   /** Where links in responses (help_url, docs) point; defaults to the listening address. */
   publicUrl: string;
   /** SQLite only: how commits reach the disk; FULL when absent (see openDatabase). */
@@ -38,6 +45,20 @@ function checkedDatabaseUrl(url: string): string {
   return url;
 }
 
+/** More workers than this is a typo, not a plan: each holds its own database pool. */
+export const MAX_WORKERS = 64;
+
+/** WEB_CONCURRENCY: a whole number of processes, or `auto` for one per core; 1 when unset. */
+function workersFromEnv(value: string | undefined): number {
+  if (value === undefined || value === "") return 1;
+  if (value === "auto") return availableParallelism();
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+    throw new Error(`WEB_CONCURRENCY must be a whole number from 1 to ${MAX_WORKERS}, or auto (one per core)`);
+  }
+  return workers;
+}
+
 /** Configured secrets must be long enough that guessing them is hopeless (256 bits as hex is 64). */
 export const MIN_SECRET_LENGTH = 32;
 
@@ -58,6 +79,9 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
     databaseUrl: checkedDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL),
     synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS),
     rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
+    ...(env.REDIS_URL ? { redisUrl: checkedRedisUrl(env.REDIS_URL) } : {}),
+    workers: workersFromEnv(env.WEB_CONCURRENCY),
+    ...(env[WORKER_ENV] ? { worker: Number(env[WORKER_ENV]) } : {}),
     publicUrl: (env.PUBLIC_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/$/, ""),
     ...(env.TOKEN_SECRET ? { tokenSecret: env.TOKEN_SECRET } : {}),
     ...(oidc ? { oidc } : {}),
@@ -66,3 +90,6 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
 }
 
 export { DEFAULT_RATE_LIMIT };
+
+/** Set by the supervisor in each worker's environment: which worker it is. */
+export const WORKER_ENV = "SOCIAL_API_WORKER";

@@ -1,8 +1,10 @@
-// `bun run start`: serve the API on HOST:PORT over DATABASE_URL until SIGTERM or SIGINT.
+// `bun run start`: serve the API on HOST:PORT over DATABASE_URL until SIGTERM or SIGINT, from one
+// process, or from WEB_CONCURRENCY worker processes under a supervisor (supervisor.ts).
 import { maxHeaderSize } from "node:http";
-import { describeDatabase } from "@social/backend";
-import { configFromEnv } from "./config.ts";
-import { MAX_HEADER_BYTES, SERVER_RUNTIME_FLAGS, startServer } from "./server.ts";
+import { banner } from "./banner.ts";
+import { configFromEnv, type ServerConfig } from "./config.ts";
+import { MAX_HEADER_BYTES, type RunningServer, SERVER_RUNTIME_FLAGS, startServer } from "./server.ts";
+import { supervise, type WorkerReady } from "./supervisor.ts";
 
 if (maxHeaderSize < MAX_HEADER_BYTES) {
   console.error(
@@ -11,38 +13,55 @@ if (maxHeaderSize < MAX_HEADER_BYTES) {
 }
 
 /** A configuration or database that cannot serve is one line for the operator, not a stack trace. */
-async function start() {
+function cannotStart(error: unknown): never {
+  console.error(`Cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+
+async function serve(config: ServerConfig): Promise<RunningServer> {
   try {
-    const config = configFromEnv(process.env);
-    const server = await startServer(config, {
+    return await startServer(config, {
       onWorldBuild: () => console.error("First start: building the default fixture world (a few seconds)…"),
     });
-    return { config, server };
   } catch (error) {
-    console.error(`Cannot start: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    cannotStart(error);
   }
 }
 
-const { config, server } = await start();
-const base = config.publicUrl.endsWith(`:${config.port}`) ? server.url : config.publicUrl;
-console.error(`Social Data API listening on ${server.url}
-  docs:      ${base}/docs
-  openapi:   ${base}/openapi.json
-  demo:      ${base}/demo
-  dashboard: ${base}/dashboard
-  mcp:       ${base}/mcp
-  database:  ${describeDatabase(config.databaseUrl)}
-Create an API key with:  npm run admin -- keys create --name me   (or: bun run admin keys create --name me)
-Then:  curl -H "Authorization: Bearer <key>" ${base}/v1/users/by-username/<username>`);
-
-let stopping = false;
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, async () => {
+/** Stops accepting, lets in-flight requests finish, closes the database, exits. */
+function stopOn(server: RunningServer, events: { signals: readonly NodeJS.Signals[]; disconnect: boolean }): void {
+  let stopping = false;
+  const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
-    console.error(`${signal}: finishing in-flight requests…`);
+    console.error(`${why}: finishing in-flight requests…`);
     await server.stop();
     process.exit(0);
-  });
+  };
+  for (const signal of events.signals) process.on(signal, () => void stop(signal));
+  // A worker whose supervisor is gone (killed outright) would otherwise serve on, unsupervised.
+  if (events.disconnect) process.on("disconnect", () => void stop("supervisor gone"));
+}
+
+const config = (() => {
+  try {
+    return configFromEnv(process.env);
+  } catch (error) {
+    cannotStart(error);
+  }
+})();
+
+if (config.worker !== undefined) {
+  const server = await serve(config);
+  // SIGINT reaches a worker from the terminal too (the whole process group gets it); the supervisor's
+  // SIGTERM is the one it acts on.
+  stopOn(server, { signals: ["SIGTERM", "SIGINT"], disconnect: true });
+  console.error(`worker ${config.worker} (pid ${process.pid}) serves ${server.url}`);
+  process.send?.({ listening: server.url, port: server.port } satisfies WorkerReady);
+} else if ((config.workers ?? 1) > 1) {
+  await supervise(config, config.workers ?? 1);
+} else {
+  const server = await serve(config);
+  console.error(banner(config, server.url));
+  stopOn(server, { signals: ["SIGTERM", "SIGINT"], disconnect: false });
 }

@@ -1,6 +1,6 @@
 // Opens the backend DATABASE_URL selects (SQLite or PostgreSQL), builds the default fixture world on
 // first start, and serves the app.
-import { type Backend, backendServices, openBackend } from "@social/backend";
+import { type Backend, backendServices, openBackend, openRateLimiter } from "@social/backend";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
@@ -22,10 +22,14 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(
-  config: ServerConfig,
-  options: { log?: LogSink; onWorldBuild?: () => void } = {},
-): Promise<RunningServer> {
+export interface ServerOptions {
+  log?: LogSink;
+  onWorldBuild?: () => void;
+  /** Where operational warnings go (a rate-limit store outage); stderr when absent. */
+  warn?: (message: string) => void;
+}
+
+export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const backend = await openBackend(config.databaseUrl, config.synchronous ? { synchronous: config.synchronous } : {});
   // Whatever fails between opening and listening closes the backend again: a PostgreSQL pool left
   // open would keep a process that reported the failure alive.
@@ -37,16 +41,18 @@ export async function startServer(
   }
 }
 
-async function serve(
-  config: ServerConfig,
-  options: { log?: LogSink; onWorldBuild?: () => void },
-  backend: Backend,
-): Promise<RunningServer> {
+async function serve(config: ServerConfig, options: ServerOptions, backend: Backend): Promise<RunningServer> {
   if (!(await backend.hasWorld())) {
     options.onWorldBuild?.();
     await backend.buildWorld(DEFAULT_WORLD);
   }
-  const services = await backendServices(backend, { tokenSecret: config.tokenSecret, rateLimit: config.rateLimit });
+  const rateLimiter = await openRateLimiter({
+    rateLimit: config.rateLimit,
+    redisUrl: config.redisUrl,
+    processes: config.workers ?? 1,
+    warn: options.warn ?? ((message) => console.error(`Warning: ${message}`)),
+  });
+  const services = await backendServices(backend, { tokenSecret: config.tokenSecret, limiter: rateLimiter.limiter });
   const dashboard = {
     accounts: backend.accounts,
     sessions: backend.sessions,
@@ -60,7 +66,9 @@ async function serve(
     dashboard,
     ...(options.log ? { log: options.log } : {}),
   });
-  app.listen({ hostname: config.host, port: config.port });
+  // Workers share the port: the kernel spreads connections between them. A lone server does not, so
+  // that a second one started by mistake fails with EADDRINUSE instead of splitting the traffic.
+  app.listen({ hostname: config.host, port: config.port, reusePort: config.worker !== undefined });
   const server = app.server;
   if (!server) throw new Error("the server did not start");
   const port = server.port ?? config.port;
@@ -69,6 +77,7 @@ async function serve(
     port,
     async stop() {
       await server.stop(false);
+      rateLimiter.close();
       await backend.close();
     },
   };

@@ -12,18 +12,18 @@ const ROOT = join(import.meta.dir, "../../..");
 const MAIN = join(ROOT, "apps/api/src/main.ts");
 const ADMIN = join(ROOT, "apps/admin/src/main.ts");
 
-function spawnMain(databaseUrl: string, cwd: string) {
+function spawnMain(databaseUrl: string, cwd: string, env: Record<string, string> = {}) {
   return Bun.spawn([process.execPath, ...SERVER_RUNTIME_FLAGS, MAIN], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", DATABASE_URL: databaseUrl },
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", DATABASE_URL: databaseUrl, ...env },
     stdin: "ignore",
     stdout: "ignore",
     stderr: "pipe",
   });
 }
 
-async function start(databaseUrl: string, cwd: string) {
-  const child = spawnMain(databaseUrl, cwd);
+async function start(databaseUrl: string, cwd: string, env: Record<string, string> = {}) {
+  const child = spawnMain(databaseUrl, cwd, env);
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   return { code, lines: stderr.trim().split("\n") };
 }
@@ -72,6 +72,39 @@ describe("a PostgreSQL that cannot be reached", () => {
   });
 });
 
+describe("workers and rate-limit settings that cannot serve", () => {
+  it("WEB_CONCURRENCY and REDIS_URL are checked at start: one line each, exit 1", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "social-start-"));
+    try {
+      for (const [env, message] of [
+        [{ WEB_CONCURRENCY: "two" }, "Cannot start: WEB_CONCURRENCY must be a whole number from 1 to 64, or auto"],
+        [{ WEB_CONCURRENCY: "0" }, "Cannot start: WEB_CONCURRENCY must be a whole number from 1 to 64, or auto"],
+        [{ REDIS_URL: "http://127.0.0.1:6379" }, "Cannot start: REDIS_URL must be a redis:// or rediss:// URL"],
+      ] as const) {
+        const { code, lines } = await start(join(cwd, "social.db"), cwd, env);
+        expect({ code, lines: lines.length }).toEqual({ code: 1, lines: 1 });
+        expect(lines[0]).toStartWith(message);
+      }
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it("with workers, a database that cannot be reached stops the supervisor with exit 1 after the first worker says why", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "social-start-"));
+    try {
+      const { code, lines } = await start("postgres://app:hunter2@127.0.0.1:1/social", cwd, { WEB_CONCURRENCY: "2" });
+      expect(code).toBe(1);
+      expect(lines[0]).toStartWith("Cannot start: PostgreSQL 127.0.0.1:1/social cannot be reached");
+      expect(lines.at(-1)).toBe("supervisor: worker 1 exited with code 1 before serving: stopping");
+      expect(lines.join("\n")).not.toContain("hunter2");
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("DATABASE_URL=postgres://… on an empty database", () => {
   let postgres: PostgresServer;
   beforeAll(async () => {
@@ -86,7 +119,7 @@ describe("DATABASE_URL=postgres://… on an empty database", () => {
     try {
       const { url, text } = await listening(server.stderr);
       expect(text).toContain("First start: building the default fixture world");
-      expect(text).toContain(`database:  PostgreSQL ${new URL(databaseUrl).host}/empty`);
+      expect(text).toContain(`database:    PostgreSQL ${new URL(databaseUrl).host}/empty`);
       const admin = Bun.spawn([process.execPath, ADMIN, "keys", "create", "--name", "pg"], {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: databaseUrl },

@@ -28,7 +28,7 @@ export interface McpHttpOptions {
   /** The id the HTTP app gave this request; a fresh one otherwise. */
   requestId?: string;
   /** Counts a request without a valid key against its client address, so key guessing is throttled too. */
-  anonymousRate: () => RateState;
+  anonymousRate: () => Promise<RateState>;
   /** The JSON-RPC body, when the HTTP framework has already read the request's body. */
   parsedBody?: unknown;
   logError?: (message: string, error: unknown) => void;
@@ -61,8 +61,8 @@ function toolsFor(request: Request): readonly AgentTool[] | ApiError {
 }
 
 /** A missing or bad key is counted against the client address, as on /v1: past the limit it is a 429. */
-function refuseKey(error: ApiError, requestId: string, options: McpHttpOptions): Response {
-  const rate = options.anonymousRate();
+async function refuseKey(error: ApiError, requestId: string, options: McpHttpOptions): Promise<Response> {
+  const rate = await options.anonymousRate();
   if (!rate.allowed) return errorResponse(rateLimitError(rate), requestId, options.helpUrl, rateHeaders(rate));
   return errorResponse(error, requestId, options.helpUrl, {
     "www-authenticate": 'Bearer realm="mcp"',
@@ -123,7 +123,7 @@ export async function handleMcpRequest(
 
   // Counted before the body is checked, as /v1 counts a request before validating it.
   const message = await readMessage(request, options.parsedBody);
-  const rate = services.limiter.take(connection.keyId);
+  const rate = await services.limiter.take(connection.keyId);
   const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
   if (!rate.allowed && !isToolCall(message)) {
     return errorResponse(rateLimitError(rate), requestId, options.helpUrl, headers);

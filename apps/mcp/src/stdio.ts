@@ -1,9 +1,16 @@
 // The stdio MCP server: `bun run mcp`. Configuration comes from the environment (DATABASE_URL,
-// SOCIAL_API_KEY, SOCIAL_TOOLSETS, and TOKEN_SECRET / RATE_LIMIT_* as for the HTTP server). stdout
+// SOCIAL_API_KEY, SOCIAL_TOOLSETS, and TOKEN_SECRET / RATE_LIMIT_* / REDIS_URL as for the HTTP server). stdout
 // carries the protocol and nothing else; everything for people goes to stderr.
 import { existsSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { backendServices, DEFAULT_DATABASE_URL, openBackend, synchronousFrom } from "@social/backend";
+import {
+  backendServices,
+  checkedRedisUrl,
+  DEFAULT_DATABASE_URL,
+  openBackend,
+  openRateLimiter,
+  synchronousFrom,
+} from "@social/backend";
 import { ApiError, parseDatabaseUrl, rateLimitFromEnv } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { checkConnectionKey } from "./auth.ts";
@@ -27,11 +34,17 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
       `no database at ${location.path} (DATABASE_URL=${databaseUrl}); create a key with \`npm run admin -- keys create\`, which creates it`,
     );
   }
+  const rateLimit = rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST);
+  const redisUrl = env.REDIS_URL ? checkedRedisUrl(env.REDIS_URL) : undefined;
   const backend = await openBackend(databaseUrl, { synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS) });
-  const services = await backendServices(backend, {
-    tokenSecret: env.TOKEN_SECRET,
-    rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
+  // The agent's key shares its limit with its HTTP traffic when the buckets are in Redis.
+  const rateLimiter = await openRateLimiter({
+    rateLimit,
+    redisUrl,
+    processes: 1,
+    warn: (message) => console.error(`social-data-api MCP server: ${message}`),
   });
+  const services = await backendServices(backend, { tokenSecret: env.TOKEN_SECRET, limiter: rateLimiter.limiter });
   const connection = await checkConnectionKey(
     services.ledger,
     env.SOCIAL_API_KEY,
@@ -56,6 +69,7 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
   // (and its connections held), so it is closed before leaving, as on a signal.
   const shutdown = async () => {
     await server.close();
+    rateLimiter.close();
     await backend.close();
     process.exit(0);
   };

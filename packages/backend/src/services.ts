@@ -1,17 +1,17 @@
 // The pipeline's services on a backend, configured the same way by every process that serves it (HTTP
 // server, MCP stdio server): the same stored pagination-token secret, so a next_token from one surface
-// pages on the other, and the same rate-limit settings.
-import { createServices, type RateLimitConfig, type Services, TOKEN_SECRET_SETTING } from "@social/core";
+// pages on the other.
+import { createServices, type RateLimiter, type Services, TOKEN_SECRET_SETTING } from "@social/core";
 import type { Backend } from "./backend.ts";
 
 export async function backendServices(
   backend: Backend,
-  options: { tokenSecret?: string | undefined; rateLimit: RateLimitConfig },
+  options: { tokenSecret?: string | undefined; limiter: RateLimiter },
 ): Promise<Services> {
   return createServices({
     store: backend.store,
     ledger: backend.ledger,
     tokenSecret: options.tokenSecret || (await backend.secret(TOKEN_SECRET_SETTING)),
-    rateLimit: options.rateLimit,
+    limiter: options.limiter,
   });
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TOKEN_SECRET_SETTING } from "@social/core";
+import { LocalRateLimiter, TOKEN_SECRET_SETTING } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { backendServices, describeDatabase, openBackend } from "../src/index.ts";
@@ -58,10 +58,10 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     const url = await urls[kind]();
     const backend = await openBackend(url, { max: 2 });
     try {
-      const rateLimit = { ratePerSecond: 1, burst: 1 };
+      const limiter = new LocalRateLimiter({ ratePerSecond: 1, burst: 1 });
       const stored = await backend.secret(TOKEN_SECRET_SETTING);
       const sign = async (tokenSecret?: string) =>
-        (await backendServices(backend, { tokenSecret, rateLimit })).tokens.sign("e", "q", ["1"]);
+        (await backendServices(backend, { tokenSecret, limiter })).tokens.sign("e", "q", ["1"]);
       const [fromStore, fromSameSecret, configured] = await Promise.all([sign(), sign(stored), sign("c".repeat(64))]);
       expect(fromStore).toBe(fromSameSecret);
       expect(configured).not.toBe(fromStore);

@@ -188,7 +188,7 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
   let authenticated: Pick<ReadFailure, "rate" | "credits"> = {};
   try {
     const key = await authenticate(services.ledger, request.apiKey);
-    const rate = request.rate ?? services.limiter.take(key.keyId);
+    const rate = request.rate ?? (await services.limiter.take(key.keyId));
     authenticated = { rate, credits: { charged: 0, remaining: key.balance } };
     if (!rate.allowed) throw rateLimitError(rate);
 

@@ -1,5 +1,7 @@
 // Per-key token buckets. Rate and burst come from configuration; a rate of 0 turns limiting off (for
-// load tests). Buckets live in process memory: one API process per database is the deployment today.
+// load tests). The RateLimiter port has two adapters: LocalRateLimiter keeps the buckets in this
+// process's memory; with REDIS_URL set, every process shares buckets kept in Redis (the
+// @social/ratelimit-redis package), falling back to the local ones while Redis cannot be reached.
 import { ApiError } from "./errors.ts";
 
 export interface RateLimitConfig {
@@ -19,6 +21,37 @@ export interface RateState {
   retryAfter: number;
 }
 
+/** Takes one token from a key's bucket, or says when the next one comes. */
+export interface RateLimiter {
+  take(key: string): Promise<RateState>;
+}
+
+/**
+ * The answer for a bucket left holding `tokens` at `nowMs` after a take that was `allowed` (and then
+ * took its token) or not: one computation for every adapter, so their headers agree.
+ */
+export function rateState(config: RateLimitConfig, allowed: boolean, tokens: number, nowMs: number): RateState {
+  const { ratePerSecond, burst } = config;
+  if (ratePerSecond <= 0)
+    return { allowed: true, limit: burst, remaining: burst, reset: Math.ceil(nowMs / 1000), retryAfter: 0 };
+  return {
+    allowed,
+    limit: burst,
+    remaining: Math.floor(tokens),
+    reset: Math.ceil(nowMs / 1000 + (burst - tokens) / ratePerSecond),
+    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerSecond)),
+  };
+}
+
+/**
+ * What each of `processes` processes may grant when each counts alone (no shared store, or while it is
+ * out): the limit divided between them, so that together they still grant no more than the limit.
+ */
+export function localShare(config: RateLimitConfig, processes: number): RateLimitConfig {
+  if (processes <= 1) return config;
+  return { ratePerSecond: config.ratePerSecond / processes, burst: Math.max(1, Math.floor(config.burst / processes)) };
+}
+
 interface Bucket {
   tokens: number;
   updatedMs: number;
@@ -26,7 +59,8 @@ interface Bucket {
 
 const MAX_IDLE_BUCKETS = 100_000;
 
-export class RateLimiter {
+/** Buckets in this process's memory. */
+export class LocalRateLimiter implements RateLimiter {
   readonly #config: RateLimitConfig;
   readonly #now: () => number;
   readonly #buckets = new Map<string, Bucket>();
@@ -36,27 +70,13 @@ export class RateLimiter {
     this.#now = now;
   }
 
-  get enabled(): boolean {
-    return this.#config.ratePerSecond > 0;
-  }
-
-  take(key: string): RateState {
-    const { ratePerSecond, burst } = this.#config;
+  async take(key: string): Promise<RateState> {
     const nowMs = this.#now();
-    if (!this.enabled)
-      return { allowed: true, limit: burst, remaining: burst, reset: Math.ceil(nowMs / 1000), retryAfter: 0 };
-
+    if (this.#config.ratePerSecond <= 0) return rateState(this.#config, true, this.#config.burst, nowMs);
     const bucket = this.#refill(key, nowMs);
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
-    const secondsToFull = (burst - bucket.tokens) / ratePerSecond;
-    return {
-      allowed,
-      limit: burst,
-      remaining: Math.floor(bucket.tokens),
-      reset: Math.ceil(nowMs / 1000 + secondsToFull),
-      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerSecond)),
-    };
+    return rateState(this.#config, allowed, bucket.tokens, nowMs);
   }
 
   #refill(key: string, nowMs: number): Bucket {

@@ -1,8 +1,8 @@
 // Assembles the pipeline's services from a store and a ledger, so every surface (HTTP, MCP) configures
-// tokens and rate limits the same way.
+// tokens the same way.
 import type { Services } from "./execute.ts";
 import type { Ledger, Store } from "./ports.ts";
-import { type RateLimitConfig, RateLimiter } from "./ratelimit.ts";
+import type { RateLimitConfig, RateLimiter } from "./ratelimit.ts";
 import { createTokenCodec } from "./tokens.ts";
 
 /**
@@ -15,7 +15,7 @@ export interface ServiceOptions {
   store: Store;
   ledger: Ledger;
   tokenSecret: string;
-  rateLimit: RateLimitConfig;
+  limiter: RateLimiter;
 }
 
 export async function createServices(options: ServiceOptions): Promise<Services> {
@@ -23,7 +23,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     store: options.store,
     ledger: options.ledger,
     tokens: await createTokenCodec(options.tokenSecret),
-    limiter: new RateLimiter(options.rateLimit),
+    limiter: options.limiter,
   };
 }
 

@@ -9,7 +9,7 @@ import { notFound } from "../src/errors.ts";
 import { executeRead, hashApiKey, type Services } from "../src/execute.ts";
 import { LedgerError } from "../src/ledger-errors.ts";
 import type { DebitResult, KeyCheck, Ledger, Store, UsageRecord } from "../src/ports.ts";
-import { RateLimiter } from "../src/ratelimit.ts";
+import { LocalRateLimiter } from "../src/ratelimit.ts";
 import { createTokenCodec } from "../src/tokens.ts";
 
 const GOOD = `sk_live_${"g".repeat(32)}`;
@@ -75,7 +75,7 @@ async function setup(rate = { ratePerSecond: 0, burst: 10 }, reads: string[] = [
     store: watched,
     ledger,
     tokens: await createTokenCodec("x".repeat(40)),
-    limiter: new RateLimiter(rate),
+    limiter: new LocalRateLimiter(rate),
   };
   let n = 0;
   const read = (

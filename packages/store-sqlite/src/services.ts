@@ -2,7 +2,13 @@
 // that serve (HTTP server, MCP stdio server) use @social/backend's backendServices, which configures
 // them the same way on either adapter.
 import type { Database } from "bun:sqlite";
-import { createServices, type RateLimitConfig, type Services, TOKEN_SECRET_SETTING } from "@social/core";
+import {
+  createServices,
+  LocalRateLimiter,
+  type RateLimitConfig,
+  type Services,
+  TOKEN_SECRET_SETTING,
+} from "@social/core";
 import { SqliteLedger } from "./ledger/sqlite-ledger.ts";
 import { persistentSecret } from "./settings.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
@@ -15,6 +21,6 @@ export function sqliteServices(
     store: new SqliteStore(db),
     ledger: new SqliteLedger(db),
     tokenSecret: options.tokenSecret || persistentSecret(db, TOKEN_SECRET_SETTING),
-    rateLimit: options.rateLimit,
+    limiter: new LocalRateLimiter(options.rateLimit),
   });
 }

@@ -103,7 +103,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     .get("/dashboard/sign-in", async ({ anonymousRate }) => {
       if (!oidc) return redirect("/dashboard");
       // Each sign-in started stores a row until it expires: a flood must not be able to fill the table.
-      const rate = anonymousRate();
+      const rate = await anonymousRate();
       if (!rate.allowed) {
         return htmlResponse(
           errorPage(

@@ -2,7 +2,7 @@
 // anonymous rate on the context, errors rendered in the envelope (or as /2 problems under /2/), and
 // the request log written after every answer. Routes only return answers: none of them can skip
 // the log line or the request id.
-import { ApiError, newRequestId, requestPath, type Services } from "@social/core";
+import { ApiError, newRequestId, type RateState, requestPath, type Services } from "@social/core";
 import { Elysia } from "elysia";
 import { problemResponse } from "../v2/problem.ts";
 import { unreadable } from "./admission.ts";
@@ -74,7 +74,8 @@ export function httpContext({ services, helpUrl, log }: HttpContextOptions) {
          * The rate-limit state of a caller without a valid key, counted per client address, so that key
          * guessing is throttled too and every answer can carry rate-limit headers.
          */
-        anonymousRate: () => services.limiter.take(`address:${server?.requestIP(request)?.address ?? "unknown"}`),
+        anonymousRate: (): Promise<RateState> =>
+          services.limiter.take(`address:${server?.requestIP(request)?.address ?? "unknown"}`),
       };
     })
     .onError({ as: "global" }, ({ code, error, request, set }) => {

@@ -1,4 +1,5 @@
-// One structured line per request: id, method, path, status, credits charged, duration. The query
+// One structured line per request: id, method, path, status, credits charged, duration, and the
+// process that served it (one of several workers). The query
 // string and headers are never logged, so keys and tokens cannot leak into logs.
 import { requestPath } from "@social/core";
 
@@ -26,5 +27,6 @@ export function requestLine({ id, request, status, credits, startedAt }: Finishe
     status,
     credits,
     ms: Math.round((performance.now() - startedAt) * 100) / 100,
+    pid: process.pid,
   });
 }

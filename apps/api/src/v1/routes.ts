@@ -66,7 +66,7 @@ export function v1Routes(context: HttpContext) {
         requestId,
         signal: request.signal,
       });
-      const rate = outcome.rate ?? anonymousRate();
+      const rate = outcome.rate ?? (await anonymousRate());
       const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
       if (!outcome.ok) {
         return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);

@@ -69,7 +69,7 @@ export function v2Routes(context: HttpContext) {
         signal: request.signal,
         ...(pageSize === undefined ? {} : { pageSize }),
       });
-      const rate = outcome.rate ?? anonymousRate();
+      const rate = outcome.rate ?? (await anonymousRate());
       const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
       if (!outcome.ok) {
         const error = rate.allowed ? outcome.error : rateLimitError(rate);

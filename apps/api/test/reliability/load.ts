@@ -69,6 +69,11 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** The longest a single answer may take before it counts as lost. */
   requestTimeoutMs?: number;
+  /**
+   * A new connection per request (no keep-alive), so that workers sharing a port each get some: pooled
+   * connections stay with the worker that accepted them.
+   */
+  newConnections?: boolean;
   /** Called after each answer with the number answered so far (the crash test kills on a count). */
   onAnswer?: (answered: number, answer: LoadAnswer) => void;
 }
@@ -133,6 +138,7 @@ export async function driveLoad(
       response = await fetch(`${baseUrls[server]}${path}`, {
         headers: { authorization: `Bearer ${account.key}` },
         signal: AbortSignal.timeout(options.requestTimeoutMs ?? 30_000),
+        keepalive: !options.newConnections,
       });
     } catch {
       unanswered++;

@@ -1,8 +1,9 @@
 // The real server as its own process (`src/main.ts`), the way it runs in production: the soak measures
 // it without the load generator sharing its event loop, and the crash test can SIGKILL it. It serves a
-// SQLite file or any DATABASE_URL (several processes may share one PostgreSQL database).
+// SQLite file or any DATABASE_URL (several processes may share one PostgreSQL database), from one
+// process or, with WEB_CONCURRENCY in `env`, from workers under the supervisor.
 
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDatabaseUrl } from "@social/core";
@@ -24,6 +25,20 @@ export interface ServerProcess {
   stop(): Promise<void>;
   /** Whether the process is still running (it has not exited, by itself or by kill/stop). */
   running(): boolean;
+  /** Its exit code once it has exited (null while running, or when a signal ended it). */
+  exitCode(): number | null;
+  /** The processes serving: the server itself, or the supervisor's workers. */
+  servingPids(): number[];
+}
+
+/** The children of a process, from /proc (Linux). */
+function childrenOf(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+    return children === "" ? [] : children.split(" ").map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /** A private copy of the default fixture world in a new temporary directory. */
@@ -34,7 +49,8 @@ export function worldCopy(): { dir: string; databasePath: string; remove(): void
   return { dir, databasePath, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-async function waitUntilServing(url: string, child: Subprocess): Promise<void> {
+/** Serving: answering on the port, and with workers, every one of them (the supervisor's banner says so). */
+async function waitUntilServing(url: string, child: Subprocess, banner: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode} while starting`);
@@ -42,7 +58,7 @@ async function waitUntilServing(url: string, child: Subprocess): Promise<void> {
       (response) => response.ok,
       () => false,
     );
-    if (ready) return;
+    if (ready && (await banner())) return;
     await Bun.sleep(100);
   }
   child.kill("SIGKILL");
@@ -83,8 +99,10 @@ export async function spawnServer(database: string, env: Record<string, string> 
     kept = await logs();
     rmSync(logDir, { recursive: true, force: true });
   };
+  const supervised = Number(env.WEB_CONCURRENCY ?? 1) > 1;
+  const banner = async () => !supervised || (await logs()).includes("Social Data API listening on");
   try {
-    await waitUntilServing(url, child);
+    await waitUntilServing(url, child, banner);
   } catch (error) {
     await ended();
     throw error;
@@ -101,5 +119,7 @@ export async function spawnServer(database: string, env: Record<string, string> 
       await ended();
     },
     running: () => child.exitCode === null && child.signalCode === null,
+    exitCode: () => child.exitCode,
+    servingPids: () => (supervised ? childrenOf(child.pid) : [child.pid]),
   };
 }

@@ -1,0 +1,189 @@
+// `WEB_CONCURRENCY=2 bun run start`: two worker processes on one port under the supervisor, on both
+// adapters (#14). Billing from both workers at once keeps the books exact, even across 402 edges; a
+// worker SIGKILLed mid-load is restarted and no reported charge is lost; SIGTERM drains both. Which
+// worker served each request is read from the request log (its `pid`), joined on the request id.
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { openBackend } from "@social/backend";
+import { DEFAULT_WORLD } from "@social/fixtures";
+import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
+import { type AccountObservations, auditDatabase } from "./ledger-audit.ts";
+import { driveLoad, type LoadAccount, type LoadResult, openAccountsWith, REQUEST_MIX } from "./load.ts";
+import { type ServerProcess, spawnServer, worldCopy } from "./server-process.ts";
+import { servedBy } from "./workers.ts";
+
+const WORKERS = { WEB_CONCURRENCY: "2" };
+const CONCURRENCY = 64;
+/** Two accounts that never run dry and four that do, so debits from both workers cross the 402 edge. */
+const GRANTS = [200_000, 200_000, 4_000, 4_000, 2_500, 2_500];
+
+interface Database {
+  /** What DATABASE_URL (or spawnServer) is given. */
+  location: string;
+  /** New accounts with active keys. */
+  open(grants: readonly number[]): Promise<LoadAccount[]>;
+  remove(): void;
+}
+
+let postgres: PostgresServer | undefined;
+afterAll(() => postgres?.stop());
+
+async function sqliteDatabase(): Promise<Database> {
+  const world = worldCopy();
+  return {
+    location: world.databasePath,
+    open: (grants) => accountsIn(world.databasePath, grants),
+    remove: world.remove,
+  };
+}
+
+async function postgresDatabase(name: string): Promise<Database> {
+  postgres ??= await startPostgres();
+  const url = await postgres.createDatabase(name);
+  const backend = await openBackend(url, { max: 2 });
+  await backend.buildWorld(DEFAULT_WORLD);
+  await backend.close();
+  return { location: url, open: (grants) => accountsIn(url, grants), remove: () => {} };
+}
+
+async function accountsIn(location: string, grants: readonly number[]): Promise<LoadAccount[]> {
+  const backend = await openBackend(location.includes("://") ? location : `file:${location}`, { max: 2 });
+  try {
+    return await openAccountsWith(backend.accounts, grants);
+  } finally {
+    await backend.close();
+  }
+}
+
+function merged(loads: readonly LoadResult[]): AccountObservations[] {
+  const byAccount = new Map<string, AccountObservations>();
+  for (const load of loads) {
+    for (const { accountId, charges } of load.accounts) {
+      byAccount.set(accountId, { accountId, charges: [...(byAccount.get(accountId)?.charges ?? []), ...charges] });
+    }
+  }
+  return [...byAccount.values()];
+}
+
+function noBrokenAnswers(load: LoadResult): void {
+  expect(load.problems).toEqual([]);
+  expect([...load.statuses.keys()].filter((status) => status >= 500)).toEqual([]);
+}
+
+async function errorLines(server: ServerProcess): Promise<string[]> {
+  return (await server.logs()).split("\n").filter((line) => line.includes('"level":"error"'));
+}
+
+for (const adapter of ["sqlite", "postgres"] as const) {
+  describe(`two workers on ${adapter}`, () => {
+    let database: Database;
+    beforeAll(async () => {
+      database = adapter === "sqlite" ? await sqliteDatabase() : await postgresDatabase("workers");
+    }, 60_000);
+    afterAll(() => database?.remove());
+
+    it(`bill ${CONCURRENCY} clients over shared accounts from both processes, across the 402 edge, to the credit`, async () => {
+      const accounts = await database.open(GRANTS);
+      const server = await spawnServer(database.location, WORKERS);
+      try {
+        const pids = server.servingPids();
+        expect(pids.length).toBe(2);
+        const load = await driveLoad(server.url, accounts, {
+          requests: 3000,
+          concurrency: CONCURRENCY,
+          deadline: Date.now() + 30_000,
+          requestTimeoutMs: 15_000,
+        });
+        noBrokenAnswers(load);
+        expect(load.unanswered).toBe(0);
+        expect(load.answers.length).toBe(3000);
+        expect(load.refusedAccounts.size).toBeGreaterThanOrEqual(4);
+        expect(new Set(load.answers.map((answer) => answer.path)).size).toBe(REQUEST_MIX.length);
+
+        // Both workers served, and both refused a poor account for want of credits.
+        const served = await servedBy(server);
+        const pidOf = (requestId: string) => served.get(requestId);
+        expect(new Set(load.answers.map((answer) => pidOf(answer.requestId)))).toEqual(new Set(pids));
+        const refusing = load.answers.filter((answer) => answer.status === 402).map((a) => pidOf(a.requestId));
+        expect(new Set(refusing)).toEqual(new Set(pids));
+
+        expect(await auditDatabase(database.location, load.accounts)).toEqual({ problems: [], unanswered: [] });
+        expect(await errorLines(server)).toEqual([]);
+      } finally {
+        await server.stop();
+      }
+      expect(server.exitCode()).toBe(0);
+    }, 90_000);
+
+    it("restart a worker SIGKILLed mid-load, lose no reported charge, and drain both on SIGTERM", async () => {
+      const accounts = await database.open([1_000_000, 1_000_000, 3_000, 3_000]);
+      const server = await spawnServer(database.location, WORKERS);
+      const [victim, survivor] = server.servingPids() as [number, number];
+
+      // 1. Kill one worker once answers flow from both; the load goes on through the other.
+      let killed = false;
+      const killedLoad = await driveLoad(server.url, accounts, {
+        requests: 2000,
+        concurrency: CONCURRENCY,
+        deadline: Date.now() + 30_000,
+        requestTimeoutMs: 15_000,
+        onAnswer: (answered) => {
+          if (answered < 400 || killed) return;
+          killed = true;
+          process.kill(victim, "SIGKILL");
+        },
+      });
+      expect(killed).toBe(true);
+      noBrokenAnswers(killedLoad);
+      // Only requests in flight on the killed worker lost their answers.
+      expect(killedLoad.unanswered).toBeLessThanOrEqual(CONCURRENCY);
+
+      // 2. The supervisor starts a new worker in its place, which serves and bills.
+      const deadline = Date.now() + 20_000;
+      while (!(await server.logs()).includes("serves again") && Date.now() < deadline) await Bun.sleep(100);
+      const replacement = server.servingPids().find((pid) => pid !== survivor);
+      expect(replacement).toBeDefined();
+      expect(replacement).not.toBe(victim);
+      const afterRestart = await driveLoad(server.url, accounts, {
+        requests: 1000,
+        concurrency: CONCURRENCY,
+        deadline: Date.now() + 30_000,
+        requestTimeoutMs: 15_000,
+        newConnections: true,
+      });
+      noBrokenAnswers(afterRestart);
+      expect(afterRestart.unanswered).toBe(0);
+      const served = await servedBy(server);
+      expect(new Set(afterRestart.answers.map((answer) => served.get(answer.requestId)))).toEqual(
+        new Set([survivor, replacement]),
+      );
+
+      // 3. SIGTERM mid-load: both workers finish what they took, and the supervisor exits 0.
+      const stopSending = new AbortController();
+      let stopped: Promise<void> | undefined;
+      const drained = await driveLoad(server.url, accounts, {
+        requests: 100_000,
+        concurrency: CONCURRENCY,
+        deadline: Date.now() + 30_000,
+        signal: stopSending.signal,
+        requestTimeoutMs: 15_000,
+        onAnswer: (answered) => {
+          if (answered < 300 || stopped) return;
+          stopSending.abort();
+          stopped = server.stop();
+        },
+      });
+      await stopped;
+      noBrokenAnswers(drained);
+      expect(server.exitCode()).toBe(0);
+
+      // The books: every reported charge is there; the only usage rows without an answer are requests
+      // that were in flight on the killed worker (a graceful stop answers everything it charged). The
+      // client cannot count those: fetch sends a request again, unseen, when its pooled connection was
+      // reset, so the bound is the requests that can be in flight at once.
+      const audit = await auditDatabase(database.location, merged([killedLoad, afterRestart, drained]), {
+        unansweredAllowed: CONCURRENCY,
+      });
+      expect(audit.problems).toEqual([]);
+    }, 120_000);
+  });
+}
