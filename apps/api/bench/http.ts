@@ -80,7 +80,9 @@ const barePort = apiPort + 50;
 const floorPort = apiPort + 100;
 const apiUrl = `http://127.0.0.1:${apiPort}`;
 
-async function startApi(databaseUrl: string, synchronous: "NORMAL" | "FULL" = "FULL") {
+/** The API on apiPort; with `workers` > 1 under the supervisor, once every worker serves (its banner). */
+async function startApi(databaseUrl: string, options: { synchronous?: "NORMAL" | "FULL"; workers?: number } = {}) {
+  const said = join(root, "data/bench/api.err");
   const child = Bun.spawn([process.execPath, ...SERVER_RUNTIME_FLAGS, join(root, "apps/api/src/main.ts")], {
     env: {
       ...process.env,
@@ -88,12 +90,14 @@ async function startApi(databaseUrl: string, synchronous: "NORMAL" | "FULL" = "F
       HOST: "127.0.0.1",
       DATABASE_URL: databaseUrl,
       RATE_LIMIT_RPS: "0",
-      SQLITE_SYNCHRONOUS: synchronous,
+      SQLITE_SYNCHRONOUS: options.synchronous ?? "FULL",
+      WEB_CONCURRENCY: String(options.workers ?? 1),
     },
     stdout: "ignore",
-    stderr: "ignore",
+    stderr: Bun.file(said),
   });
   await waitFor(`${apiUrl}/openapi.json`);
+  while (!(await Bun.file(said).text()).includes("listening on")) await Bun.sleep(100);
   return child;
 }
 
@@ -140,6 +144,28 @@ async function load(urls: string[], withKey: string | false): Promise<LoadResult
   return JSON.parse(text) as LoadResult;
 }
 
+/** CPU seconds (user + system) the server has used: the process, and with workers, each of them. */
+function serverCpuSeconds(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  const pids = [pid, ...(children === "" ? [] : children.split(" ").map(Number))];
+  // Fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux), after the "(name)".
+  const ticks = pids.map((one) => {
+    const fields = readFileSync(`/proc/${one}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return Number(fields[11]) + Number(fields[12]);
+  });
+  return ticks.reduce((sum, tick) => sum + tick, 0) / 100;
+}
+
+/**
+ * A load, and the server CPU each answer cost: with the load generator on the same cores, req/s alone
+ * hides what a second worker adds; CPU per request says what each core more would serve.
+ */
+async function loadCounted(urls: string[], withKey: string): Promise<LoadResult & { cpuUs: number }> {
+  const before = serverCpuSeconds(api.pid);
+  const result = await load(urls, withKey);
+  return { ...result, cpuUs: ((serverCpuSeconds(api.pid) - before) / result.requests) * 1e6 };
+}
+
 function vmRss(pid: number): number {
   const text = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(text.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
@@ -158,7 +184,7 @@ const sampler = setInterval(() => {
 
 const baseline = await load([`http://127.0.0.1:${barePort}/`], false);
 const floorLookups = await load(lookupUrls(floorUrl), key);
-const lookups = await load(lookupUrls(apiUrl), key);
+const lookups = await loadCounted(lookupUrls(apiUrl), key);
 const floorSearches = await load(searchUrls(floorUrl), key);
 const searches = await load(searchUrls(apiUrl), key);
 const followers = await load([`${apiUrl}/v1/users/${bigAccount.id}/followers?mode=ids&limit=5000`], key);
@@ -171,8 +197,15 @@ api.kill("SIGTERM");
 await api.exited;
 
 // The same lookups without an fsync per commit (SQLITE_SYNCHRONOUS=NORMAL): what power-loss durability costs.
-api = await startApi(databasePath, "NORMAL");
+api = await startApi(databasePath, { synchronous: "NORMAL" });
 const lookupsNormal = await load(lookupUrls(apiUrl), key);
+api.kill("SIGTERM");
+await api.exited;
+
+// The same lookups from two worker processes on the port (WEB_CONCURRENCY=2). The load generator runs
+// on the same two cores, so this measures what a second worker adds here, not how workers scale.
+api = await startApi(databasePath, { workers: 2 });
+const lookupsTwoWorkers = await loadCounted(lookupUrls(apiUrl), key);
 api.kill("SIGTERM");
 await api.exited;
 
@@ -189,7 +222,11 @@ if (!(await backend.hasWorld())) {
 const postgresKey = (await backend.accounts.openAccount("bench", 1_000_000_000)).key.key;
 await backend.close();
 api = await startApi(postgresUrl);
-const lookupsPostgres = await load(lookupUrls(apiUrl), postgresKey);
+const lookupsPostgres = await loadCounted(lookupUrls(apiUrl), postgresKey);
+api.kill("SIGTERM");
+await api.exited;
+api = await startApi(postgresUrl, { workers: 2 });
+const lookupsPostgresTwoWorkers = await loadCounted(lookupUrls(apiUrl), postgresKey);
 for (const child of [api, bare, floor]) child.kill("SIGTERM");
 await Promise.all([api.exited, bare.exited, floor.exited]);
 postgres.stop();
@@ -216,9 +253,23 @@ console.log(
 console.log(row("  same, SQLITE_SYNCHRONOUS=NORMAL", lookupsNormal, `${share(lookupsNormal, baseline.rps)} of bare`));
 console.log(
   row(
+    "  same, 2 workers (WEB_CONCURRENCY=2)",
+    lookupsTwoWorkers,
+    `${share(lookupsTwoWorkers, lookups.rps)} of 1 worker; server CPU ${lookupsTwoWorkers.cpuUs.toFixed(0)} µs/request (1 worker: ${lookups.cpuUs.toFixed(0)})`,
+  ),
+);
+console.log(
+  row(
     "  same, on PostgreSQL",
     lookupsPostgres,
     `${share(lookupsPostgres, lookups.rps)} of SQLite's (target >= 0.5), ${share(lookupsPostgres, baseline.rps)} of bare`,
+  ),
+);
+console.log(
+  row(
+    "  same, on PostgreSQL, 2 workers",
+    lookupsPostgresTwoWorkers,
+    `${share(lookupsPostgresTwoWorkers, lookupsPostgres.rps)} of 1 worker on PostgreSQL; server CPU ${lookupsPostgresTwoWorkers.cpuUs.toFixed(0)} µs/request (1 worker: ${lookupsPostgres.cpuUs.toFixed(0)})`,
   ),
 );
 console.log(

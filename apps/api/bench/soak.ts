@@ -1,5 +1,6 @@
-// `bun run soak [--requests N] [--concurrency N] [--accounts N] [--max-seconds N]`: the ledger soak
-// against the real server process on loopback (see test/reliability/soak.ts). Exits 1 on any discrepancy.
+// `bun run soak [--requests N] [--concurrency N] [--accounts N] [--max-seconds N] [--workers N]`: the
+// ledger soak against the real server on loopback, from one process or N workers (see
+// test/reliability/soak.ts). Exits 1 on any discrepancy.
 import { parseArgs } from "node:util";
 import { DEFAULT_SOAK, runSoak, type SoakOptions } from "../test/reliability/soak.ts";
 
@@ -16,6 +17,7 @@ const { values } = parseArgs({
     concurrency: { type: "string" },
     accounts: { type: "string" },
     "max-seconds": { type: "string" },
+    workers: { type: "string" },
   },
 });
 const options: SoakOptions = {
@@ -23,10 +25,11 @@ const options: SoakOptions = {
   concurrency: positiveInteger("concurrency", values.concurrency, DEFAULT_SOAK.concurrency),
   accounts: positiveInteger("accounts", values.accounts, DEFAULT_SOAK.accounts),
   maxSeconds: positiveInteger("max-seconds", values["max-seconds"], DEFAULT_SOAK.maxSeconds),
+  workers: positiveInteger("workers", values.workers, DEFAULT_SOAK.workers),
 };
 
 console.error(
-  `soak: ${options.requests} requests, ${options.concurrency} clients, ${options.accounts} accounts, at most ${options.maxSeconds} s`,
+  `soak: ${options.requests} requests, ${options.concurrency} clients, ${options.accounts} accounts, ${options.workers} server process(es), at most ${options.maxSeconds} s`,
 );
 const report = await runSoak(options);
 console.log(`requests:         ${report.requests} in ${report.seconds.toFixed(1)} s

@@ -94,7 +94,7 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
     },
     {
       topic: "Rate limits",
-      text: `a token bucket per key (\`RATE_LIMIT_RPS\`, \`RATE_LIMIT_BURST\`; by default ${rate.ratePerSecond} requests per second, bursts of ${rate.burst}); requests without a valid key are counted per client address. Every \`/v1\` answer has \`x-rate-limit-limit\`, \`x-rate-limit-remaining\`, \`x-rate-limit-reset\` (Unix seconds); 429 adds \`Retry-After\`. Rate limiting runs right after authentication, so invalid requests count too.`,
+      text: `a token bucket per key (\`RATE_LIMIT_RPS\`, \`RATE_LIMIT_BURST\`; by default ${rate.ratePerSecond} requests per second, bursts of ${rate.burst}); requests without a valid key are counted per client address. The bucket is shared by every server process when the operator sets \`REDIS_URL\`; otherwise each of N worker processes holds 1/N of it, and \`x-rate-limit-limit\` shows that share. Every answer of a \`/v1\` endpoint has \`x-rate-limit-limit\`, \`x-rate-limit-remaining\`, \`x-rate-limit-reset\` (Unix seconds); 429 adds \`Retry-After\`. Rate limiting runs right after authentication, so invalid requests count too.`,
     },
     {
       topic: "Unpaid work",

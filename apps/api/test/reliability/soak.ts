@@ -11,6 +11,8 @@ export interface SoakOptions {
   accounts: number;
   /** A hard bound on the load phase; the report says how many requests fitted in it. */
   maxSeconds: number;
+  /** Server processes on the port (WEB_CONCURRENCY); 1 when absent. */
+  workers?: number;
 }
 
 export interface SoakReport {
@@ -25,7 +27,13 @@ export interface SoakReport {
   discrepancies: string[];
 }
 
-export const DEFAULT_SOAK: SoakOptions = { requests: 100_000, concurrency: 64, accounts: 8, maxSeconds: 600 };
+export const DEFAULT_SOAK: Required<SoakOptions> = {
+  requests: 100_000,
+  concurrency: 64,
+  accounts: 8,
+  maxSeconds: 600,
+  workers: 1,
+};
 
 /** Enough for every request of an account at the mix's highest cost, or for about half its requests. */
 function startingCredits(index: number, options: SoakOptions): number {
@@ -38,7 +46,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   try {
     const grants = Array.from({ length: options.accounts }, (_, index) => startingCredits(index, options));
     const accounts = openAccounts(world.databasePath, grants);
-    const server = await spawnServer(world.databasePath);
+    const workers = options.workers ?? 1;
+    const server = await spawnServer(world.databasePath, workers > 1 ? { WEB_CONCURRENCY: String(workers) } : {});
     let load: Awaited<ReturnType<typeof driveLoad>>;
     try {
       load = await driveLoad(server.url, accounts, {
