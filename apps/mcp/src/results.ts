@@ -3,7 +3,7 @@
 // Failures are results with isError, worded as what the agent should change, because an agent reads
 // the text and decides its next call from it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type ApiError, plainData, type ReadSuccess } from "@social/core";
+import { type ApiError, describeFit, plainData, type ReadSuccess } from "@social/core";
 
 export function successResult(outcome: ReadSuccess): CallToolResult {
   const structured = {
@@ -17,7 +17,9 @@ export function successResult(outcome: ReadSuccess): CallToolResult {
 /** The error's own message, except where the numbers an agent needs are better stated plainly. */
 function problem(error: ApiError): string {
   if (error.code === "insufficient_credits" && error.credits) {
-    return `This call needs ${error.credits.required} credits and the account has ${error.credits.remaining}.`;
+    const { required, remaining, fits } = error.credits;
+    const smaller = fits ? ` The same call with ${describeFit(fits)} fits the balance now.` : "";
+    return `This call needs ${required} credits and the account has ${remaining}.${smaller}`;
   }
   return error.message;
 }

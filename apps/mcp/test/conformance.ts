@@ -169,13 +169,15 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
   });
 
   describe(`${transport}: limits`, () => {
-    test("insufficient credits: an error result with the credits needed and remaining, nothing charged", async () => {
+    test("insufficient credits: an error result with the credits needed and remaining and the limit that fits, nothing charged", async () => {
       const poor = world().account(3);
       const connection = await connect({ key: poor.key });
       try {
         const query = examples.search_query;
         const message = errorText(await call(connection.client, "search_recent_tweets", { query, limit: 20 }));
-        expect(message).toStartWith("This call needs 21 credits and the account has 3. Add credits");
+        expect(message).toStartWith(
+          "This call needs 21 credits and the account has 3. The same call with limit=2 fits the balance now. Add credits",
+        );
         expect(message).toContain("insufficient_credits");
         expect(await world().balance(poor.accountId)).toBe(3);
       } finally {

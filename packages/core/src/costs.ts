@@ -20,6 +20,22 @@ export function costOf(rule: CostRule, items: number): number {
   }
 }
 
+/**
+ * The most items a request under `rule` can return and still cost at most `credits`: -1 when even the
+ * base is not covered, Infinity when the cost does not grow with items.
+ */
+export function affordableItems(rule: CostRule, credits: number): number {
+  if (credits < BASE) return -1;
+  switch (rule.kind) {
+    case "flat":
+      return Number.POSITIVE_INFINITY;
+    case "per_item":
+      return Math.floor((credits - BASE) / rule.perItem);
+    case "per_50_items":
+      return (credits - BASE) * 50;
+  }
+}
+
 export function describeCostRule(rule: CostRule): string {
   switch (rule.kind) {
     case "flat":

@@ -2,7 +2,7 @@
 // shown in SPEC.md; it follows the common `{"error": {code, message, ...}}` shape of the best-known
 // paid APIs, with the request id inside so a support request can quote it.
 import * as v from "valibot";
-import { type ApiError, ERROR_STATUS } from "./errors.ts";
+import { type ApiError, type CreditRefusal, ERROR_STATUS, type ErrorDetail } from "./errors.ts";
 import { JsonText } from "./json-text.ts";
 
 export interface Credits {
@@ -49,7 +49,8 @@ export interface ErrorBody {
   code: ApiError["code"];
   message: string;
   request_id: string;
-  details?: { parameter?: string; message: string }[];
+  /** 400: the violated rules, by parameter; 402: the numbers of the refusal. */
+  details?: ErrorDetail[] | CreditRefusal;
   help_url?: string;
 }
 
@@ -64,7 +65,7 @@ export function errorEnvelope(error: ApiError, requestId: string, helpUrl: strin
       code: error.code,
       message: error.message,
       request_id: requestId,
-      ...(error.details ? { details: error.details } : {}),
+      ...(error.details ? { details: error.details } : error.credits ? { details: error.credits } : {}),
       ...(error.code === "insufficient_credits" ? { help_url: helpUrl } : {}),
     },
   };
@@ -88,7 +89,17 @@ export const ErrorEnvelopeSchema = v.strictObject({
     code: v.picklist(Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]),
     message: v.string(),
     request_id: v.string(),
-    details: v.exactOptional(v.array(v.strictObject({ parameter: v.exactOptional(v.string()), message: v.string() }))),
+    details: v.exactOptional(
+      v.union([
+        v.array(v.strictObject({ parameter: v.exactOptional(v.string()), message: v.string() })),
+        v.strictObject({
+          reason: v.picklist(["balance"]),
+          required: Count,
+          remaining: Count,
+          fits: v.exactOptional(v.record(v.string(), Count)),
+        }),
+      ]),
+    ),
     help_url: v.exactOptional(v.pipe(v.string(), v.url())),
   }),
 });

@@ -24,8 +24,17 @@ export interface ApiErrorOptions {
   details?: ErrorDetail[];
   /** Seconds until a rate-limited request may be retried. */
   retryAfter?: number;
-  /** Credits a refused request needed and the balance it found, for 402 answers. */
-  credits?: { required: number; remaining: number };
+  /** Why a 402 refused the request, in numbers a program can act on. */
+  credits?: CreditRefusal;
+}
+
+/** A 402's `details`: what the request needed, what was left, and the largest request that fits now. */
+export interface CreditRefusal {
+  reason: "balance";
+  required: number;
+  remaining: number;
+  /** A smaller version of the request the balance covers now (`{ limit: 2 }`, `{ ids: 3 }`); absent when none does. */
+  fits?: Record<string, number>;
 }
 
 export class ApiError extends Error {
@@ -33,7 +42,7 @@ export class ApiError extends Error {
   readonly status: number;
   readonly details?: ErrorDetail[];
   readonly retryAfter?: number;
-  readonly credits?: { required: number; remaining: number };
+  readonly credits?: CreditRefusal;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
     super(message);

@@ -3,6 +3,7 @@
 // either covers the whole cost or refuses the request, so a failed request is never billed.
 import * as v from "valibot";
 import { costOf } from "./costs.ts";
+import { insufficientCredits } from "./credit-refusal.ts";
 import { costRuleFor, type Endpoint, type ParamsSchema, type ReadResult } from "./endpoint.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
 import { LedgerError } from "./ledger-errors.ts";
@@ -144,14 +145,6 @@ export function runRead(
   return endpoint.run({ store, params, page });
 }
 
-function insufficientCredits(required: number, remaining: number): ApiError {
-  return new ApiError(
-    "insufficient_credits",
-    `Insufficient credits: this request costs ${required} credits and the account has ${remaining} remaining. Add credits or choose a plan on the billing page.`,
-    { credits: { required, remaining } },
-  );
-}
-
 /** No client will read this answer; the error only closes the pipeline's books (logged, never sent). */
 function clientGone(): ApiError {
   return new ApiError("invalid_request", "The client closed the connection before the answer was sent");
@@ -201,7 +194,9 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
     const rule = costRuleFor(endpoint, params);
     // A key whose account cannot pay even the base cost gets its 402 without any work being done.
     const base = costOf(rule, 0);
-    if (key.balance < base) throw insufficientCredits(base, key.balance);
+    // Named in the endpoint's own parameters only where the caller used them (not /2's).
+    const refused = request.paramsSchema ? undefined : { endpoint, params, rule };
+    if (key.balance < base) throw insufficientCredits(base, key.balance, refused);
     const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
     const page = { size, owner: key.accountId, ...(after ? { after } : {}) };
     const result = await runRead(endpoint, services.store, params, page);
@@ -214,7 +209,7 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
     const debit = await services.ledger.debit(key.accountId, usage).catch((error: unknown) => {
       throw error instanceof LedgerError && error.code === "revoked_key" ? revokedKey() : error;
     });
-    if (!debit.ok) throw insufficientCredits(cost, debit.remaining);
+    if (!debit.ok) throw insufficientCredits(cost, debit.remaining, refused);
     const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
     if (request.signal?.aborted) {
       await services.ledger.refund(key.accountId, request.requestId);

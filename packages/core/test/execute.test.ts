@@ -145,7 +145,7 @@ describe("executeRead", () => {
     const outcome = await read(quotes, { id: "7" });
     assert.ok(!outcome.ok);
     assert.equal(outcome.error.code, "insufficient_credits");
-    assert.deepEqual(outcome.error.credits, { required: 21, remaining: 20 });
+    assert.deepEqual(outcome.error.credits, { reason: "balance", required: 21, remaining: 20 });
     assert.match(outcome.error.message, /costs 21 credits .* 20 remaining/);
     assert.equal(ledger.balance_, 20);
   });
@@ -173,7 +173,7 @@ describe("executeRead", () => {
     const outcome = await read(quotes, { id: "7" });
     assert.ok(!outcome.ok);
     assert.equal(outcome.error.code, "insufficient_credits");
-    assert.deepEqual(outcome.error.credits, { required: 1, remaining: 0 });
+    assert.deepEqual(outcome.error.credits, { reason: "balance", required: 1, remaining: 0 });
     assert.deepEqual(reads, []);
   });
 

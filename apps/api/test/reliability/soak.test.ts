@@ -1,6 +1,7 @@
 // The soak at CI size through the same code as `bun run soak`, and the edge it relies on: a request
 // that costs more than the balance is refused whole, never charged down to zero.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import type { CreditRefusal } from "@social/core";
 import { examples } from "@social/fixtures";
 import { startTestServer, type TestServer } from "../harness.ts";
 import { readAnswer } from "./answer.ts";
@@ -39,6 +40,26 @@ describe("a request that costs more than the balance", () => {
     expect(await server.balance(accountId)).toBe(4);
   });
 
+  it("says in details what it needed, what was left and the largest limit that fits; that request then succeeds", async () => {
+    const { accountId, key } = await server.account(5);
+    const response = await server.get(search, key);
+    expect(response.status).toBe(402);
+    const { error } = (await response.json()) as { error: { details: CreditRefusal } };
+    expect(error.details).toEqual({
+      reason: "balance",
+      required: error.details.required,
+      remaining: 5,
+      fits: { limit: 4 },
+    });
+    expect(error.details.required).toBeGreaterThan(5);
+
+    const fitting = search.replace("limit=20", "limit=4");
+    const answer = await readAnswer(await server.get(fitting, key));
+    expect(answer).toMatchObject({ status: 200, problems: [] });
+    expect(answer.charged).toBeLessThanOrEqual(5);
+    expect(await server.balance(accountId)).toBe(5 - answer.charged);
+  });
+
   it("one credit short is refused; exactly enough is charged down to zero", async () => {
     const probe = await server.account(1000);
     const { charged: cost } = await readAnswer(await server.get(search, probe.key));
@@ -57,8 +78,12 @@ describe("a request that costs more than the balance", () => {
   it("is 402 and uncharged on /2 too", async () => {
     const { accountId, key } = await server.account(3);
     const path = `/2/tweets/search/recent?query=${encodeURIComponent(examples.search_query)}&max_results=10`;
-    const refused = await readAnswer(await server.get(path, key));
+    const response = await server.get(path, key);
+    const body = (await response.clone().json()) as { error: { details: unknown } };
+    const refused = await readAnswer(response);
     expect(refused).toMatchObject({ status: 402, errorCode: "insufficient_credits", charged: 0, problems: [] });
     expect(await server.balance(accountId)).toBe(3);
+    // /2 names its page size max_results, not limit: the numbers come without a fit to follow.
+    expect(body.error.details).toEqual({ reason: "balance", required: 11, remaining: 3 });
   });
 });
