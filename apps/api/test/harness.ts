@@ -6,7 +6,6 @@
 
 import type { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Backend, openBackend } from "@social/backend";
@@ -14,8 +13,11 @@ import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { buildWorld, openDatabase } from "@social/store-sqlite";
+import { afterProcessExit, freePort } from "@social/testing";
 import type { OidcSettings } from "../src/dashboard/oidc.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
+
+export { freePort };
 
 export type Adapter = "sqlite" | "postgres";
 
@@ -28,7 +30,7 @@ let template: string | undefined;
 export function worldTemplate(): string {
   if (!template) {
     const dir = mkdtempSync(join(tmpdir(), "social-api-world-"));
-    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    afterProcessExit(`rm -rf '${dir}'`);
     template = join(dir, "world.db");
     const db = openDatabase(template);
     buildWorld(db, DEFAULT_WORLD);
@@ -63,19 +65,6 @@ async function postgresWorld(): Promise<string> {
     return name;
   })();
   return server.createDatabase(`test_${++postgresDatabases}`, { template: await postgresTemplate });
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 export interface TestServer extends RunningServer {

@@ -1,9 +1,8 @@
 // A real Redis for the tests: Debian's redis-server (`npm test` installs the package when missing) on a
 // free loopback port, with nothing persisted, stopped afterwards. It can be stopped and started again on
 // the same port mid-test, as an outage would.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
+import { afterProcessExit, freePort } from "@social/testing";
 import { RedisClient, type Subprocess } from "bun";
 
 const BINARY = "/usr/bin/redis-server";
@@ -21,24 +20,6 @@ export interface RedisServer {
   /** SIGCONT after freeze. */
   thaw(): void;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
-/** Kills the server once this process is gone however it ended: `bun test` runs no exit handlers. */
-function killWhenGone(pid: number): void {
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${pid} 2>/dev/null`;
-  spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
 }
 
 async function answering(url: string): Promise<void> {
@@ -67,7 +48,7 @@ export async function startRedis(): Promise<RedisServer> {
       [BINARY, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", "/tmp"],
       { stdout: "ignore", stderr: "ignore", stdin: "ignore" },
     );
-    killWhenGone(server.pid);
+    afterProcessExit(`kill -9 ${server.pid} 2>/dev/null`);
     await answering(url);
   };
   const kill = async () => {

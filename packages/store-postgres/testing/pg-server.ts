@@ -2,11 +2,11 @@
 // missing), a fresh cluster in a temp directory on a free loopback port, removed afterwards. initdb and
 // pg_ctl refuse to run as root, so as root they run as the `postgres` user the package creates.
 // Exported as @social/store-postgres/testing so that the apps' tests run their suites on it too.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterProcessExit, freePort } from "@social/testing";
 import { SQL } from "bun";
 
 export interface PostgresServer {
@@ -32,18 +32,6 @@ function binDir(): string {
   return join(root, version, "bin");
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
 function run(command: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0;
   const result = asRoot
@@ -56,17 +44,12 @@ function quoted(command: string, args: string[]): string {
   return [command, ...args].map((a) => `'${a}'`).join(" ");
 }
 
-/**
- * Stops the cluster and removes its folder (when temporary) once this process is gone, however it ended: `bun test`
- * runs no exit handlers, and a test process that crashed or timed out never called stop(). A detached
- * shell outlives this process to do it; after a stop() it finds nothing left to do.
- */
+/** Stops the cluster and removes its folder (when temporary) once this process is gone, however it ended. */
 function stopWhenGone(bin: string, data: string, removable: string | undefined): void {
   const stop = quoted(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);
   const asUser = process.getuid?.() === 0 ? `su postgres -s /bin/sh -c "${stop}"` : stop;
   const remove = removable === undefined ? "" : `; rm -rf '${removable}'`;
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${asUser} >/dev/null 2>&1${remove}`;
-  spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
+  afterProcessExit(`${asUser} >/dev/null 2>&1${remove}`);
 }
 
 export interface PostgresServerOptions {
