@@ -6,7 +6,7 @@
 // (SIGTERM) in the middle of the load answers every request it charged, and no request with a 5xx.
 import { afterAll, describe, expect, it } from "bun:test";
 import { type AccountObservations, auditLedger } from "./ledger-audit.ts";
-import { driveLoad, type LoadAccount, openAccounts } from "./load.ts";
+import { driveLoad, type LoadAccount, loadUntilEnded, openAccounts } from "./load.ts";
 import { spawnServer, worldCopy } from "./server-process.ts";
 
 /** How each load ends; the kills are the point, the graceful stop between them checks draining. */
@@ -22,23 +22,11 @@ afterAll(() => world.remove());
 /** One load against a fresh server process, ended by `ending` once `ANSWERS_BEFORE_KILL` are in. */
 async function loadUntil(ending: Ending, accounts: readonly LoadAccount[]) {
   const server = await spawnServer(world.databasePath);
-  const stopSending = new AbortController();
-  let ended: Promise<void> | undefined;
-  const load = await driveLoad(server.url, accounts, {
-    requests: 100_000,
+  return loadUntilEnded(server.url, accounts, {
     concurrency: CONCURRENCY,
-    deadline: Date.now() + 30_000,
-    signal: stopSending.signal,
-    requestTimeoutMs: 15_000,
-    onAnswer: (answered) => {
-      if (answered < ANSWERS_BEFORE_KILL || ended) return;
-      // Stop new requests first, so every lost one was really in flight when the process ended.
-      stopSending.abort();
-      ended = ending === "SIGKILL" ? server.kill() : server.stop();
-    },
+    answers: ANSWERS_BEFORE_KILL,
+    end: () => (ending === "SIGKILL" ? server.kill() : server.stop()),
   });
-  await (ended ?? server.kill());
-  return load;
 }
 
 function merge(into: Map<string, AccountObservations>, observed: readonly AccountObservations[]): void {

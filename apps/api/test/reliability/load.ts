@@ -190,6 +190,33 @@ export async function driveLoad(
   } satisfies LoadResult;
 }
 
+/**
+ * A load that, once `answers` are in, stops sending and ends the server with `end` (a kill or a
+ * graceful stop), so every request it loses was in flight at that moment. Resolves once both are done.
+ */
+export async function loadUntilEnded(
+  baseUrl: string,
+  accounts: readonly LoadAccount[],
+  options: { concurrency: number; answers: number; end: () => Promise<void> },
+): Promise<LoadResult> {
+  const stopSending = new AbortController();
+  let ended: Promise<void> | undefined;
+  const load = await driveLoad(baseUrl, accounts, {
+    requests: 100_000,
+    concurrency: options.concurrency,
+    deadline: Date.now() + 30_000,
+    signal: stopSending.signal,
+    requestTimeoutMs: 15_000,
+    onAnswer: (answered) => {
+      if (answered < options.answers || ended) return;
+      stopSending.abort();
+      ended = options.end();
+    },
+  });
+  await (ended ?? options.end());
+  return load;
+}
+
 /** The q-th quantile (0 to 1) of `values`, nearest rank. */
 export function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) return Number.NaN;

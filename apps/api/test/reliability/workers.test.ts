@@ -7,7 +7,7 @@ import { openBackend } from "@social/backend";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { type AccountObservations, auditDatabase } from "./ledger-audit.ts";
-import { driveLoad, type LoadAccount, type LoadResult, openAccountsWith, REQUEST_MIX } from "./load.ts";
+import { driveLoad, type LoadAccount, type LoadResult, loadUntilEnded, openAccountsWith, REQUEST_MIX } from "./load.ts";
 import { type ServerProcess, spawnServer, worldCopy } from "./server-process.ts";
 import { servedBy } from "./workers.ts";
 
@@ -158,21 +158,11 @@ for (const adapter of ["sqlite", "postgres"] as const) {
       );
 
       // 3. SIGTERM mid-load: both workers finish what they took, and the supervisor exits 0.
-      const stopSending = new AbortController();
-      let stopped: Promise<void> | undefined;
-      const drained = await driveLoad(server.url, accounts, {
-        requests: 100_000,
+      const drained = await loadUntilEnded(server.url, accounts, {
         concurrency: CONCURRENCY,
-        deadline: Date.now() + 30_000,
-        signal: stopSending.signal,
-        requestTimeoutMs: 15_000,
-        onAnswer: (answered) => {
-          if (answered < 300 || stopped) return;
-          stopSending.abort();
-          stopped = server.stop();
-        },
+        answers: 300,
+        end: () => server.stop(),
       });
-      await stopped;
       noBrokenAnswers(drained);
       expect(server.exitCode()).toBe(0);
 
