@@ -23,11 +23,12 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`${describeDatabase(url)} cannot be reached (${reason})`, { cause: error });
   });
-  const accounts = new PostgresAccounts(sql);
+  const ledger = new PostgresLedger(sql);
+  const accounts = new PostgresAccounts(sql, { onKeysChanged: (accountId) => ledger.keysChanged(accountId) });
   return {
     kind: "postgres",
     store: new PostgresStore(sql),
-    ledger: new PostgresLedger(sql),
+    ledger,
     accounts,
     sessions: new PostgresSessions(sql),
     secret: (name) => accounts.secret(name),

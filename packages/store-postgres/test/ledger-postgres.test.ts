@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { ApiError, type DebitResult, type UsageRecord } from "@social/core";
 import { SQL } from "bun";
+import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { isDatabaseOutage } from "../src/outage.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
@@ -180,4 +181,37 @@ describe("outage", () => {
       await fixture.close();
     }
   }, 20_000);
+});
+
+describe("key checks this process changed itself", () => {
+  test("a key revoked or credits granted through its own Accounts show in the very next check", async () => {
+    const fixture = await openPostgresFixture(server);
+    const ledger = fixture.ledger as PostgresLedger;
+    const accounts = new PostgresAccounts(fixture.sql, { onKeysChanged: (accountId) => ledger.keysChanged(accountId) });
+    try {
+      // Many at once, so that a check answered from memory before the database's notification arrives
+      // would show in at least one of them.
+      const keys = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const accountId = await fixture.createAccount(0);
+          return { accountId, ...(await fixture.createKey(accountId)) };
+        }),
+      );
+      for (const { keyHash } of keys) expect(await ledger.checkKey(keyHash)).toMatchObject({ balance: 0 });
+      const checks = await Promise.all(
+        keys.map(async ({ accountId, keyId, keyHash }, i) => {
+          if (i % 2 === 0) await accounts.revokeKey(keyId);
+          else await accounts.grantCredits(accountId, 7);
+          return ledger.checkKey(keyHash);
+        }),
+      );
+      expect(checks).toEqual(
+        keys.map(({ accountId, keyId }, i) =>
+          i % 2 === 0 ? { status: "revoked", keyId } : { status: "active", accountId, keyId, balance: 7 },
+        ),
+      );
+    } finally {
+      await fixture.close();
+    }
+  });
 });

@@ -40,7 +40,10 @@ function newKey(): string {
 
 /** The workers (pids) that answered these hits. */
 async function workersOf(hits: readonly Hit[]): Promise<Set<number | undefined>> {
-  const served = await servedBy(server);
+  const served = await servedBy(
+    server,
+    hits.map((hit) => hit.requestId),
+  );
   return new Set(hits.map((hit) => served.get(hit.requestId)));
 }
 

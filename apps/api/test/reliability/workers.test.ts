@@ -100,7 +100,10 @@ for (const adapter of ["sqlite", "postgres"] as const) {
         expect(new Set(load.answers.map((answer) => answer.path)).size).toBe(REQUEST_MIX.length);
 
         // Both workers served, and both refused a poor account for want of credits.
-        const served = await servedBy(server);
+        const served = await servedBy(
+          server,
+          load.answers.map((answer) => answer.requestId),
+        );
         const pidOf = (requestId: string) => served.get(requestId);
         expect(new Set(load.answers.map((answer) => pidOf(answer.requestId)))).toEqual(new Set(pids));
         const refusing = load.answers.filter((answer) => answer.status === 402).map((a) => pidOf(a.requestId));
@@ -152,7 +155,10 @@ for (const adapter of ["sqlite", "postgres"] as const) {
       });
       noBrokenAnswers(afterRestart);
       expect(afterRestart.unanswered).toBe(0);
-      const served = await servedBy(server);
+      const served = await servedBy(
+        server,
+        afterRestart.answers.map((answer) => answer.requestId),
+      );
       expect(new Set(afterRestart.answers.map((answer) => served.get(answer.requestId)))).toEqual(
         new Set([survivor, replacement]),
       );

@@ -3,15 +3,23 @@
 import { examples } from "@social/fixtures";
 import type { ServerProcess } from "./server-process.ts";
 
-/** Request id → pid of the worker that served it, from the request log. */
-export async function servedBy(server: ServerProcess): Promise<Map<string, number>> {
-  const served = new Map<string, number>();
-  for (const line of (await server.logs()).split("\n")) {
-    if (!line.startsWith("{")) continue;
-    const entry = JSON.parse(line) as { id?: unknown; pid?: unknown };
-    if (typeof entry.id === "string" && typeof entry.pid === "number") served.set(entry.id, entry.pid);
+/**
+ * Request id → pid of the worker that served each of `requestIds`, from the request log. A worker writes
+ * its line after the answer has gone out, so the lines of the last answers may still be on their way:
+ * read again until every id has one (or a few seconds have passed, and the caller sees which lack one).
+ */
+export async function servedBy(server: ServerProcess, requestIds: readonly string[]): Promise<Map<string, number>> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const served = new Map<string, number>();
+    for (const line of (await server.logs()).split("\n")) {
+      if (!line.startsWith("{")) continue;
+      const entry = JSON.parse(line) as { id?: unknown; pid?: unknown };
+      if (typeof entry.id === "string" && typeof entry.pid === "number") served.set(entry.id, entry.pid);
+    }
+    if (requestIds.every((id) => served.has(id)) || Date.now() > deadline) return served;
+    await Bun.sleep(50);
   }
-  return served;
 }
 
 /** One answer to a rate-limited key, as its client saw it. */

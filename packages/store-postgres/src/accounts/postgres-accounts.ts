@@ -94,11 +94,21 @@ async function insertKey(tx: TransactionSQL, accountId: string, name: string): P
   return { key, keyId, prefix };
 }
 
+export interface PostgresAccountsOptions {
+  /**
+   * Told after an account's keys were revoked or its balance raised here, so that this process's key
+   * checks (PostgresLedger.keysChanged) need not wait for the database's notification.
+   */
+  onKeysChanged?: (accountId: string) => void;
+}
+
 export class PostgresAccounts implements Accounts {
   readonly #sql: SQL;
+  readonly #keysChanged: (accountId: string) => void;
 
-  constructor(sql: SQL) {
+  constructor(sql: SQL, options: PostgresAccountsOptions = {}) {
     this.#sql = sql;
+    this.#keysChanged = options.onKeysChanged ?? (() => {});
   }
 
   async account(accountId: string): Promise<AccountDetails | undefined> {
@@ -148,13 +158,15 @@ export class PostgresAccounts implements Accounts {
 
   async grantCredits(accountId: string, credits: number, reason = "operator grant"): Promise<number> {
     assertCredits(credits, { allowZero: false });
-    return this.#sql.begin(async (tx) => {
+    const balance = await this.#sql.begin(async (tx) => {
       const [row] = await tx<{ balance: string }[]>`
         UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId} RETURNING balance`;
       if (!row) throw new LedgerError("unknown_account", `no account ${accountId}`);
       await recordGrant(tx, accountId, credits, reason, Date.now());
       return Number(row.balance);
     });
+    this.#keysChanged(accountId);
+    return balance;
   }
 
   async createKey(accountId: string, name: string): Promise<NewKey> {
@@ -180,6 +192,7 @@ export class PostgresAccounts implements Accounts {
       UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${Date.now()}) WHERE id = ${keyId}
       RETURNING id, account_id, name, prefix, created_at, revoked_at, last_used_at`;
     if (!row) throw new LedgerError("unknown_key", `no key matches ${reference}`);
+    this.#keysChanged(row.account_id);
     return toKeyInfo(row);
   }
 

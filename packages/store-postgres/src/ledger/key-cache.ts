@@ -44,10 +44,7 @@ export class KeyCache {
   async listen(sql: SQL): Promise<void> {
     await sql.listen(
       KEY_CHANGES_CHANNEL,
-      (accountId) => {
-        this.#heard += 1;
-        this.#forgetAccount(accountId);
-      },
+      (accountId) => this.changed(accountId),
       () => {
         this.#heard += 1;
         this.#checks.clear();
@@ -55,6 +52,15 @@ export class KeyCache {
         this.#listening = true;
       },
     );
+  }
+
+  /**
+   * An account's keys or balance changed: what is kept of it is forgotten, and a check being read now
+   * is not kept. Said by the notifications and, without waiting for one, by this process's own changes.
+   */
+  changed(accountId: string): void {
+    this.#heard += 1;
+    this.#forgetAccount(accountId);
   }
 
   get(keyHash: string): ActiveKey | undefined {

@@ -61,6 +61,14 @@ export class PostgresLedger implements Ledger {
     this.#keys.listen(sql).catch(() => {});
   }
 
+  /**
+   * This process changed an account's keys or raised its balance: its cached key checks go now, not
+   * when the database's notification arrives, so a key revoked here is refused by the next request.
+   */
+  keysChanged(accountId: string): void {
+    this.#keys.changed(accountId);
+  }
+
   async checkKey(keyHash: string): Promise<KeyCheck> {
     if (!isKeyDigest(keyHash)) return { status: "unknown" };
     const cached = this.#keys.get(keyHash);
