@@ -1,53 +1,13 @@
 // Every /v1 endpoint over real HTTP on the fixture world, on SQLite and on PostgreSQL: shapes, costs,
 // pagination, and the ledger.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import {
-  catalogue,
-  costOf,
-  costRuleFor,
-  type Endpoint,
-  pathParamNames,
-  successEnvelopeSchema,
-  validateParams,
-} from "@social/core";
+import { catalogue, costOf, costRuleFor, successEnvelopeSchema, validateParams } from "@social/core";
 import { examples } from "@social/fixtures";
 import * as v from "valibot";
 import { exampleParams } from "../src/docs/openapi.ts";
+import { countedItems, url } from "./example-requests.ts";
 import { ADAPTERS, startTestServer, type TestServer } from "./harness.ts";
 import { record } from "./responses.ts";
-
-function url(endpoint: Endpoint, params: Record<string, string | number>): string {
-  let path = endpoint.path;
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (pathParamNames(endpoint.path).includes(name))
-      path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
-    else query.set(name, String(value));
-  }
-  const search = query.toString();
-  return search ? `${path}?${search}` : path;
-}
-
-/**
- * The items SPEC.md's cost rules count, read from the body the client received: written out here rather
- * than taken from the catalogue's `counted`, which is what the server bills with and so cannot check it.
- */
-function countedItems(endpoint: Endpoint, data: unknown): number {
-  if (Array.isArray(data)) return data.length;
-  const shape = data as Record<string, unknown[]>;
-  switch (endpoint.id) {
-    case "tweet_thread":
-    case "search_recent_enriched":
-      return (shape.tweets ?? []).length;
-    case "profile":
-    case "profile_by_username":
-      return (shape.recent_tweets ?? []).length;
-    case "tweet_context":
-      return (shape.quotes ?? []).length + (shape.retweeters ?? []).length;
-    default:
-      return 1;
-  }
-}
 
 // The whole suite on each adapter: the same requests must answer, bill and page alike on both.
 describe.each(ADAPTERS)("on %s", (adapter) => {

@@ -6,11 +6,13 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ApiError, describeFit, plainData, type ReadSuccess } from "@social/core";
 
 export function successResult(outcome: ReadSuccess): CallToolResult {
-  const structured = {
-    data: plainData(outcome.data),
-    credits: outcome.credits,
-    ...(outcome.nextToken === undefined ? {} : { next_token: outcome.nextToken }),
-  };
+  const structured = outcome.dryRun
+    ? { data: null, credits: outcome.credits, dry_run: true }
+    : {
+        data: plainData(outcome.data),
+        credits: outcome.credits,
+        ...(outcome.nextToken === undefined ? {} : { next_token: outcome.nextToken }),
+      };
   return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
 }
 

@@ -9,7 +9,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ApiError, executeRead, newRequestId, type RateState, type Services } from "@social/core";
+import { ApiError, executeRead, newRequestId, type RateState, type Services, separateControls } from "@social/core";
 import { errorResult, successResult } from "./results.ts";
 import type { AgentTool } from "./tools.ts";
 
@@ -50,9 +50,11 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const requestId = options.requestId ?? newRequestId();
     try {
+      const { params, controls } = separateControls(request.params.arguments ?? {});
       const outcome = await executeRead(services, {
         endpoint: tool.endpoint,
-        params: request.params.arguments ?? {},
+        params,
+        controls,
         apiKey: options.apiKey,
         requestId,
         // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.

@@ -3,8 +3,10 @@
 // the entry, so the tools cannot drift from the HTTP surface.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
+  CONTROL_PARAMS,
   catalogue,
-  describeEndpointCost,
+  DryRunEnvelopeSchema,
+  describePrice,
   type Endpoint,
   type JsonSchemaMode,
   jsonSchemaOf,
@@ -25,12 +27,23 @@ const PAGING_NOTE =
 
 const Credits = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-/** The structured result of a successful call: the read's data, the credits, and the next page. */
+/**
+ * The structured result of a successful call: the read's data, the credits, and the next page; for
+ * dry_run=true, data null, dry_run true and the quote (credits.max, credits.rule).
+ */
 export function toolResultSchema(endpoint: Endpoint) {
+  const quote = DryRunEnvelopeSchema.entries.meta.entries.credits.entries;
   return v.strictObject({
-    data: endpoint.data,
-    credits: v.strictObject({ charged: Credits, remaining: Credits }),
+    data: v.nullable(endpoint.data),
+    credits: v.strictObject({
+      charged: Credits,
+      remaining: Credits,
+      capped: v.exactOptional(v.literal(true)),
+      max: v.exactOptional(quote.max),
+      rule: v.exactOptional(quote.rule),
+    }),
     next_token: v.exactOptional(v.pipe(v.string(), v.minLength(1))),
+    dry_run: v.exactOptional(v.literal(true)),
   });
 }
 
@@ -59,7 +72,7 @@ function toolDescription(endpoint: Endpoint): string {
     endpoint.summary,
     endpoint.guidance,
     ...describeCrossFieldChecks(endpoint),
-    `Cost: ${describeEndpointCost(endpoint)}; failed calls are free.`,
+    `Cost: ${describePrice(endpoint)}; failed calls are free. max_credits caps a call; dry_run=true prices it for free.`,
     ...(paged ? [PAGING_NOTE] : []),
   ].join("\n");
 }
@@ -76,6 +89,13 @@ function toolSchema(schema: v.GenericSchema, mode: JsonSchemaMode): Tool["inputS
   return { ...converted, type: "object" };
 }
 
+/** The entry's parameters and the request controls every call takes (max_credits, dry_run). */
+function inputSchema(endpoint: Endpoint): Tool["inputSchema"] {
+  const own = toolSchema(endpoint.params, "input");
+  const controls = toolSchema(v.strictObject(CONTROL_PARAMS), "input");
+  return { ...own, properties: { ...own.properties, ...controls.properties } };
+}
+
 function defineTool(endpoint: Endpoint): AgentTool {
   const title = toolTitle(endpoint.tool);
   return {
@@ -84,7 +104,7 @@ function defineTool(endpoint: Endpoint): AgentTool {
       name: endpoint.tool,
       title,
       description: toolDescription(endpoint),
-      inputSchema: toolSchema(endpoint.params, "input"),
+      inputSchema: inputSchema(endpoint),
       outputSchema: toolSchema(toolResultSchema(endpoint), "output"),
       annotations: {
         title,

@@ -63,6 +63,11 @@ export interface ReadContext<P> {
   params: P;
   /** Set for paginated endpoints: the page size and the position after the previous page. */
   page: PageRequest;
+  /**
+   * The most items the read may return: the entry's own maximum at these parameters (maxItemsOf), or
+   * fewer when the caller's max_credits covers fewer. Paginated entries get it as their page size.
+   */
+  maxItems: number;
 }
 
 /** An entry as it is written: `P` its parameters schema, `S` its data schema. */
@@ -88,6 +93,12 @@ export interface EndpointDefinition<Id extends string, P extends ParamsSchema, S
   counted?: (data: v.InferOutput<S>) => number;
   /** The page size, for paginated endpoints (those with a next_token parameter). */
   pageSize?: (params: v.InferOutput<P>) => number;
+  /**
+   * The most items `counted` can count at these parameters, for entries whose cost grows with items
+   * but which have no page (ids lookups, workflows); their `run` returns at most `maxItems` of them.
+   * Paginated entries count at most a page, flat ones nothing.
+   */
+  maxItems?: (params: v.InferOutput<P>) => number;
   /** The X API v2 form, where SPEC.md's mapping names one. */
   v2?: V2Mapping<v.InferOutput<S>>;
   run: (context: ReadContext<v.InferOutput<P>>) => Promise<ReadResult<v.InferOutput<S>>>;
@@ -114,6 +125,11 @@ export function defineEndpoint<const Id extends string, P extends ParamsSchema, 
   entry: EndpointDefinition<Id, P, S>,
 ): Endpoint<Id> {
   return { ...entry, counted: entry.counted ?? countOf } as unknown as Endpoint<Id>;
+}
+
+/** The most items a request counts, at its page size (a surface may set its own, like /2's max_results). */
+export function maxItemsOf(endpoint: Endpoint, params: Record<string, unknown>, pageSize: number): number {
+  return endpoint.maxItems?.(params) ?? pageSize;
 }
 
 export function pathParamNames(path: string): string[] {

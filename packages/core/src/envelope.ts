@@ -8,6 +8,11 @@ import { JsonText } from "./json-text.ts";
 export interface Credits {
   charged: number;
   remaining: number;
+  /** max_credits lowered the most items this request could return. */
+  capped?: true;
+  /** A dry run's quote: the most the request can cost, and the rule that prices it. */
+  max?: number;
+  rule?: string;
 }
 
 export interface SuccessEnvelope<T> {
@@ -16,6 +21,7 @@ export interface SuccessEnvelope<T> {
     request_id: string;
     credits: Credits;
     pagination?: { next_token: string };
+    dry_run?: true;
   };
 }
 
@@ -24,6 +30,7 @@ export function successEnvelope<T>(
   requestId: string,
   credits: Credits,
   nextToken?: string,
+  dryRun?: true,
 ): SuccessEnvelope<T> {
   return {
     data,
@@ -31,6 +38,7 @@ export function successEnvelope<T>(
       request_id: requestId,
       credits,
       ...(nextToken === undefined ? {} : { pagination: { next_token: nextToken } }),
+      ...(dryRun ? { dry_run: true } : {}),
     },
   };
 }
@@ -39,8 +47,14 @@ export function successEnvelope<T>(
  * The success envelope as JSON text. Data that is JsonText goes in as it is, without being parsed;
  * the bytes are those JSON.stringify writes for the same envelope.
  */
-export function successEnvelopeText(data: unknown, requestId: string, credits: Credits, nextToken?: string): string {
-  const envelope = successEnvelope(data, requestId, credits, nextToken);
+export function successEnvelopeText(
+  data: unknown,
+  requestId: string,
+  credits: Credits,
+  nextToken?: string,
+  dryRun?: true,
+): string {
+  const envelope = successEnvelope(data, requestId, credits, nextToken, dryRun);
   if (!(data instanceof JsonText)) return JSON.stringify(envelope);
   return `{"data":${data.text},"meta":${JSON.stringify(envelope.meta)}}`;
 }
@@ -73,16 +87,34 @@ export function errorEnvelope(error: ApiError, requestId: string, helpUrl: strin
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
+const ChargedCredits = v.strictObject({ charged: Count, remaining: Count, capped: v.exactOptional(v.literal(true)) });
+
 export function successEnvelopeSchema<T extends v.GenericSchema>(data: T) {
   return v.strictObject({
     data,
     meta: v.strictObject({
       request_id: v.string(),
-      credits: v.strictObject({ charged: Count, remaining: Count }),
+      credits: ChargedCredits,
       pagination: v.exactOptional(v.strictObject({ next_token: v.pipe(v.string(), v.minLength(1)) })),
     }),
   });
 }
+
+/** The answer to dry_run=true: no data, nothing charged, and the quote. */
+export const DryRunEnvelopeSchema = v.strictObject({
+  data: v.null(),
+  meta: v.strictObject({
+    request_id: v.string(),
+    credits: v.strictObject({
+      charged: v.literal(0),
+      remaining: Count,
+      capped: v.exactOptional(v.literal(true)),
+      max: v.pipe(Count, v.description("The most this request can cost")),
+      rule: v.pipe(v.string(), v.description("How its cost is counted")),
+    }),
+    dry_run: v.literal(true),
+  }),
+});
 
 export const ErrorEnvelopeSchema = v.strictObject({
   error: v.strictObject({
@@ -91,7 +123,13 @@ export const ErrorEnvelopeSchema = v.strictObject({
     request_id: v.string(),
     details: v.exactOptional(
       v.union([
-        v.array(v.strictObject({ parameter: v.exactOptional(v.string()), message: v.string() })),
+        v.array(
+          v.strictObject({
+            parameter: v.exactOptional(v.string()),
+            message: v.string(),
+            minimum: v.exactOptional(Count),
+          }),
+        ),
         v.strictObject({
           reason: v.picklist(["balance"]),
           required: Count,

@@ -18,6 +18,8 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface ErrorDetail {
   parameter?: string;
   message: string;
+  /** A max_credits below the smallest answer's cost: that cost, the lowest cap this request accepts. */
+  minimum?: number;
 }
 
 export interface ApiErrorOptions {

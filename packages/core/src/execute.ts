@@ -4,12 +4,15 @@
 import * as v from "valibot";
 import { costOf } from "./costs.ts";
 import { insufficientCredits } from "./credit-refusal.ts";
-import { costRuleFor, type Endpoint, type ParamsSchema, type ReadResult } from "./endpoint.ts";
+import { costRuleFor, type Endpoint, maxItemsOf, type ParamsSchema, type ReadResult } from "./endpoint.ts";
+import type { Credits } from "./envelope.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
 import { LedgerError } from "./ledger-errors.ts";
 import type { Cursor, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
 import { isWellFormedApiKey } from "./request.ts";
+import { quoteOf, withinCap } from "./request-budget.ts";
+import { ControlsSchema, type RequestControls } from "./request-controls.ts";
 import type { TokenCodec } from "./tokens.ts";
 
 export interface Services {
@@ -37,6 +40,8 @@ export interface ReadRequest<X = undefined> {
   enrich?: Enrichment<X>;
   /** Parameters that were given more than once. */
   repeated?: readonly string[];
+  /** The request controls (max_credits, dry_run; see request-controls.ts), decoded, apart from `params`. */
+  controls?: Record<string, unknown>;
   apiKey: string | undefined;
   requestId: string;
   /** A surface's own page size (the /2 layer's max_results), overriding the endpoint's. */
@@ -52,10 +57,15 @@ export interface ReadRequest<X = undefined> {
 
 export interface ReadSuccess<X = undefined> {
   ok: true;
+  /** null for a dry run, which reads nothing: its credits hold the quote. */
   data: unknown;
   /** What the request's `enrich` read. */
   enriched: X;
-  credits: { charged: number; remaining: number };
+  credits: Credits;
+  /** Set when the request was dry_run=true: nothing was read or charged. */
+  dryRun?: true;
+  /** The most items the read was allowed: fewer than asked when max_credits capped it. */
+  maxItems: number;
   nextToken?: string;
   rate: RateState;
 }
@@ -120,29 +130,39 @@ export function validateParams(
   params: Record<string, unknown>,
   repeated: readonly string[] = [],
 ): Record<string, unknown> {
-  return parseParams(endpoint.params, params, repeated);
+  return parseParams(endpoint.params, params, repeated).params;
 }
 
 function parseParams(
   schema: ParamsSchema,
   params: Record<string, unknown>,
   repeated: readonly string[],
-): Record<string, unknown> {
+  controls: Record<string, unknown> = {},
+): { params: Record<string, unknown>; controls: RequestControls } {
   const repeatedDetails = repeated.map((name) => ({ parameter: name, message: "must be given only once" }));
   const result = v.safeParse(schema, params, { abortPipeEarly: true });
-  const details = [...repeatedDetails, ...(result.success ? [] : issueDetails(result.issues))];
-  if (details.length > 0) throw validationError(details);
-  return result.output as Record<string, unknown>;
+  const parsedControls = v.safeParse(ControlsSchema, controls, { abortPipeEarly: true });
+  const details = [
+    ...repeatedDetails,
+    ...(result.success ? [] : issueDetails(result.issues)),
+    ...(parsedControls.success ? [] : issueDetails(parsedControls.issues)),
+  ];
+  if (details.length > 0 || !result.success || !parsedControls.success) throw validationError(details);
+  return { params: result.output as Record<string, unknown>, controls: parsedControls.output };
 }
 
-/** Runs an endpoint's read for already validated parameters, unbilled (the demo uses it directly). */
+/**
+ * Runs an endpoint's read for already validated parameters, unbilled (the demo uses it directly), at
+ * most `maxItems` items: by default all the entry returns at this page size.
+ */
 export function runRead(
   endpoint: Endpoint,
   store: Store,
   params: Record<string, unknown>,
   page: PageRequest = { size: 0 },
+  maxItems = maxItemsOf(endpoint, params, page.size),
 ): Promise<ReadResult<unknown>> {
-  return endpoint.run({ store, params, page });
+  return endpoint.run({ store, params, page, maxItems });
 }
 
 /** No client will read this answer; the error only closes the pipeline's books (logged, never sent). */
@@ -186,23 +206,40 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
     if (!rate.allowed) throw rateLimitError(rate);
 
     const { endpoint } = request;
-    const params = parseParams(request.paramsSchema ?? endpoint.params, request.params, request.repeated ?? []);
+    const { params, controls } = parseParams(
+      request.paramsSchema ?? endpoint.params,
+      request.params,
+      request.repeated ?? [],
+      request.controls,
+    );
     const token = params.next_token;
     const binding = tokenBinding(params);
     const after: Cursor | undefined =
       typeof token === "string" ? await services.tokens.verify(token, endpoint.id, binding) : undefined;
     const rule = costRuleFor(endpoint, params);
+    const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
+    const most = maxItemsOf(endpoint, params, size);
+    const maxItems = withinCap(controls.max_credits, rule, most);
+    const capped = maxItems < most ? { capped: true as const } : {};
+    if (controls.dry_run) {
+      const credits = { charged: 0, remaining: key.balance, ...capped, ...quoteOf(rule, maxItems) };
+      return { ok: true, data: null, enriched: undefined, credits, dryRun: true, maxItems, rate };
+    }
     // A key whose account cannot pay even the base cost gets its 402 without any work being done.
     const base = costOf(rule, 0);
     // Named in the endpoint's own parameters only where the caller used them (not /2's).
     const refused = request.paramsSchema ? undefined : { endpoint, params, rule };
     if (key.balance < base) throw insufficientCredits(base, key.balance, refused);
-    const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
-    const page = { size, owner: key.accountId, ...(after ? { after } : {}) };
-    const result = await runRead(endpoint, services.store, params, page);
+    const page = { size: Math.min(size, maxItems), owner: key.accountId, ...(after ? { after } : {}) };
+    const result = await runRead(endpoint, services.store, params, page, maxItems);
     const enriched = await request.enrich?.(services.store, result.data);
 
     const cost = costOf(rule, countedItems(endpoint, result));
+    // Every entry honours maxItems (the catalogue tests hold each to it); were one not to, the caller's
+    // cap still holds: the answer is refused, uncharged, rather than billed above it.
+    if (controls.max_credits !== undefined && cost > controls.max_credits) {
+      throw new ApiError("internal_error", `${endpoint.id} returned more than max_credits covers`);
+    }
     if (request.signal?.aborted) throw clientGone();
     const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
     // A key revoked while its request was read is refused here, uncharged: the ledger checks it again.
@@ -219,7 +256,8 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
       ok: true,
       data: result.data,
       enriched,
-      credits: { charged: cost, remaining: debit.remaining },
+      credits: { charged: cost, remaining: debit.remaining, ...capped },
+      maxItems,
       ...(nextToken ? { nextToken } : {}),
       rate,
     };

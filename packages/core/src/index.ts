@@ -18,6 +18,8 @@ export * from "./params.ts";
 export * from "./ports.ts";
 export * from "./ratelimit.ts";
 export * from "./request.ts";
+export * from "./request-budget.ts";
+export * from "./request-controls.ts";
 export * from "./search/index.ts";
 export * from "./services.ts";
 export * from "./tokens.ts";

@@ -2,18 +2,23 @@
 // (with its bounds), response shape and cost, the error envelope, the bearer scheme, and examples
 // taken from the fixture world's stable ids.
 import {
+  CONTROL_PARAMS,
   catalogue,
+  DryRunEnvelopeSchema,
   decisionsMarkdown,
   describeEndpointCost,
+  describePrice,
   type Endpoint,
   ERROR_STATUS,
   ErrorEnvelopeSchema,
+  MAX_CREDITS_CAP,
+  MAX_CREDITS_HEADER,
   openPointDecisions,
   pathParamNames,
   successEnvelopeSchema,
 } from "@social/core";
 import { examples } from "@social/fixtures";
-import type * as v from "valibot";
+import * as v from "valibot";
 import { MAX_BODY_BYTES, MAX_URL_LENGTH } from "../http/admission.ts";
 import { entrySchemas, jsonSchemaOf } from "./json-schema.ts";
 
@@ -62,6 +67,18 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: "service_unavailable: the database cannot be reached; retry later. Never charged.",
 };
 
+/** The request controls every charged operation takes, as query parameters and (max_credits) a header. */
+const controlParameters: Json[] = [
+  ...parameterObjects("", v.strictObject(CONTROL_PARAMS), {}),
+  {
+    name: MAX_CREDITS_HEADER,
+    in: "header",
+    required: false,
+    schema: { type: "integer", minimum: 1, maximum: MAX_CREDITS_CAP },
+    description: "max_credits as a header, for clients that cannot add parameters; give one or the other.",
+  },
+];
+
 const rateLimitHeaders = {
   "x-request-id": { schema: { type: "string" }, description: "Equal to meta.request_id." },
   "x-rate-limit-limit": { schema: { type: "integer" }, description: "Bucket capacity for this key." },
@@ -74,15 +91,19 @@ function operation(endpoint: Endpoint): Json {
   return {
     operationId: endpoint.id,
     summary: endpoint.summary,
-    description: `${endpoint.summary} ${endpoint.guidance}\n\nCost: ${describeEndpointCost(endpoint)}.${paged}`,
+    description: `${endpoint.summary} ${endpoint.guidance}\n\nCost: ${describePrice(endpoint)}.${paged}`,
     tags: [endpoint.toolset],
     "x-cost": describeEndpointCost(endpoint),
-    parameters: parameterObjects(endpoint.path, endpoint.params, exampleParams(endpoint)),
+    parameters: [...parameterObjects(endpoint.path, endpoint.params, exampleParams(endpoint)), ...controlParameters],
     responses: {
       "200": {
-        description: `Success. Charged: ${describeEndpointCost(endpoint)}.`,
+        description: `Success. Charged: ${describeEndpointCost(endpoint)}. With dry_run=true: data null, nothing charged, and the quote in meta.credits (max, rule).`,
         headers: rateLimitHeaders,
-        content: { "application/json": { schema: jsonSchemaOf(successEnvelopeSchema(endpoint.data)) } },
+        content: {
+          "application/json": {
+            schema: { oneOf: [jsonSchemaOf(successEnvelopeSchema(endpoint.data)), jsonSchemaOf(DryRunEnvelopeSchema)] },
+          },
+        },
       },
       ...Object.fromEntries(
         [...new Set(Object.values(ERROR_STATUS))].map((status) => [

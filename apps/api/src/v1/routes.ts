@@ -6,11 +6,13 @@ import {
   catalogue,
   decodeParams,
   executeRead,
+  MAX_CREDITS_HEADER,
   numericParams,
   rateHeaders,
   rateLimitError,
   requestTarget,
   successEnvelopeText,
+  takeQueryControls,
 } from "@social/core";
 import { type Context, Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
@@ -54,14 +56,16 @@ export function v1Routes(context: HttpContext) {
     routes.head(path, refuse);
     routes.get(path, async ({ request, params, requestId, usage, anonymousRate, services, helpUrl }) => {
       const target = requestTarget(request.url);
+      const query = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
       const { values, repeated } = decodeParams(
-        [...target.query, ...pathEntries(params, target.path, endpoint.path)],
+        [...query.entries, ...pathEntries(params, target.path, endpoint.path)],
         numeric,
       );
       const outcome = await executeRead(services, {
         endpoint,
         params: values,
-        repeated,
+        repeated: [...repeated, ...query.repeated],
+        controls: query.controls,
         apiKey: bearerKey(request),
         requestId,
         signal: request.signal,
@@ -72,7 +76,7 @@ export function v1Routes(context: HttpContext) {
         return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);
       }
       usage.credits = outcome.credits.charged;
-      const body = successEnvelopeText(outcome.data, requestId, outcome.credits, outcome.nextToken);
+      const body = successEnvelopeText(outcome.data, requestId, outcome.credits, outcome.nextToken, outcome.dryRun);
       return jsonText(body, 200, headers);
     });
     routes.all(path, refuse);

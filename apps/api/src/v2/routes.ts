@@ -4,11 +4,14 @@
 import {
   ApiError,
   bearerKey,
+  type Credits,
   decodeParams,
   executeRead,
+  MAX_CREDITS_HEADER,
   rateHeaders,
   rateLimitError,
   requestTarget,
+  takeQueryControls,
 } from "@social/core";
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
@@ -35,8 +38,12 @@ function namedAsSent(error: ApiError, query: URLSearchParams): ApiError {
   return new ApiError(error.code, error.message, { details });
 }
 
-function creditHeaders(credits: { charged: number; remaining: number }): Record<string, string> {
-  return { "x-credits-charged": String(credits.charged), "x-credits-remaining": String(credits.remaining) };
+function creditHeaders(credits: Credits): Record<string, string> {
+  return {
+    "x-credits-charged": String(credits.charged),
+    "x-credits-remaining": String(credits.remaining),
+    ...(credits.capped ? { "x-credits-capped": "true" } : {}),
+  };
 }
 
 export function v2Routes(context: HttpContext) {
@@ -51,6 +58,7 @@ export function v2Routes(context: HttpContext) {
       const target = requestTarget(request.url);
       const inPath = pathEntries(params, target.path, route.v2.path);
       const { values, repeated } = decodeParams([...target.query, ...inPath], query.numeric);
+      const controls = takeQueryControls([], request.headers.get(MAX_CREDITS_HEADER));
       const pageSize = pageSizeOf(route, values);
       // Read once, and only after the pipeline has validated the values it reads.
       let rendering: ReturnType<typeof renderOptions> | undefined;
@@ -63,7 +71,9 @@ export function v2Routes(context: HttpContext) {
         paramsSchema: query.schema,
         enrich: (store, data) => v2Items(store, route.v2, data, options()),
         params: values,
-        repeated,
+        repeated: [...repeated, ...controls.repeated],
+        // X API v2 client code cannot add parameters; a header it can.
+        controls: controls.controls,
         apiKey: bearerKey(request),
         requestId,
         signal: request.signal,
@@ -86,7 +96,10 @@ export function v2Routes(context: HttpContext) {
         return problemResponse(namedAsSent(error, target.query), requestId, helpUrl, rawValues, headers);
       }
       usage.credits = outcome.credits.charged;
-      const ids = route.v2.passThrough?.includes("ids") ? [...new Set(String(values.ids).split(","))] : undefined;
+      // Ids past what max_credits covered were not read, so they are not reported as missing either.
+      const ids = route.v2.passThrough?.includes("ids")
+        ? [...new Set(String(values.ids).split(","))].slice(0, outcome.maxItems)
+        : undefined;
       const page = { ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}), requestedIds: ids };
       const body = successBody(route, outcome.enriched, page, options());
       return json(body, 200, { ...headers, ...creditHeaders(outcome.credits) });

@@ -48,8 +48,9 @@ export const tweets = defineEndpoint({
   examples: { ids: ["tweet_id", "quoted_tweet_id"] },
   cost: PER_ITEM,
   data: v.array(model.Tweet),
+  maxItems: (params) => params.ids.length,
   v2: { path: "/2/tweets", ...TWEET_LIST, passThrough: ["ids"] },
-  run: async ({ store, params }) => ({ data: await store.tweetsByIds(params.ids) }),
+  run: async ({ store, params, maxItems }) => ({ data: await store.tweetsByIds(params.ids.slice(0, maxItems)) }),
 });
 
 export const quotes = defineEndpoint({

@@ -66,9 +66,10 @@ export const users = defineEndpoint({
   examples: { ids: ["user_id"] },
   cost: PER_ITEM,
   data: v.array(model.User),
+  maxItems: (params) => params.ids.length,
   v2: { path: "/2/users", ...USER_LIST, passThrough: ["ids"] },
-  run: async ({ store, params }) => ({
-    data: (await store.usersByIds(params.ids)).map(({ status: _status, ...found }) => found),
+  run: async ({ store, params, maxItems }) => ({
+    data: (await store.usersByIds(params.ids.slice(0, maxItems))).map(({ status: _status, ...found }) => found),
   }),
 });
 

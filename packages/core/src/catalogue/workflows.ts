@@ -46,8 +46,9 @@ export const thread = defineEndpoint({
   cost: PER_ITEM,
   data: model.Thread,
   counted: (data) => data.tweets.length,
-  run: async ({ store, params }) => {
-    const found = await store.selfThread(params.id, THREAD_MAX_TWEETS);
+  maxItems: () => THREAD_MAX_TWEETS,
+  run: async ({ store, params, maxItems }) => {
+    const found = await store.selfThread(params.id, maxItems);
     if (!found) throw notFound(`No tweet with id ${params.id}`);
     return {
       data: {
@@ -64,9 +65,10 @@ async function profileOf(
   store: Store,
   user: model.UserLookup | undefined,
   missing: string,
+  recentTweets: number,
 ): Promise<ReadResult<model.Profile>> {
   if (!user) throw notFound(missing);
-  const recent = await store.timeline(user.id, "tweets", { size: WORKFLOW_SECTION_SIZE });
+  const recent = await store.timeline(user.id, "tweets", { size: recentTweets });
   return { data: { user, recent_tweets: recent?.items ?? [] } };
 }
 
@@ -86,8 +88,9 @@ export const profile = defineEndpoint({
   cost: PER_ITEM,
   data: model.Profile,
   counted: countRecentTweets,
-  run: async ({ store, params }) =>
-    profileOf(store, (await store.usersByIds([params.id]))[0], `No user with id ${params.id}`),
+  maxItems: () => WORKFLOW_SECTION_SIZE,
+  run: async ({ store, params, maxItems }) =>
+    profileOf(store, (await store.usersByIds([params.id]))[0], `No user with id ${params.id}`, maxItems),
 });
 
 export const profileByUsername = defineEndpoint({
@@ -103,9 +106,27 @@ export const profileByUsername = defineEndpoint({
   cost: PER_ITEM,
   data: model.Profile,
   counted: countRecentTweets,
-  run: async ({ store, params }) =>
-    profileOf(store, await store.userByUsername(params.username), `No user named ${params.username}`),
+  maxItems: () => WORKFLOW_SECTION_SIZE,
+  run: async ({ store, params, maxItems }) =>
+    profileOf(store, await store.userByUsername(params.username), `No user named ${params.username}`, maxItems),
 });
+
+/**
+ * A tweet's latest quotes and retweeters, at most `maxItems` together: both sections read at once when
+ * both fit, and under a smaller cap the retweeters get what the quotes left.
+ */
+async function receptionOf(store: Store, tweetId: string, maxItems: number) {
+  const section = { size: Math.min(WORKFLOW_SECTION_SIZE, maxItems) };
+  if (maxItems >= 2 * WORKFLOW_SECTION_SIZE) {
+    const [quoted, retweeted] = await Promise.all([store.quotes(tweetId, section), store.retweeters(tweetId, section)]);
+    return { quoted, retweeted };
+  }
+  const quoted = await store.quotes(tweetId, section);
+  const left = maxItems - (quoted?.items.length ?? 0);
+  const retweeted =
+    left > 0 ? await store.retweeters(tweetId, { size: Math.min(WORKFLOW_SECTION_SIZE, left) }) : undefined;
+  return { quoted, retweeted };
+}
 
 export const tweetContext = defineEndpoint({
   id: "tweet_context",
@@ -121,14 +142,13 @@ export const tweetContext = defineEndpoint({
   data: model.TweetContext,
   // The tweet and its author are in the base credit.
   counted: (data) => data.quotes.length + data.retweeters.length,
-  run: async ({ store, params }) => {
+  maxItems: () => 2 * WORKFLOW_SECTION_SIZE,
+  run: async ({ store, params, maxItems }) => {
     const [found] = await store.tweetsByIds([params.id]);
     if (!found) throw notFound(`No tweet with id ${params.id}`);
-    const section = { size: WORKFLOW_SECTION_SIZE };
-    const [[author], quoted, retweeted] = await Promise.all([
+    const [[author], { quoted, retweeted }] = await Promise.all([
       store.usersByIds([found.author_id]),
-      store.quotes(found.id, section),
-      store.retweeters(found.id, section),
+      receptionOf(store, found.id, maxItems),
     ]);
     if (!author) throw notFound(`The author of tweet ${params.id} is not available`);
     const { status: _status, ...authorUser } = author;
