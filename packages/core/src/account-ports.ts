@@ -1,7 +1,7 @@
 // The ports for the state around the ledger: accounts, their keys, grants and usage summaries, server
 // secrets (Accounts), and the dashboard's sessions and pending sign-ins (Sessions). The dashboard and
 // the operator CLI reach that state only through them, so a second database adapter changes neither.
-import type { Account } from "./ports.ts";
+import type { Account, KeyAllowance, KeyLimit } from "./ports.ts";
 
 /**
  * Active (unrevoked) keys an account may hold: plenty for one key per app and environment, and a
@@ -23,6 +23,17 @@ export interface KeyInfo {
   createdAt: number;
   revokedAt: number | null;
   lastUsedAt: number | null;
+  /** The key's own limit and what is left of it now; null for a key limited only by the balance. */
+  allowance: KeyAllowance | null;
+  /** When the key stops working, epoch ms; null for a key that never expires. */
+  expiresAt: number | null;
+}
+
+/** What a new key may be given besides its name. */
+export interface KeyOptions {
+  limit?: KeyLimit;
+  /** Epoch ms; the key is refused from then on. */
+  expiresAt?: number;
 }
 
 /** A key as created: `key` is the only copy of the secret. */
@@ -55,7 +66,7 @@ export interface Accounts {
   accountForIdentity(issuer: string, subject: string, name: string): Promise<AccountDetails>;
   /** Adds credits with a grant row; resolves to the new balance. */
   grantCredits(accountId: string, credits: number, reason?: string): Promise<number>;
-  createKey(accountId: string, name: string): Promise<NewKey>;
+  createKey(accountId: string, name: string, options?: KeyOptions): Promise<NewKey>;
   /** Keys of one account, or of every account, oldest first. */
   listKeys(accountId?: string): Promise<KeyInfo[]>;
   /** Revokes the key that `reference` names: the key itself, its id or its displayed prefix. */

@@ -3,6 +3,29 @@
 import { affordableItems, type CostRule } from "./costs.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { ApiError, type CreditRefusal } from "./errors.ts";
+import type { DebitResult, KeyAllowance, KeyLimit } from "./ports.ts";
+
+/** A refused debit: the account's balance or the key's limit fell short. */
+export type Shortfall = Extract<DebitResult, { ok: false }>;
+
+/**
+ * Whether `required` credits can be spent: refused for the account's balance or the key's allowance,
+ * whichever leaves less (a tie names the balance); undefined when both cover it. The ledgers decide
+ * their debits with it, and the pipeline its early refusal.
+ */
+export function shortfallOf(balance: number, allowance: KeyAllowance | null | undefined, required: number) {
+  const balanceShort = balance < required;
+  if (allowance && allowance.remaining < required && (!balanceShort || allowance.remaining < balance)) {
+    const { remaining, ...limit } = allowance;
+    return { ok: false, reason: "key_limit", remaining, limit } satisfies Shortfall;
+  }
+  return balanceShort ? ({ ok: false, reason: "balance", remaining: balance } satisfies Shortfall) : undefined;
+}
+
+/** "500 credits per day", "2000 credits in total". */
+export function describeKeyLimit(limit: KeyLimit): string {
+  return `${limit.credits} credits ${limit.per === "day" ? "per UTC day" : "in total"}`;
+}
 
 /**
  * A request returns at most as many items as it names ids, and at most its `limit` where the limit is
@@ -30,18 +53,24 @@ export function describeFit(fits: Record<string, number>): string {
     .join(" and ");
 }
 
-/** `endpoint` and `params` are absent where the caller's parameters are not the endpoint's own (/2). */
+/**
+ * The 402 of a shortfall (a number is the account's balance). `endpoint` and `params` are absent where
+ * the caller's parameters are not the endpoint's own (/2).
+ */
 export function insufficientCredits(
   required: number,
-  remaining: number,
+  short: number | Shortfall,
   request?: { endpoint: Endpoint; params: Record<string, unknown>; rule: CostRule },
 ): ApiError {
+  const shortfall: Shortfall = typeof short === "number" ? { ok: false, reason: "balance", remaining: short } : short;
+  const { remaining } = shortfall;
   const fits = request && largestFit(request.endpoint, request.params, request.rule, remaining);
-  const credits: CreditRefusal = { reason: "balance", required, remaining, ...(fits ? { fits } : {}) };
-  const smaller = fits ? ` A request with ${describeFit(fits)} fits the balance now.` : "";
-  return new ApiError(
-    "insufficient_credits",
-    `Insufficient credits: this request costs ${required} credits and the account has ${remaining} remaining.${smaller} Add credits or choose a plan on the billing page.`,
-    { credits },
-  );
+  const limit = shortfall.reason === "key_limit" ? { limit: shortfall.limit } : {};
+  const credits: CreditRefusal = { reason: shortfall.reason, required, remaining, ...limit, ...(fits ? { fits } : {}) };
+  const smaller = fits ? ` A request with ${describeFit(fits)} fits now.` : "";
+  const message =
+    shortfall.reason === "key_limit"
+      ? `Key limit reached: this request costs ${required} credits and this API key's limit of ${describeKeyLimit(shortfall.limit)} leaves ${remaining}.${smaller} Raise the key's limit in the dashboard or use another key${shortfall.limit.per === "day" ? ", or wait for the next UTC day" : ""}.`
+      : `Insufficient credits: this request costs ${required} credits and the account has ${remaining} remaining.${smaller} Add credits or choose a plan on the billing page.`;
+  return new ApiError("insufficient_credits", message, { credits });
 }

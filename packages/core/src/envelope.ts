@@ -131,9 +131,10 @@ export const ErrorEnvelopeSchema = v.strictObject({
           }),
         ),
         v.strictObject({
-          reason: v.picklist(["balance"]),
+          reason: v.picklist(["balance", "key_limit"]),
           required: Count,
           remaining: Count,
+          limit: v.exactOptional(v.strictObject({ credits: Count, per: v.picklist(["total", "day"]) })),
           fits: v.exactOptional(v.record(v.string(), Count)),
         }),
       ]),

@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** One violated rule of a request, named by the parameter it concerns. */
+import type { KeyLimit } from "./ports.ts";
+
 export interface ErrorDetail {
   parameter?: string;
   message: string;
@@ -30,11 +32,15 @@ export interface ApiErrorOptions {
   credits?: CreditRefusal;
 }
 
-/** A 402's `details`: what the request needed, what was left, and the largest request that fits now. */
+/**
+ * A 402's `details`: whose credits fell short (the account's balance, or the key's own limit, then
+ * named), what the request needed, what was left, and the largest request that fits now.
+ */
 export interface CreditRefusal {
-  reason: "balance";
+  reason: "balance" | "key_limit";
   required: number;
   remaining: number;
+  limit?: KeyLimit;
   /** A smaller version of the request the balance covers now (`{ limit: 2 }`, `{ ids: 3 }`); absent when none does. */
   fits?: Record<string, number>;
 }

@@ -3,7 +3,7 @@
 // either covers the whole cost or refuses the request, so a failed request is never billed.
 import * as v from "valibot";
 import { costOf } from "./costs.ts";
-import { insufficientCredits } from "./credit-refusal.ts";
+import { insufficientCredits, shortfallOf } from "./credit-refusal.ts";
 import { costRuleFor, type Endpoint, maxItemsOf, type ParamsSchema, type ReadResult } from "./endpoint.ts";
 import type { Credits } from "./envelope.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
@@ -174,6 +174,11 @@ function revokedKey(): ApiError {
   return new ApiError("revoked_api_key", "This API key has been revoked: create a new one in the dashboard");
 }
 
+function expiredKey(expiresAt: number): ApiError {
+  const when = new Date(expiresAt).toISOString();
+  return new ApiError("invalid_api_key", `This API key expired at ${when}: create a new one in the dashboard`);
+}
+
 async function authenticate(ledger: Ledger, apiKey: string | undefined) {
   if (!apiKey)
     throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API_KEY>");
@@ -184,6 +189,7 @@ async function authenticate(ledger: Ledger, apiKey: string | undefined) {
   const check = await ledger.checkKey(await hashApiKey(apiKey));
   if (check.status === "revoked") throw revokedKey();
   if (check.status === "unknown") throw new ApiError("invalid_api_key", "Invalid API key");
+  if (check.expiresAt !== undefined && check.expiresAt <= Date.now()) throw expiredKey(check.expiresAt);
   return check;
 }
 
@@ -225,11 +231,12 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
       const credits = { charged: 0, remaining: key.balance, ...capped, ...quoteOf(rule, maxItems) };
       return { ok: true, data: null, enriched: undefined, credits, dryRun: true, maxItems, rate };
     }
-    // A key whose account cannot pay even the base cost gets its 402 without any work being done.
+    // A key whose account (or own limit) cannot pay even the base cost gets its 402 without any work.
     const base = costOf(rule, 0);
     // Named in the endpoint's own parameters only where the caller used them (not /2's).
     const refused = request.paramsSchema ? undefined : { endpoint, params, rule };
-    if (key.balance < base) throw insufficientCredits(base, key.balance, refused);
+    const short = shortfallOf(key.balance, key.allowance, base);
+    if (short) throw insufficientCredits(base, short, refused);
     const page = { size: Math.min(size, maxItems), owner: key.accountId, ...(after ? { after } : {}) };
     const result = await runRead(endpoint, services.store, params, page, maxItems);
     const enriched = await request.enrich?.(services.store, result.data);
@@ -244,9 +251,13 @@ export async function executeRead(services: Services, request: ReadRequest<unkno
     const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
     // A key revoked while its request was read is refused here, uncharged: the ledger checks it again.
     const debit = await services.ledger.debit(key.accountId, usage).catch((error: unknown) => {
-      throw error instanceof LedgerError && error.code === "revoked_key" ? revokedKey() : error;
+      if (!(error instanceof LedgerError)) throw error;
+      if (error.code === "revoked_key") throw revokedKey();
+      // It expired while its request was being read: it is the clock that decides, not the check.
+      if (error.code === "expired_key") throw expiredKey(key.expiresAt ?? Date.now());
+      throw error;
     });
-    if (!debit.ok) throw insufficientCredits(cost, debit.remaining, refused);
+    if (!debit.ok) throw insufficientCredits(cost, debit, refused);
     const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
     if (request.signal?.aborted) {
       await services.ledger.refund(key.accountId, request.requestId);

@@ -2,7 +2,7 @@ export * from "./account-ports.ts";
 export * from "./catalogue/index.ts";
 export * from "./costs.ts";
 export * from "./credentials.ts";
-export { describeFit } from "./credit-refusal.ts";
+export { describeFit, describeKeyLimit, type Shortfall, shortfallOf } from "./credit-refusal.ts";
 export * from "./database-url.ts";
 export * from "./decisions.ts";
 export * from "./endpoint.ts";

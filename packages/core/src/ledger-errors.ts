@@ -4,6 +4,7 @@ export type LedgerErrorCode =
   | "unknown_account"
   | "unknown_key"
   | "revoked_key"
+  | "expired_key"
   | "ambiguous_key"
   | "too_many_keys"
   | "duplicate_request"

@@ -126,8 +126,28 @@ export interface Account {
   balance: number;
 }
 
+/** A key's own cap on what it may spend: in total, or per UTC day. */
+export interface KeyLimit {
+  credits: number;
+  per: "total" | "day";
+}
+
+/** A key's limit with what is left of it now. */
+export interface KeyAllowance extends KeyLimit {
+  remaining: number;
+}
+
 export type KeyCheck =
-  | { status: "active"; accountId: string; keyId: string; balance: number }
+  | {
+      status: "active";
+      accountId: string;
+      keyId: string;
+      balance: number;
+      /** Absent for a key without a limit. */
+      allowance?: KeyAllowance;
+      /** When the key stops working, epoch ms; absent for a key that never expires. */
+      expiresAt?: number;
+    }
   | { status: "revoked"; keyId: string }
   | { status: "unknown" };
 
@@ -138,7 +158,14 @@ export interface UsageRecord {
   credits: number;
 }
 
-export type DebitResult = { ok: true; remaining: number } | { ok: false; remaining: number };
+/**
+ * A refused debit says whose credits fell short: the account's balance (remaining: the balance) or the
+ * key's limit (remaining: what the limit leaves).
+ */
+export type DebitResult =
+  | { ok: true; remaining: number }
+  | { ok: false; reason: "balance"; remaining: number }
+  | { ok: false; reason: "key_limit"; remaining: number; limit: KeyLimit };
 
 /**
  * The credit ledger. `debit` is all-or-nothing: it succeeds only if the balance covers `credits`, and

@@ -34,7 +34,7 @@ class MemoryLedger implements Ledger {
     return this.balance_;
   }
   async debit(_account: string, usage: UsageRecord): Promise<DebitResult> {
-    if (usage.credits > this.balance_) return { ok: false, remaining: this.balance_ };
+    if (usage.credits > this.balance_) return { ok: false, reason: "balance", remaining: this.balance_ };
     this.balance_ -= usage.credits;
     this.usage.push(usage);
     return { ok: true, remaining: this.balance_ };

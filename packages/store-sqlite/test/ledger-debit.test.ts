@@ -122,7 +122,7 @@ describe("debit under concurrency", () => {
       const cost = costOf(i);
       const ok = cost <= balance;
       if (ok) balance -= cost;
-      expect(result).toEqual({ ok, remaining: balance });
+      expect(result).toEqual(ok ? { ok, remaining: balance } : { ok, reason: "balance", remaining: balance });
       expect(usageRowExists(`r${i}`)).toBe(result.ok);
     });
     expect(results.some((result) => !result.ok)).toBe(true);

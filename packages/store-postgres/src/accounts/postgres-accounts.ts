@@ -2,7 +2,7 @@
 // (packages/store-sqlite/src/ledger/sqlite-accounts.ts). SQLite serialises every writer with BEGIN
 // IMMEDIATE; here many processes write at once, so each check-then-write either locks the row it
 // depends on or lets a unique index decide.
-import type { AccountDetails, Accounts, DailyUsage, KeyInfo, NewKey, RequestUsage } from "@social/core";
+import type { AccountDetails, Accounts, DailyUsage, KeyInfo, KeyOptions, NewKey, RequestUsage } from "@social/core";
 import {
   assertCredits,
   generateApiKey,
@@ -12,7 +12,7 @@ import {
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
   newId,
 } from "@social/core";
-import { hashApiKeySync } from "@social/store-kit";
+import { hashApiKeySync, KEY_INFO_COLUMNS, type KeyInfoRowOf, keyInfoOf } from "@social/store-kit";
 import type { SQL, TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
@@ -29,15 +29,7 @@ interface AccountRow {
   oidc_subject: string | null;
 }
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
+type KeyRow = KeyInfoRowOf<string>;
 
 function toAccount(row: AccountRow): AccountDetails {
   return {
@@ -47,20 +39,6 @@ function toAccount(row: AccountRow): AccountDetails {
     createdAt: Number(row.created_at),
     oidcIssuer: row.oidc_issuer,
     oidcSubject: row.oidc_subject,
-  };
-}
-
-const numberOrNull = (value: string | null) => (value === null ? null : Number(value));
-
-function toKeyInfo(row: KeyRow): KeyInfo {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    createdAt: Number(row.created_at),
-    revokedAt: numberOrNull(row.revoked_at),
-    lastUsedAt: numberOrNull(row.last_used_at),
   };
 }
 
@@ -74,7 +52,12 @@ async function recordGrant(tx: TransactionSQL, accountId: string, credits: numbe
  * other and never both take the last place. FOR NO KEY UPDATE is the ledger's lock too: enough to
  * exclude another creation, without blocking rows that merely reference the account.
  */
-async function insertKey(tx: TransactionSQL, accountId: string, name: string): Promise<NewKey> {
+async function insertKey(
+  tx: TransactionSQL,
+  accountId: string,
+  name: string,
+  options: KeyOptions = {},
+): Promise<NewKey> {
   const [account] = await tx`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
   if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
   const [row] = await tx<{ active: string }[]>`
@@ -89,8 +72,9 @@ async function insertKey(tx: TransactionSQL, accountId: string, name: string): P
   const key = generateApiKey();
   const keyId = newId("key");
   const prefix = key.slice(0, KEY_PREFIX_LENGTH);
-  await tx`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at)
-           VALUES (${keyId}, ${accountId}, ${name}, ${prefix}, ${hashApiKeySync(key)}, ${Date.now()})`;
+  await tx`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at, credit_limit, limit_per, expires_at)
+           VALUES (${keyId}, ${accountId}, ${name}, ${prefix}, ${hashApiKeySync(key)}, ${Date.now()},
+                   ${options.limit?.credits ?? null}, ${options.limit?.per ?? null}, ${options.expiresAt ?? null})`;
   return { key, keyId, prefix };
 }
 
@@ -169,20 +153,21 @@ export class PostgresAccounts implements Accounts {
     return balance;
   }
 
-  async createKey(accountId: string, name: string): Promise<NewKey> {
-    return this.#sql.begin((tx) => insertKey(tx, accountId, name));
+  async createKey(accountId: string, name: string, options: KeyOptions = {}): Promise<NewKey> {
+    if (options.limit) assertCredits(options.limit.credits, { allowZero: false });
+    if (options.expiresAt !== undefined) assertCredits(options.expiresAt, { allowZero: false });
+    return this.#sql.begin((tx) => insertKey(tx, accountId, name, options));
   }
 
   async listKeys(accountId?: string): Promise<KeyInfo[]> {
+    const columns = this.#sql.unsafe(KEY_INFO_COLUMNS);
     const rows =
       accountId === undefined
-        ? await this.#sql<KeyRow[]>`
-            SELECT id, account_id, name, prefix, created_at, revoked_at, last_used_at
-            FROM api_keys ORDER BY created_at, seq`
+        ? await this.#sql<KeyRow[]>`SELECT ${columns} FROM api_keys ORDER BY created_at, seq`
         : await this.#sql<KeyRow[]>`
-            SELECT id, account_id, name, prefix, created_at, revoked_at, last_used_at
-            FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, seq`;
-    return rows.map(toKeyInfo);
+            SELECT ${columns} FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, seq`;
+    const now = Date.now();
+    return rows.map((row) => keyInfoOf(row, now));
   }
 
   /** Revokes the key for good. Revoking a revoked key keeps its original revocation time. */
@@ -190,10 +175,10 @@ export class PostgresAccounts implements Accounts {
     const keyId = await this.#resolveKeyId(reference);
     const [row] = await this.#sql<KeyRow[]>`
       UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${Date.now()}) WHERE id = ${keyId}
-      RETURNING id, account_id, name, prefix, created_at, revoked_at, last_used_at`;
+      RETURNING ${this.#sql.unsafe(KEY_INFO_COLUMNS)}`;
     if (!row) throw new LedgerError("unknown_key", `no key matches ${reference}`);
     this.#keysChanged(row.account_id);
-    return toKeyInfo(row);
+    return keyInfoOf(row, Date.now());
   }
 
   /**

@@ -10,7 +10,18 @@
 // until it commits. The conditional UPDATE and the CHECK (balance >= 0) still guard every balance.
 import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { assertCredits, LedgerError } from "@social/core";
-import { isKeyDigest, type KeyRowOf, keyCheckOf } from "@social/store-kit";
+import {
+  charged,
+  isKeyDigest,
+  KEY_CHECK_COLUMNS,
+  type KeyRowOf,
+  type KeySpend,
+  type KeySpendRowOf,
+  keyCheckOf,
+  keySpendOf,
+  refunded,
+  shortfall,
+} from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable, isDatabaseOutage } from "../outage.ts";
 import { KeyCache } from "./key-cache.ts";
@@ -81,9 +92,9 @@ export class PostgresLedger implements Ledger {
 
   async #readKey(keyHash: string): Promise<KeyCheck> {
     const [row] = await this.#sql<KeyRow[]>`
-      SELECT k.id, k.account_id, k.hash, k.revoked_at, a.balance
+      SELECT ${this.#sql.unsafe(KEY_CHECK_COLUMNS)}, a.balance
       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
-    return keyCheckOf(row, keyHash);
+    return keyCheckOf(row, keyHash, this.#now());
   }
 
   async balance(accountId: string): Promise<number> {
@@ -114,12 +125,7 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  /**
-   * One statement, so it needs no batch: the grant takes its amount from the usage row itself (a
-   * refund never exceeds the charge), the unique index on refund_of makes a second refund a no-op
-   * (a concurrent one waits for the first to commit, then inserts nothing), and the balance rises by
-   * what was inserted.
-   */
+  /** A transaction of its own, which needs no batch: refunds are rare (answers nobody received). */
   async refund(accountId: string, requestId: string): Promise<void> {
     await this.#refundUsage(accountId, requestId);
   }
@@ -131,18 +137,34 @@ export class PostgresLedger implements Ledger {
     return row?.status ?? "committed";
   }
 
+  /**
+   * The grant takes its amount from the usage row itself (a refund never exceeds the charge), and the
+   * unique index on refund_of makes a second refund a no-op: a concurrent one waits for the account's
+   * lock, then inserts nothing. The charge stops counting against its key's limit in the same commit.
+   */
   async #refundUsage(accountId: string, requestId: string): Promise<void> {
-    const [row] = await this.#sql<{ known: boolean }[]>`
-      WITH refund AS (
+    const now = this.#now();
+    await this.#sql.begin(async (tx) => {
+      const [account] = await tx`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
+      if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
+      const [refund] = await tx<{ credits: string }[]>`
         INSERT INTO grants (account_id, credits, reason, created_at, refund_of)
-        SELECT account_id, credits, 'refund: answer not delivered', ${this.#now()}::bigint, request_id FROM usage
+        SELECT account_id, credits, 'refund: answer not delivered', ${now}::bigint, request_id FROM usage
         WHERE request_id = ${requestId} AND account_id = ${accountId} AND credits > 0
-        ON CONFLICT DO NOTHING RETURNING account_id, credits
-      ), credited AS (
-        UPDATE accounts a SET balance = a.balance + r.credits FROM refund r WHERE a.id = r.account_id RETURNING a.id
-      )
-      SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId}) AS known`;
-    if (!row?.known) throw new LedgerError("unknown_account", `no account ${accountId}`);
+        ON CONFLICT DO NOTHING RETURNING credits`;
+      if (!refund) return;
+      const credits = Number(refund.credits);
+      const [[key]] = await Promise.all([
+        tx<(KeySpendRowOf<string> & { id: string; charged_at: string })[]>`
+          SELECT k.id, u.created_at AS charged_at, k.credit_limit, k.limit_per, k.expires_at,
+                 k.spent_total, k.spent_today, k.spent_day
+          FROM usage u JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = ${requestId} FOR NO KEY UPDATE OF k`,
+        tx`UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId}`,
+      ]);
+      if (!key) return;
+      const spend = refunded(keySpendOf(key), credits, Number(key.charged_at));
+      await tx`UPDATE api_keys SET spent_total = ${spend.total}, spent_today = ${spend.today} WHERE id = ${key.id}`;
+    });
   }
 
   /** Writes the queue batch after batch, one transaction at a time, until it is empty. */
@@ -207,7 +229,7 @@ export class PostgresLedger implements Ledger {
     const requestIds = batch.map((debit) => debit.usage.requestId);
     // Queued one after the other on the transaction's connection; the usage read starts only once
     // the accounts are locked, so it sees every charge committed by a batch that held them before.
-    const [[settings], locked, charged, keys] = await Promise.all([
+    const [[settings], locked, alreadyCharged, keys] = await Promise.all([
       // A charge reported to a client must survive a crash of the server, whatever its default. The
       // transaction's id is what tells later whether a batch whose connection died committed.
       tx<{ xid: string }[]>`SELECT set_config('synchronous_commit', 'on', true), txid_current()::text AS xid`,
@@ -216,27 +238,38 @@ export class PostgresLedger implements Ledger {
         ORDER BY id FOR NO KEY UPDATE`,
       tx<{ request_id: string }[]>`
         SELECT request_id FROM usage WHERE request_id = ANY(${tx.array(requestIds, "TEXT")})`,
-      tx<{ id: string; revoked: boolean }[]>`
-        SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ANY(${tx.array(keyIds, "TEXT")})`,
+      tx<(KeySpendRowOf<string> & { id: string; revoked: boolean })[]>`
+        SELECT id, revoked_at IS NOT NULL AS revoked, credit_limit, limit_per, expires_at, spent_total, spent_today, spent_day
+        FROM api_keys WHERE id = ANY(${tx.array(keyIds, "TEXT")})`,
     ]);
     attempt.xid = settings?.xid;
     const balances = new Map(locked.map((row) => [row.id, Number(row.balance)]));
-    const chargedIds = new Set(charged.map((row) => row.request_id));
+    const chargedIds = new Set(alreadyCharged.map((row) => row.request_id));
+    // Read after the accounts were locked, and every writer of a key's spend holds its account's lock.
+    const spends = new Map<string, KeySpend>(keys.map((row) => [row.id, keySpendOf(row)]));
     const knownKeys = new Set(keys.map((row) => row.id));
     const revokedKeys = new Set(keys.filter((row) => row.revoked).map((row) => row.id));
+    const expiredKeys = new Set(
+      keys.filter((row) => row.expires_at !== null && Number(row.expires_at) <= now).map((row) => row.id),
+    );
     const charges = new Map<string, number>();
     const inserted: { accountId: string; usage: UsageRecord }[] = [];
 
     const outcomes = batch.map(({ accountId, usage }): Outcome => {
       const balance = balances.get(accountId);
       if (balance === undefined) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
-      if (balance < usage.credits) return { result: { ok: false, remaining: balance } };
-      if (!knownKeys.has(usage.keyId)) return { error: new LedgerError("unknown_key", `no key ${usage.keyId}`) };
-      // A key revoked while its request was being read (or while its check was cached): refused here.
+      const spend = spends.get(usage.keyId);
+      const refusal = shortfall(balance, spend, usage.credits, now);
+      if (refusal) return { result: refusal };
+      if (!spend) return { error: new LedgerError("unknown_key", `no key ${usage.keyId}`) };
+      // A key revoked or expired while its request was being read (or its check was cached): refused here.
       if (revokedKeys.has(usage.keyId))
         return { error: new LedgerError("revoked_key", `key ${usage.keyId} is revoked`) };
+      if (expiredKeys.has(usage.keyId))
+        return { error: new LedgerError("expired_key", `key ${usage.keyId} has expired`) };
       if (chargedIds.has(usage.requestId)) return { error: duplicate(usage) };
       chargedIds.add(usage.requestId);
+      spends.set(usage.keyId, charged(spend, usage.credits, now));
       balances.set(accountId, balance - usage.credits);
       charges.set(accountId, (charges.get(accountId) ?? 0) + usage.credits);
       inserted.push({ accountId, usage });
@@ -276,9 +309,19 @@ export class PostgresLedger implements Ledger {
     }
     // One write per key per batch; in id order, like the accounts, so that batches never deadlock.
     if (knownKeys.size > 0) {
+      const ids = [...knownKeys];
+      const column = (pick: (spend: KeySpend) => number) =>
+        tx.array(
+          ids.map((id) => pick(spends.get(id) as KeySpend)),
+          "INT8",
+        );
       writes.push(tx`
-        UPDATE api_keys SET last_used_at = ${now}
-        WHERE id IN (SELECT id FROM api_keys WHERE id = ANY(${tx.array([...knownKeys], "TEXT")}) ORDER BY id FOR NO KEY UPDATE)`);
+        UPDATE api_keys k SET last_used_at = ${now}, spent_total = s.total, spent_today = s.today,
+          spent_day = nullif(s.day, -1)
+        FROM unnest(${tx.array(ids, "TEXT")}, ${column((spend) => spend.total)}, ${column((spend) => spend.today)},
+          ${column((spend) => spend.day ?? -1)}) AS s (id, total, today, day)
+        WHERE k.id = s.id
+          AND k.id IN (SELECT id FROM api_keys WHERE id = ANY(${tx.array(ids, "TEXT")}) ORDER BY id FOR NO KEY UPDATE)`);
     }
     await Promise.all(writes);
     return outcomes;

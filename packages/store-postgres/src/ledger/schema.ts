@@ -68,6 +68,17 @@ export const ledgerMigrations: readonly Migration[] = [
     await tx`CREATE TRIGGER accounts_credited AFTER UPDATE OF balance ON accounts FOR EACH ROW
              WHEN (NEW.balance > OLD.balance) EXECUTE FUNCTION notify_key_change('id')`;
   },
+  async (tx) => {
+    // A key's own limit (in total or per UTC day) and expiry, and what it has spent against the limit:
+    // in total, and on the UTC day of its latest charge (store-kit's key-spend.ts reads them).
+    await tx`ALTER TABLE api_keys
+      ADD COLUMN credit_limit BIGINT CHECK (credit_limit > 0),
+      ADD COLUMN limit_per TEXT CHECK (limit_per IN ('total', 'day')),
+      ADD COLUMN expires_at BIGINT,
+      ADD COLUMN spent_total BIGINT NOT NULL DEFAULT 0 CHECK (spent_total >= 0),
+      ADD COLUMN spent_today BIGINT NOT NULL DEFAULT 0 CHECK (spent_today >= 0),
+      ADD COLUMN spent_day BIGINT`;
+  },
 ];
 
 export const settingsMigrations: readonly Migration[] = [

@@ -178,6 +178,8 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
           createdAt: expect.any(Number),
           revokedAt: expect.any(Number),
           lastUsedAt: null,
+          allowance: null,
+          expiresAt: null,
         });
         expect(revoked.revokedAt).toBeGreaterThanOrEqual(before);
         expect((await accounts.revokeKey(byId.keyId)).id).toBe(byId.keyId);
@@ -233,6 +235,8 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
           createdAt: expect.any(Number),
           revokedAt: null,
           lastUsedAt: null,
+          allowance: null,
+          expiresAt: null,
         });
         expect(JSON.stringify(await accounts.listKeys())).not.toContain(last?.key.slice(12));
         expect(await accounts.listKeys("acct_missing")).toEqual([]);

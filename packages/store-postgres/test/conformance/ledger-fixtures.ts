@@ -6,6 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { KeyOptions } from "@social/core";
 import {
   createAccount,
   createKey,
@@ -34,10 +35,11 @@ export function openSqliteFixture(): Promise<LedgerFixture> {
       return { ledger: new SqliteLedger(peerDb), close: async () => peerDb.close() };
     },
     createAccount: async (credits) => createAccount(db, "Ada", credits).id,
-    async createKey(accountId) {
-      const { key, keyId } = createKey(db, accountId, "test");
+    async createKey(accountId, options) {
+      const { key, keyId } = createKey(db, accountId, "test", options);
       return { keyId, keyHash: hashApiKeySync(key) };
     },
+    ledgerAt: (now) => new SqliteLedger(db, { now }),
     grant: async (accountId, credits) => void grantCredits(db, accountId, credits),
     revokeKey: async (keyId) => void revokeKey(db, keyId),
     books: async (accountId) => sqliteBooks(observer, accountId),
@@ -89,7 +91,8 @@ export async function openPostgresFixture(server: PostgresServer): Promise<Ledge
       return { ledger: new PostgresLedger(peerSql), close: () => peerSql.close() };
     },
     createAccount: (credits) => createPostgresAccount(sql, credits),
-    createKey: (accountId) => createPostgresKey(sql, accountId),
+    createKey: (accountId, options) => createPostgresKey(sql, accountId, options),
+    ledgerAt: (now) => new PostgresLedger(sql, { now }),
     async grant(accountId, credits) {
       await sql.begin(async (tx) => {
         await tx`UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId}`;
@@ -131,12 +134,17 @@ export async function createPostgresAccount(sql: SQL, credits: number): Promise<
   return id;
 }
 
-export async function createPostgresKey(sql: SQL, accountId: string): Promise<{ keyId: string; keyHash: string }> {
+export async function createPostgresKey(
+  sql: SQL,
+  accountId: string,
+  options: KeyOptions = {},
+): Promise<{ keyId: string; keyHash: string }> {
   const key = `sk_live_${randomBytes(16).toString("hex")}`;
   const keyId = randomId("key");
   const keyHash = createHash("sha256").update(key).digest("hex");
-  await sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at)
-            VALUES (${keyId}, ${accountId}, 'test', ${key.slice(0, 12)}, ${keyHash}, ${Date.now()})`;
+  await sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at, credit_limit, limit_per, expires_at)
+            VALUES (${keyId}, ${accountId}, 'test', ${key.slice(0, 12)}, ${keyHash}, ${Date.now()},
+                    ${options.limit?.credits ?? null}, ${options.limit?.per ?? null}, ${options.expiresAt ?? null})`;
   return { keyId, keyHash };
 }
 

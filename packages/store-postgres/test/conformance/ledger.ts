@@ -3,7 +3,7 @@
 // processes), never lose, double or overdraw a charge. Setup and checks go through the fixture, so the
 // suite knows nothing of either database.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { DebitResult, Ledger, UsageRecord } from "@social/core";
+import type { DebitResult, KeyOptions, Ledger, UsageRecord } from "@social/core";
 import { LedgerError } from "@social/core";
 
 /** What the tables hold for one account, read through a connection other than the ledger's. */
@@ -21,7 +21,9 @@ export interface LedgerFixture {
   openPeer(): Promise<{ ledger: Ledger; close(): Promise<void> }>;
   /** A new account whose starting `credits` are its first grant. */
   createAccount(credits: number): Promise<string>;
-  createKey(accountId: string): Promise<{ keyId: string; keyHash: string }>;
+  createKey(accountId: string, options?: KeyOptions): Promise<{ keyId: string; keyHash: string }>;
+  /** A ledger on the fixture's connection whose clock `now` pins (the day limits' UTC days). */
+  ledgerAt(now: () => number): Ledger;
   grant(accountId: string, credits: number): Promise<void>;
   revokeKey(keyId: string): Promise<void>;
   books(accountId: string): Promise<Books>;
@@ -100,6 +102,103 @@ export function ledgerConformance(name: string, open: () => Promise<LedgerFixtur
       return { accountId, ...(await fixture.createKey(accountId)) };
     }
 
+    describe("a key's own limit and expiry", () => {
+      const DAY = 86_400_000;
+
+      async function limitedKey(credits: number, options: KeyOptions) {
+        const accountId = await fixture.createAccount(credits);
+        return { accountId, ...(await fixture.createKey(accountId, options)) };
+      }
+
+      test("a total limit charges up to it; past it the debit is refused as key_limit with what is left", async () => {
+        const { accountId, keyId, keyHash } = await limitedKey(100, { limit: { credits: 10, per: "total" } });
+        expect(await ledger.debit(accountId, usage(keyId, "r1", 6))).toEqual({ ok: true, remaining: 94 });
+        expect(await ledger.debit(accountId, usage(keyId, "r2", 5))).toEqual({
+          ok: false,
+          reason: "key_limit",
+          remaining: 4,
+          limit: { credits: 10, per: "total" },
+        });
+        expect(await ledger.debit(accountId, usage(keyId, "r3", 4))).toEqual({ ok: true, remaining: 90 });
+        expect(await fixture.books(accountId)).toMatchObject({ balance: 90, usageRows: 2, usageCredits: 10 });
+        const check = await eventually(
+          () => ledger.checkKey(keyHash),
+          (value) => value.status === "active" && value.allowance?.remaining === 0,
+        );
+        expect(check).toMatchObject({ allowance: { credits: 10, per: "total", remaining: 0 } });
+      });
+
+      test("the refusal names whichever leaves less, the balance or the key's limit", async () => {
+        const poor = await limitedKey(3, { limit: { credits: 10, per: "total" } });
+        expect(await ledger.debit(poor.accountId, usage(poor.keyId, "poor", 5))).toEqual({
+          ok: false,
+          reason: "balance",
+          remaining: 3,
+        });
+        const capped = await limitedKey(100, { limit: { credits: 2, per: "day" } });
+        expect(await ledger.debit(capped.accountId, usage(capped.keyId, "capped", 5))).toMatchObject({
+          ok: false,
+          reason: "key_limit",
+          remaining: 2,
+        });
+      });
+
+      test("a day limit starts over on the next UTC day", async () => {
+        let now = Date.UTC(2026, 10, 24, 23, 59);
+        const clocked = fixture.ledgerAt(() => now);
+        const { accountId, keyId } = await limitedKey(100, { limit: { credits: 5, per: "day" } });
+        expect(await clocked.debit(accountId, usage(keyId, "d1", 5))).toMatchObject({ ok: true });
+        expect(await clocked.debit(accountId, usage(keyId, "d2", 1))).toMatchObject({ reason: "key_limit" });
+        now += 2 * 60_000;
+        expect(await clocked.debit(accountId, usage(keyId, "d3", 5))).toEqual({ ok: true, remaining: 90 });
+        expect(await clocked.debit(accountId, usage(keyId, "d4", 1))).toMatchObject({ remaining: 0 });
+        now += DAY;
+        expect(await clocked.debit(accountId, usage(keyId, "d5", 1))).toEqual({ ok: true, remaining: 89 });
+      });
+
+      test("a refunded charge counts against the limit no more", async () => {
+        const { accountId, keyId } = await limitedKey(100, { limit: { credits: 10, per: "total" } });
+        await ledger.debit(accountId, usage(keyId, "gone", 8));
+        expect(await ledger.debit(accountId, usage(keyId, "blocked", 5))).toMatchObject({ reason: "key_limit" });
+        await ledger.refund(accountId, "gone");
+        expect(await ledger.debit(accountId, usage(keyId, "after", 10))).toEqual({ ok: true, remaining: 90 });
+      });
+
+      test("an expired key is active until its time, then refused at the debit, uncharged", async () => {
+        const now = Date.now();
+        const { accountId, keyId, keyHash } = await limitedKey(100, { expiresAt: now + DAY });
+        expect(await ledger.checkKey(keyHash)).toMatchObject({ status: "active", expiresAt: now + DAY });
+        expect(await ledger.debit(accountId, usage(keyId, "before", 1))).toMatchObject({ ok: true });
+        const error = await rejection(fixture.ledgerAt(() => now + DAY).debit(accountId, usage(keyId, "after", 1)));
+        expect(error).toBeInstanceOf(LedgerError);
+        expect((error as LedgerError).code).toBe("expired_key");
+        expect(await fixture.books(accountId)).toMatchObject({ balance: 99, usageRows: 1 });
+      });
+
+      test("64 concurrent debits, from this ledger and another process's, never take a key past its limit", async () => {
+        const { accountId, keyId } = await limitedKey(10_000, { limit: { credits: 50, per: "day" } });
+        const peer = await fixture.openPeer();
+        try {
+          const results = await Promise.all(
+            Array.from({ length: 64 }, (_, i) =>
+              (i % 2 === 0 ? ledger : peer.ledger).debit(accountId, usage(keyId, `c${i}`, 1 + (i % 3))),
+            ),
+          );
+          const charged = results.flatMap((result, i) => (result.ok ? [1 + (i % 3)] : []));
+          const spent = charged.reduce((sum, credits) => sum + credits, 0);
+          expect(spent).toBeLessThanOrEqual(50);
+          // Refused only for the key's limit, and only when what it left could not cover the debit.
+          expect(
+            results.filter((result) => !result.ok).every((result) => !result.ok && result.reason === "key_limit"),
+          ).toBe(true);
+          expect(spent).toBeGreaterThan(47);
+          expect(await fixture.books(accountId)).toMatchObject({ balance: 10_000 - spent, usageCredits: spent });
+        } finally {
+          await peer.close();
+        }
+      });
+    });
+
     test("a debit charges exactly its cost and records its usage, in one commit", async () => {
       const { accountId, keyId } = await setUp(100);
       expect(await ledger.debit(accountId, usage(keyId, "r1", 7))).toEqual({ ok: true, remaining: 93 });
@@ -115,10 +214,18 @@ export function ledgerConformance(name: string, open: () => Promise<LedgerFixtur
 
     test("a cost one above the balance is refused and writes nothing; the exact balance succeeds", async () => {
       const { accountId, keyId } = await setUp(5);
-      expect(await ledger.debit(accountId, usage(keyId, "too-much", 6))).toEqual({ ok: false, remaining: 5 });
+      expect(await ledger.debit(accountId, usage(keyId, "too-much", 6))).toEqual({
+        ok: false,
+        reason: "balance",
+        remaining: 5,
+      });
       expect(await fixture.charged("too-much")).toBe(false);
       expect(await ledger.debit(accountId, usage(keyId, "exact", 5))).toEqual({ ok: true, remaining: 0 });
-      expect(await ledger.debit(accountId, usage(keyId, "empty", 1))).toEqual({ ok: false, remaining: 0 });
+      expect(await ledger.debit(accountId, usage(keyId, "empty", 1))).toEqual({
+        ok: false,
+        reason: "balance",
+        remaining: 0,
+      });
       expect(await ledger.debit(accountId, usage(keyId, "free", 0))).toEqual({ ok: true, remaining: 0 });
       expect(await fixture.books(accountId)).toMatchObject({ balance: 0, usageRows: 2, usageCredits: 5 });
     });
@@ -253,7 +360,7 @@ export function ledgerConformance(name: string, open: () => Promise<LedgerFixtur
       results.forEach((result, i) => {
         const ok = costOf(i) <= balance;
         if (ok) balance -= costOf(i);
-        expect(result).toEqual({ ok, remaining: balance });
+        expect(result).toEqual(ok ? { ok, remaining: balance } : { ok, reason: "balance", remaining: balance });
       });
       expect(results.some((result) => !result.ok)).toBe(true);
       const books = await fixture.books(accountId);

@@ -2,40 +2,20 @@
 // the key on each request) and its first characters (so people can tell their keys apart).
 import type { Database } from "bun:sqlite";
 import {
+  assertCredits,
   generateApiKey,
   isWellFormedApiKey,
   KEY_PREFIX_LENGTH,
   type KeyInfo,
+  type KeyOptions,
   LedgerError,
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
   type NewKey,
   newId,
 } from "@social/core";
-import { hashApiKeySync } from "@social/store-kit";
+import { hashApiKeySync, KEY_INFO_COLUMNS, type KeyInfoRowOf, keyInfoOf } from "@social/store-kit";
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  prefix: string;
-  created_at: number;
-  revoked_at: number | null;
-  last_used_at: number | null;
-}
-
-const KEY_COLUMNS = "id, account_id, name, prefix, created_at, revoked_at, last_used_at";
-
-function toKeyInfo(row: KeyRow): KeyInfo {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    lastUsedAt: row.last_used_at,
-  };
-}
+type KeyRow = KeyInfoRowOf<number>;
 
 function assertRoomForKey(db: Database, accountId: string): void {
   const accountExists = db.query<{ found: 1 }, [string]>("SELECT 1 AS found FROM accounts WHERE id = ?").get(accountId);
@@ -59,16 +39,28 @@ function assertRoomForKey(db: Database, accountId: string): void {
  * secret. Counting and inserting share one write transaction, so two concurrent creations cannot both
  * take the last place.
  */
-export function createKey(db: Database, accountId: string, name: string): NewKey {
+export function createKey(db: Database, accountId: string, name: string, options: KeyOptions = {}): NewKey {
+  if (options.limit) assertCredits(options.limit.credits, { allowZero: false });
+  if (options.expiresAt !== undefined) assertCredits(options.expiresAt, { allowZero: false });
   return db
     .transaction(() => {
       assertRoomForKey(db, accountId);
       const key = generateApiKey();
       const keyId = newId("key");
       const prefix = key.slice(0, KEY_PREFIX_LENGTH);
-      db.query<void, [string, string, string, string, string, number]>(
-        "INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(keyId, accountId, name, prefix, hashApiKeySync(key), Date.now());
+      db.query<void, [string, string, string, string, string, number, number | null, string | null, number | null]>(
+        "INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at, credit_limit, limit_per, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ).run(
+        keyId,
+        accountId,
+        name,
+        prefix,
+        hashApiKeySync(key),
+        Date.now(),
+        options.limit?.credits ?? null,
+        options.limit?.per ?? null,
+        options.expiresAt ?? null,
+      );
       return { key, keyId, prefix };
     })
     .immediate();
@@ -97,24 +89,25 @@ export function revokeKey(db: Database, reference: string): KeyInfo {
   const keyId = resolveKeyId(db, reference);
   const row = db
     .query<KeyRow, [number, string]>(
-      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_COLUMNS}`,
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_INFO_COLUMNS}`,
     )
     .get(Date.now(), keyId);
   if (!row) throw new LedgerError("unknown_key", `no key matches ${reference}`);
-  return toKeyInfo(row);
+  return keyInfoOf(row, Date.now());
 }
 
 /** Keys of one account, or of every account, oldest first. */
 export function listKeys(db: Database, accountId?: string): KeyInfo[] {
   const rows =
     accountId === undefined
-      ? db.query<KeyRow, []>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, rowid`).all()
+      ? db.query<KeyRow, []>(`SELECT ${KEY_INFO_COLUMNS} FROM api_keys ORDER BY created_at, rowid`).all()
       : db
           .query<KeyRow, [string]>(
-            `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid`,
+            `SELECT ${KEY_INFO_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid`,
           )
           .all(accountId);
-  return rows.map(toKeyInfo);
+  const now = Date.now();
+  return rows.map((row) => keyInfoOf(row, now));
 }
 
 export { hashApiKeySync };

@@ -60,4 +60,14 @@ export const ledgerMigrations: readonly Migration[] = [
     db.run("ALTER TABLE grants ADD COLUMN refund_of TEXT REFERENCES usage (request_id)");
     db.run("CREATE UNIQUE INDEX grants_refund_of ON grants (refund_of) WHERE refund_of IS NOT NULL");
   },
+  (db) => {
+    // A key's own limit (in total or per UTC day) and expiry, and what it has spent against the limit:
+    // in total, and on the UTC day of its latest charge (store-kit's key-spend.ts reads them).
+    db.run("ALTER TABLE api_keys ADD COLUMN credit_limit INTEGER CHECK (credit_limit > 0)");
+    db.run("ALTER TABLE api_keys ADD COLUMN limit_per TEXT CHECK (limit_per IN ('total', 'day'))");
+    db.run("ALTER TABLE api_keys ADD COLUMN expires_at INTEGER");
+    db.run("ALTER TABLE api_keys ADD COLUMN spent_total INTEGER NOT NULL DEFAULT 0 CHECK (spent_total >= 0)");
+    db.run("ALTER TABLE api_keys ADD COLUMN spent_today INTEGER NOT NULL DEFAULT 0 CHECK (spent_today >= 0)");
+    db.run("ALTER TABLE api_keys ADD COLUMN spent_day INTEGER");
+  },
 ];

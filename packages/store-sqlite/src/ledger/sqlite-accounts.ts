@@ -1,7 +1,7 @@
 // The Accounts port on bun:sqlite: the account, key, grant and usage functions of this folder, and
 // the stored secrets, behind the interface the dashboard and the operator CLI use.
 import type { Database } from "bun:sqlite";
-import type { AccountDetails, Accounts, DailyUsage, KeyInfo, NewKey, RequestUsage } from "@social/core";
+import type { AccountDetails, Accounts, DailyUsage, KeyInfo, KeyOptions, NewKey, RequestUsage } from "@social/core";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
 import { createAccount, findOrCreateAccountBySubject, getAccount, grantCredits } from "./accounts.ts";
@@ -38,8 +38,8 @@ export class SqliteAccounts implements Accounts {
     return grantCredits(this.#db, accountId, credits, reason);
   }
 
-  async createKey(accountId: string, name: string): Promise<NewKey> {
-    return createKey(this.#db, accountId, name);
+  async createKey(accountId: string, name: string, options?: KeyOptions): Promise<NewKey> {
+    return createKey(this.#db, accountId, name, options);
   }
 
   async listKeys(accountId?: string): Promise<KeyInfo[]> {

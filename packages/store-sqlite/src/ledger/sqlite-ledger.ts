@@ -8,7 +8,18 @@
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
 import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { assertCredits, LedgerError } from "@social/core";
-import { isKeyDigest, type KeyRowOf, keyCheckOf } from "@social/store-kit";
+import {
+  charged,
+  isKeyDigest,
+  KEY_CHECK_COLUMNS,
+  type KeyRowOf,
+  type KeySpend,
+  type KeySpendRowOf,
+  keyCheckOf,
+  keySpendOf,
+  refunded,
+  shortfall,
+} from "@social/store-kit";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 
 /** How often a batch retries the write lock while another connection holds it. */
@@ -36,7 +47,19 @@ type Outcome = { result: DebitResult } | { error: unknown };
 /** An account's balance within a batch, as read at its start and as its debits leave it; null: no such account. */
 type BatchBalances = Map<string, { start: number; current: number } | null>;
 
+/** A key as a batch found it, its spend as the batch's charges and refunds leave it; null: no such key. */
+interface BatchKey {
+  revoked: boolean;
+  expiresAt: number | null;
+  spend: KeySpend;
+  /** A debit used it (its last_used_at moves); refunds alone only change its spend. */
+  used: boolean;
+  changed: boolean;
+}
+type BatchKeys = Map<string, BatchKey | null>;
+
 type KeyRow = KeyRowOf<number>;
+type KeyDebitRow = KeySpendRowOf<number> & { revoked_at: number | null };
 
 export class SqliteLedger implements Ledger {
   readonly #db: Database;
@@ -51,15 +74,16 @@ export class SqliteLedger implements Ledger {
   readonly #rollback: Statement;
   readonly #setBalance: Statement<void, [number, string]>;
   readonly #recordUsage: Statement<void, [string, string, string, string, number, number]>;
-  readonly #touchKey: Statement<void, [number, string]>;
-  readonly #keyRevoked: Statement<object, [string]>;
+  readonly #writeKey: Statement<void, [number | null, number, number, number | null, string]>;
+  readonly #keyForDebit: Statement<KeyDebitRow, [string]>;
+  readonly #usageOf: Statement<{ key_id: string; created_at: number }, [string, string]>;
   readonly #refundUsage: Statement<{ credits: number }, [number, string, string]>;
 
   constructor(db: Database, options: SqliteLedgerOptions = {}) {
     this.#db = db;
     this.#now = options.now ?? Date.now;
     this.#keyByHash = db.query(
-      "SELECT k.id, k.account_id, k.hash, k.revoked_at, a.balance FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?",
+      `SELECT ${KEY_CHECK_COLUMNS}, a.balance FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`,
     );
     this.#balance = db.query("SELECT balance FROM accounts WHERE id = ?");
     // IMMEDIATE takes the write lock up front: a deferred transaction that later needs it can fail
@@ -71,8 +95,13 @@ export class SqliteLedger implements Ledger {
     this.#recordUsage = db.query(
       "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.#touchKey = db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
-    this.#keyRevoked = db.query("SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NOT NULL");
+    this.#writeKey = db.query(
+      "UPDATE api_keys SET last_used_at = coalesce(?, last_used_at), spent_total = ?, spent_today = ?, spent_day = ? WHERE id = ?",
+    );
+    this.#keyForDebit = db.query(
+      "SELECT revoked_at, expires_at, credit_limit, limit_per, spent_total, spent_today, spent_day FROM api_keys WHERE id = ?",
+    );
+    this.#usageOf = db.query("SELECT key_id, created_at FROM usage WHERE request_id = ? AND account_id = ?");
     // The grant takes its amount from the usage row itself, so a refund can never exceed the charge,
     // and the unique index on refund_of makes a second refund of the same request a no-op.
     this.#refundUsage = db.query(
@@ -85,7 +114,7 @@ export class SqliteLedger implements Ledger {
   async checkKey(keyHash: string): Promise<KeyCheck> {
     if (!isKeyDigest(keyHash)) return { status: "unknown" };
     const row = this.#keyByHash.get(keyHash);
-    return keyCheckOf(row, keyHash);
+    return keyCheckOf(row, keyHash, this.#now());
   }
 
   async balance(accountId: string): Promise<number> {
@@ -189,13 +218,16 @@ export class SqliteLedger implements Ledger {
     this.#beginWithoutWaiting();
     try {
       const balances: BatchBalances = new Map();
-      const outcomes = batch.map((debit) => this.#applyDebit(debit, balances, now));
+      const keys: BatchKeys = new Map();
+      const outcomes = batch.map((debit) => this.#applyDebit(debit, balances, keys, now));
       for (const [accountId, balance] of balances) {
         if (balance && balance.current !== balance.start) this.#setBalance.run(balance.current, accountId);
       }
       // One write per key per batch, however many requests the key made in it.
-      const keyIds = new Set(batch.flatMap((debit) => (debit.refund ? [] : [debit.usage.keyId])));
-      for (const keyId of keyIds) this.#touchKey.run(now, keyId);
+      for (const [keyId, key] of keys) {
+        if (!key || !(key.used || key.changed)) continue;
+        this.#writeKey.run(key.used ? now : null, key.spend.total, key.spend.today, key.spend.day, keyId);
+      }
       this.#commit.run();
       return outcomes;
     } catch (error) {
@@ -204,12 +236,34 @@ export class SqliteLedger implements Ledger {
     }
   }
 
+  /** A key as this batch knows it: read once, then as its debits and refunds left it. */
+  #batchKey(keyId: string, keys: BatchKeys): BatchKey | null {
+    let key = keys.get(keyId);
+    if (key === undefined) {
+      const row = this.#keyForDebit.get(keyId);
+      key = row && {
+        revoked: row.revoked_at !== null,
+        expiresAt: row.expires_at,
+        spend: keySpendOf(row),
+        used: false,
+        changed: false,
+      };
+      keys.set(keyId, key);
+    }
+    return key;
+  }
+
   /**
-   * One debit: refused when the balance is short; otherwise its usage row is inserted and only then
-   * the cost subtracted, so a usage row refused by a constraint (a statement SQLite undoes whole)
-   * charges nothing. Any other error aborts the whole batch.
+   * One debit: refused when the balance or the key's limit is short; otherwise its usage row is
+   * inserted and only then the cost subtracted, so a usage row refused by a constraint (a statement
+   * SQLite undoes whole) charges nothing. Any other error aborts the whole batch.
    */
-  #applyDebit({ accountId, usage, refund }: PendingDebit, balances: BatchBalances, now: number): Outcome {
+  #applyDebit(
+    { accountId, usage, refund }: PendingDebit,
+    balances: BatchBalances,
+    keys: BatchKeys,
+    now: number,
+  ): Outcome {
     let balance = balances.get(accountId);
     if (balance === undefined) {
       const row = this.#balance.get(accountId);
@@ -218,13 +272,23 @@ export class SqliteLedger implements Ledger {
     }
     if (!balance) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
     if (refund) {
-      balance.current += this.#refundUsage.get(now, usage.requestId, accountId)?.credits ?? 0;
+      const charge = this.#usageOf.get(usage.requestId, accountId);
+      const credits = this.#refundUsage.get(now, usage.requestId, accountId)?.credits ?? 0;
+      const key = charge && credits > 0 ? this.#batchKey(charge.key_id, keys) : null;
+      if (charge && key) {
+        key.spend = refunded(key.spend, credits, charge.created_at);
+        key.changed = true;
+      }
+      balance.current += credits;
       return { result: { ok: true, remaining: balance.current } };
     }
-    if (balance.current < usage.credits) return { result: { ok: false, remaining: balance.current } };
-    // A key revoked while its request was being read: its check said active, the ledger says no.
-    if (this.#keyRevoked.get(usage.keyId) !== null) {
-      return { error: new LedgerError("revoked_key", `key ${usage.keyId} is revoked`) };
+    const key = this.#batchKey(usage.keyId, keys);
+    const refusal = shortfall(balance.current, key?.spend, usage.credits, now);
+    if (refusal) return { result: refusal };
+    // A key revoked or expired while its request was being read: its check said active, the ledger says no.
+    if (key?.revoked) return { error: new LedgerError("revoked_key", `key ${usage.keyId} is revoked`) };
+    if (key?.expiresAt != null && key.expiresAt <= now) {
+      return { error: new LedgerError("expired_key", `key ${usage.keyId} has expired`) };
     }
     try {
       this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now);
@@ -233,6 +297,10 @@ export class SqliteLedger implements Ledger {
       return { error: refusedUsage(error, usage) };
     }
     balance.current -= usage.credits;
+    if (key) {
+      key.spend = charged(key.spend, usage.credits, now);
+      key.used = true;
+    }
     return { result: { ok: true, remaining: balance.current } };
   }
 }
