@@ -7,6 +7,9 @@ Commands:
                                                the key is printed once, alone on the last line of stdout
   keys create --account ACCOUNT_ID [--name NAME]
                                                add a key to an existing account
+    either form: [--limit N [--per total|day]] [--expires 2027-01-31]
+                                               the key may spend at most N credits (in total, the default,
+                                               or per UTC day) and is refused from the expiry on
   keys list [--account ACCOUNT_ID]             list keys (their prefixes, never their secrets)
   keys revoke KEY|KEY_ID|PREFIX                revoke a key for good
   credits grant ACCOUNT_ID N [--reason TEXT]   add N credits to an account

@@ -123,6 +123,40 @@ describe("keys create", () => {
   });
 });
 
+describe("keys create with a limit and an expiry", () => {
+  test("--limit, --per and --expires are kept, checked by the ledger and shown by keys list", async () => {
+    const { key, keyId } = await createKey("--limit", "500", "--per", "day", "--expires", "2099-01-31");
+    const check = await withDb((_, ledger) => ledger.checkKey(hashApiKeySync(key)));
+    expect(check).toMatchObject({
+      allowance: { credits: 500, per: "day", remaining: 500 },
+      expiresAt: Date.UTC(2099, 0, 31),
+    });
+    const listed = await admin("keys", "list");
+    const row = listed.stdout.split("\n").find((line) => line.startsWith(keyId)) ?? "";
+    expect(row).toContain("500 credits per UTC day, 500 left");
+    expect(row).toContain("2099-01-31 00:00:00");
+    const unlimited = await createKey("--account", check.status === "active" ? check.accountId : "");
+    const plain = (await admin("keys", "list")).stdout.split("\n").find((line) => line.startsWith(unlimited.keyId));
+    expect(plain).toContain("no limit");
+  });
+
+  test("a bad limit, period or expiry is a usage error that writes nothing", async () => {
+    for (const [options, message] of [
+      [["--limit", "0"], "whole number of credits of at least 1"],
+      [["--limit", "ten"], "whole number of credits"],
+      [["--limit", "5", "--per", "week"], 'per "total" or per "day"'],
+      [["--per", "day"], "needs a limit"],
+      [["--expires", "31/01/2099"], "a date like 2027-01-31"],
+      [["--expires", "2001-01-01"], "has already passed"],
+    ] as const) {
+      const result = await admin("keys", "create", ...options);
+      expect({ options, code: result.code }).toEqual({ options, code: 2 });
+      expect(result.stderr).toContain(message);
+    }
+    expect(existsSync(dbFile)).toBe(false);
+  });
+});
+
 describe("keys revoke and list", () => {
   test("revokes by key and by key id", async () => {
     const byKey = await createKey();

@@ -4,7 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { catalogue, costOf, costRuleFor, DryRunEnvelopeSchema, endpointsById, validateParams } from "@social/core";
+import {
+  catalogue,
+  costOf,
+  costRuleFor,
+  DryRunEnvelopeSchema,
+  endpointsById,
+  type KeyOptions,
+  validateParams,
+} from "@social/core";
 import { examples } from "@social/fixtures";
 import * as v from "valibot";
 import { exampleParams } from "../src/docs/openapi.ts";
@@ -195,6 +203,90 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       expect(lookup.headers.get("x-credits-capped")).toBe("true");
       const bad = await server.get(`/2/tweets/${examples.tweet_id}`, key, { headers: { "x-max-credits": "none" } });
       expect(bad.status).toBe(400);
+    });
+  });
+
+  describe("a key's own limit and expiry", () => {
+    async function limitedKey(options: KeyOptions, credits = 1000) {
+      const { account, key } = await server.backend.accounts.openAccount("limited", credits, options);
+      return { accountId: account.id, key: key.key };
+    }
+
+    it("64 concurrent requests never take a key past its limit; the rest are 402 key_limit, uncharged", async () => {
+      const { accountId, key } = await limitedKey({ limit: { credits: 30, per: "total" } });
+      const answers = await Promise.all(
+        Array.from({ length: 64 }, () => server.get(`/v1/tweets/${examples.tweet_id}`, key)),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200).length).toBe(30);
+      expect(statuses.filter((status) => status === 402).length).toBe(34);
+      const refusal = (await (answers[statuses.indexOf(402)] as Response).json()) as { error: { details: unknown } };
+      expect(refusal.error.details).toEqual({
+        reason: "key_limit",
+        required: 1,
+        remaining: 0,
+        limit: { credits: 30, per: "total" },
+      });
+      expect(await server.balance(accountId)).toBe(970);
+      expect(await server.usageTotal(accountId)).toBe(30);
+    });
+
+    it("a 402 for the key's limit says so on /v1, /2 and MCP, with the largest request that fits", async () => {
+      const { key } = await limitedKey({ limit: { credits: 4, per: "day" } });
+      const search = `query=${encodeURIComponent(examples.search_query)}`;
+      const v1 = await server.get(`/v1/search/recent?${search}`, key);
+      expect(v1.status).toBe(402);
+      const body = (await v1.json()) as { error: { message: string; details: unknown } };
+      expect(body.error.details).toEqual({
+        reason: "key_limit",
+        required: 21,
+        remaining: 4,
+        limit: { credits: 4, per: "day" },
+        fits: { limit: 3 },
+      });
+      expect(body.error.message).toContain("this API key's limit of 4 credits per UTC day leaves 4");
+      expect((await server.get(`/2/tweets/search/recent?${search}&max_results=20`, key)).status).toBe(402);
+
+      const client = new Client({ name: "budget-test", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${key}` } },
+        }),
+      );
+      try {
+        const name = endpointsById.get("search_recent")?.tool ?? "";
+        const result = await client.callTool({ name, arguments: { query: examples.search_query } });
+        expect(result.isError).toBe(true);
+        expect(JSON.stringify(result.content)).toContain(
+          "this API key's limit of 4 credits per UTC day leaves 4. The same call with limit=3 fits the key's limit now.",
+        );
+        // The cap that fits is accepted.
+        const fitted = await client.callTool({ name, arguments: { query: examples.search_query, limit: 3 } });
+        expect(fitted.structuredContent).toMatchObject({ credits: { charged: 4 } });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("an expired key is 401 with its own message, on /v1, /2 and MCP, and nothing is charged", async () => {
+      const expiresAt = Date.now() - 1000;
+      const { accountId, key } = await limitedKey({ expiresAt });
+      const message = `This API key expired at ${new Date(expiresAt).toISOString()}: create a new one in the dashboard`;
+      const v1 = await server.get(`/v1/tweets/${examples.tweet_id}`, key);
+      expect(v1.status).toBe(401);
+      expect(((await v1.json()) as { error: { message: string } }).error.message).toBe(message);
+      expect((await server.get(`/2/tweets/${examples.tweet_id}`, key)).status).toBe(401);
+      const mcp = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(mcp.status).toBe(401);
+      expect(await server.balance(accountId)).toBe(1000);
     });
   });
 

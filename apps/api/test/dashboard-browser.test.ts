@@ -69,6 +69,15 @@ function getTweet(key: string) {
   return fetch(`${baseUrl}/v1/tweets/${examples.tweet_id}`, { headers: { authorization: `Bearer ${key}` } });
 }
 
+/** Signs `username` in through the provider's form and waits for the dashboard. */
+async function signInAs(page: Page, username: string) {
+  await page.getByRole("link", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${provider.issuer}/**`);
+  await page.getByLabel("Username").fill(username);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${baseUrl}/dashboard`);
+}
+
 test("a new user signs in, makes a key, uses it, sees the usage and revokes it", async () => {
   // A phone-sized viewport: the pages must work there without horizontal scrolling of the layout.
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
@@ -78,13 +87,7 @@ test("a new user signs in, makes a key, uses it, sees the usage and revokes it",
   await screenshot(page, "01-signed-out");
   await page.keyboard.press("Tab");
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
-  await page.getByRole("link", { name: "Sign in", exact: true }).click();
-
-  await page.waitForURL(`${provider.issuer}/**`);
-  await page.getByLabel("Username").fill("ada");
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-
-  await page.waitForURL(`${baseUrl}/dashboard`);
+  await signInAs(page, "ada");
   expect(await page.locator("#balance").textContent()).toBe("1,000 credits");
   await screenshot(page, "02-dashboard");
 
@@ -134,5 +137,44 @@ test("a new user signs in, makes a key, uses it, sees the usage and revokes it",
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
+  await context.close();
+}, 60_000);
+
+test("a key made with a daily limit and an expiry shows both, and its limit refuses what it cannot cover", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/dashboard`);
+  await signInAs(page, "grace");
+
+  await page.getByLabel("Key name").fill("agent");
+  await page.getByLabel("Credit limit (optional)").fill("2");
+  await page.getByLabel("per").selectOption("day");
+  await page.getByLabel("Expires on (optional)").fill("2099-01-31");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const key = (await page.locator("#new-key").textContent()) ?? "";
+  expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
+  const row = page.getByRole("row").filter({ hasText: "agent" });
+  expect(await row.getByRole("cell").nth(4).textContent()).toBe("2 credits per UTC day, 2 left");
+  expect(await row.getByRole("cell").nth(5).textContent()).toBe("2099-01-31 00:00 UTC");
+  await screenshot(page, "07-key-with-limit");
+
+  expect((await getTweet(key)).status).toBe(200);
+  expect((await getTweet(key)).status).toBe(200);
+  const refused = await getTweet(key);
+  expect(refused.status).toBe(402);
+  expect(((await refused.json()) as { error: { details: unknown } }).error.details).toEqual({
+    reason: "key_limit",
+    required: 1,
+    remaining: 0,
+    limit: { credits: 2, per: "day" },
+  });
+  await page.reload();
+  expect(await row.getByRole("cell").nth(4).textContent()).toBe("2 credits per UTC day, 0 left");
+
+  await page.getByLabel("Key name").fill("bad");
+  await page.getByLabel("Credit limit (optional)").fill("2");
+  await page.getByLabel("Expires on (optional)").fill("2001-01-01");
+  await page.getByRole("button", { name: "Create key" }).click();
+  expect(await page.getByRole("alert").textContent()).toContain("has already passed");
   await context.close();
 }, 60_000);

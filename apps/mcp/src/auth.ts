@@ -1,7 +1,7 @@
 // The key check that opens a connection. Tool calls authenticate again inside executeRead (a key can
 // be revoked mid-session); this check exists so that a connection with a bad key fails at once
 // instead of listing tools that could never be called.
-import { ApiError, hashApiKey, isWellFormedApiKey, type KeyCheck, type Ledger } from "@social/core";
+import { ApiError, hashApiKey, isWellFormedApiKey, type KeyCheck, type Ledger, refusedKey } from "@social/core";
 
 /** An active key and its id, which its rate-limit bucket is counted under. */
 export interface ConnectionKey {
@@ -20,12 +20,6 @@ export async function checkConnectionKey(
   const check: KeyCheck = isWellFormedApiKey(apiKey)
     ? await ledger.checkKey(await hashApiKey(apiKey))
     : { status: "unknown" };
-  switch (check.status) {
-    case "active":
-      return { apiKey, keyId: check.keyId };
-    case "revoked":
-      return new ApiError("revoked_api_key", "This API key has been revoked: create a new one in the dashboard");
-    case "unknown":
-      return new ApiError("invalid_api_key", `Invalid API key: ${howToSend}`);
-  }
+  if (check.status === "unknown") return new ApiError("invalid_api_key", `Invalid API key: ${howToSend}`);
+  return check.status === "active" ? (refusedKey(check) ?? { apiKey, keyId: check.keyId }) : refusedKey(check);
 }

@@ -3,7 +3,7 @@
 // Failures are results with isError, worded as what the agent should change, because an agent reads
 // the text and decides its next call from it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type ApiError, describeFit, plainData, type ReadSuccess } from "@social/core";
+import { type ApiError, describeFit, describeKeyLimit, plainData, type ReadSuccess } from "@social/core";
 
 export function successResult(outcome: ReadSuccess): CallToolResult {
   const structured = outcome.dryRun
@@ -19,9 +19,14 @@ export function successResult(outcome: ReadSuccess): CallToolResult {
 /** The error's own message, except where the numbers an agent needs are better stated plainly. */
 function problem(error: ApiError): string {
   if (error.code === "insufficient_credits" && error.credits) {
-    const { required, remaining, fits } = error.credits;
-    const smaller = fits ? ` The same call with ${describeFit(fits)} fits the balance now.` : "";
-    return `This call needs ${required} credits and the account has ${remaining}.${smaller}`;
+    const { required, remaining, fits, limit } = error.credits;
+    const smaller = fits
+      ? ` The same call with ${describeFit(fits)} fits ${limit ? "the key's limit" : "the balance"} now.`
+      : "";
+    const left = limit
+      ? `this API key's limit of ${describeKeyLimit(limit)} leaves ${remaining}`
+      : `the account has ${remaining}`;
+    return `This call needs ${required} credits and ${left}.${smaller}`;
   }
   return error.message;
 }
@@ -35,8 +40,13 @@ function whatToChange(error: ApiError, tool: string, billingUrl: string | undefi
     }
     case "endpoint_not_found":
       return "Check the id or username; look it up with a search or by-username tool if unsure.";
-    case "insufficient_credits":
+    case "insufficient_credits": {
+      const limit = error.credits?.limit;
+      if (limit) {
+        return `Ask for fewer items, or ask the key's owner to raise its limit${limit.per === "day" ? " (it starts over each UTC day)" : ""}.`;
+      }
       return `${billingUrl ? `Add credits at ${billingUrl}` : "Add credits"}, or ask for fewer items (a smaller limit, mode=ids).`;
+    }
     case "rate_limited":
       return `Wait ${error.retryAfter ?? 1} seconds, then call ${tool} again.`;
     case "invalid_api_key":

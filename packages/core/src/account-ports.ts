@@ -61,7 +61,11 @@ export interface RequestUsage {
 export interface Accounts {
   account(accountId: string): Promise<AccountDetails | undefined>;
   /** A new account with `credits` (the starting credits when absent) and its first key, all or nothing. */
-  openAccount(name: string, credits?: number): Promise<{ account: AccountDetails; key: NewKey }>;
+  openAccount(
+    name: string,
+    credits?: number,
+    keyOptions?: KeyOptions,
+  ): Promise<{ account: AccountDetails; key: NewKey }>;
   /** The account of an identity-provider subject, opened with the starting credits on first sign-in. */
   accountForIdentity(issuer: string, subject: string, name: string): Promise<AccountDetails>;
   /** Adds credits with a grant row; resolves to the new balance. */

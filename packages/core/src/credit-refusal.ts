@@ -67,7 +67,8 @@ export function insufficientCredits(
   const fits = request && largestFit(request.endpoint, request.params, request.rule, remaining);
   const limit = shortfall.reason === "key_limit" ? { limit: shortfall.limit } : {};
   const credits: CreditRefusal = { reason: shortfall.reason, required, remaining, ...limit, ...(fits ? { fits } : {}) };
-  const smaller = fits ? ` A request with ${describeFit(fits)} fits now.` : "";
+  const what = shortfall.reason === "key_limit" ? "the key's limit" : "the balance";
+  const smaller = fits ? ` A request with ${describeFit(fits)} fits ${what} now.` : "";
   const message =
     shortfall.reason === "key_limit"
       ? `Key limit reached: this request costs ${required} credits and this API key's limit of ${describeKeyLimit(shortfall.limit)} leaves ${remaining}.${smaller} Raise the key's limit in the dashboard or use another key${shortfall.limit.per === "day" ? ", or wait for the next UTC day" : ""}.`

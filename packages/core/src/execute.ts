@@ -8,7 +8,7 @@ import { costRuleFor, type Endpoint, maxItemsOf, type ParamsSchema, type ReadRes
 import type { Credits } from "./envelope.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
 import { LedgerError } from "./ledger-errors.ts";
-import type { Cursor, Ledger, PageRequest, Store } from "./ports.ts";
+import type { Cursor, KeyCheck, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
 import { isWellFormedApiKey } from "./request.ts";
 import { quoteOf, withinCap } from "./request-budget.ts";
@@ -179,6 +179,21 @@ function expiredKey(expiresAt: number): ApiError {
   return new ApiError("invalid_api_key", `This API key expired at ${when}: create a new one in the dashboard`);
 }
 
+/** The 401 of a key that cannot be used now (unknown, revoked or expired); none for a usable one. */
+export function refusedKey(check: Exclude<KeyCheck, { status: "active" }>): ApiError;
+export function refusedKey(check: KeyCheck): ApiError | undefined;
+export function refusedKey(check: KeyCheck): ApiError | undefined {
+  switch (check.status) {
+    case "unknown":
+      return new ApiError("invalid_api_key", "Invalid API key");
+    case "revoked":
+      return revokedKey();
+    case "active":
+      // The clock decides, not the check: a check kept in memory does not know the time has come.
+      return check.expiresAt !== undefined && check.expiresAt <= Date.now() ? expiredKey(check.expiresAt) : undefined;
+  }
+}
+
 async function authenticate(ledger: Ledger, apiKey: string | undefined) {
   if (!apiKey)
     throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API_KEY>");
@@ -187,9 +202,9 @@ async function authenticate(ledger: Ledger, apiKey: string | undefined) {
     throw new ApiError("invalid_api_key", "Invalid API key: keys are sk_live_ followed by 32 letters and digits");
   }
   const check = await ledger.checkKey(await hashApiKey(apiKey));
-  if (check.status === "revoked") throw revokedKey();
-  if (check.status === "unknown") throw new ApiError("invalid_api_key", "Invalid API key");
-  if (check.expiresAt !== undefined && check.expiresAt <= Date.now()) throw expiredKey(check.expiresAt);
+  if (check.status !== "active") throw refusedKey(check);
+  const expired = refusedKey(check);
+  if (expired) throw expired;
   return check;
 }
 

@@ -11,6 +11,7 @@ export * from "./errors.ts";
 export * from "./execute.ts";
 export * from "./json-schema.ts";
 export * from "./json-text.ts";
+export * from "./key-options.ts";
 export * from "./ledger-errors.ts";
 export * from "./model.ts";
 export * from "./outage.ts";

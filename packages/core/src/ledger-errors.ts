@@ -1,5 +1,7 @@
 // The ledger's and the accounts' refusals, for every adapter: one error type with a closed set of codes, so
 // callers (the dashboard, the operator CLI) can map each case to an answer without matching on message text.
+import type { KeyOptions } from "./account-ports.ts";
+
 export type LedgerErrorCode =
   | "unknown_account"
   | "unknown_key"
@@ -30,4 +32,10 @@ export function assertCredits(credits: number, { allowZero }: { allowZero: boole
       `credits must be a ${allowZero ? "non-negative" : "positive"} integer, got ${credits}`,
     );
   }
+}
+
+/** A key's limit is a positive number of credits, its expiry a positive instant (epoch ms). */
+export function assertKeyOptions(options: KeyOptions): void {
+  if (options.limit) assertCredits(options.limit.credits, { allowZero: false });
+  if (options.expiresAt !== undefined) assertCredits(options.expiresAt, { allowZero: false });
 }

@@ -1,6 +1,6 @@
 // `keys create | list | revoke`.
 import { parseArgs } from "node:util";
-import { LedgerError } from "@social/core";
+import { describeAllowance, describeKeyLimit, LedgerError, parseKeyOptions } from "@social/core";
 import { expectPositionals, parseCount, subcommand, UsageError, usageErrors } from "../cli.ts";
 import { withOperator } from "../database.ts";
 import { formatTable, formatTime } from "../format.ts";
@@ -16,7 +16,14 @@ async function create(args: string[]): Promise<void> {
   const { values, positionals } = usageErrors(() =>
     parseArgs({
       args,
-      options: { credits: { type: "string" }, name: { type: "string" }, account: { type: "string" } },
+      options: {
+        credits: { type: "string" },
+        name: { type: "string" },
+        account: { type: "string" },
+        limit: { type: "string" },
+        per: { type: "string" },
+        expires: { type: "string" },
+      },
       allowPositionals: true,
     }),
   );
@@ -26,16 +33,21 @@ async function create(args: string[]): Promise<void> {
   }
   const credits = values.credits === undefined ? undefined : parseCount(values.credits, "--credits", 0);
   const name = values.name ?? "cli";
+  const parsed = parseKeyOptions(values, Date.now());
+  if ("error" in parsed) throw new UsageError(parsed.error);
+  const { options } = parsed;
 
   const { account, key: created } = await withOperator(async ({ accounts }) => {
-    if (values.account === undefined) return accounts.openAccount(name, credits);
+    if (values.account === undefined) return accounts.openAccount(name, credits, options);
     const account = await accounts.account(values.account);
     if (!account) throw new LedgerError("unknown_account", `no account ${values.account}`);
-    return { account, key: await accounts.createKey(account.id, name) };
+    return { account, key: await accounts.createKey(account.id, name, options) };
   });
   const { keyId, prefix, key } = created;
+  const limit = options.limit ? `  limit ${describeKeyLimit(options.limit)}` : "";
+  const expires = options.expiresAt === undefined ? "" : `  expires ${formatTime(options.expiresAt)}`;
   console.error(`account  ${account.id}  ${JSON.stringify(account.name)}  ${account.balance} credits`);
-  console.error(`key      ${keyId}  ${prefix}…  shown once below: store it now`);
+  console.error(`key      ${keyId}  ${prefix}…${limit}${expires}  shown once below: store it now`);
   console.log(key);
 }
 
@@ -49,7 +61,7 @@ async function list(args: string[]): Promise<void> {
     console.error("no keys");
     return;
   }
-  const header = ["KEY ID", "ACCOUNT", "NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED"];
+  const header = ["KEY ID", "ACCOUNT", "NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED", "LIMIT", "EXPIRES"];
   const rows = keys.map((key) => [
     key.id,
     key.accountId,
@@ -58,6 +70,8 @@ async function list(args: string[]): Promise<void> {
     formatTime(key.createdAt),
     formatTime(key.lastUsedAt),
     formatTime(key.revokedAt),
+    describeAllowance(key.allowance),
+    formatTime(key.expiresAt),
   ]);
   console.log(formatTable([header, ...rows]));
 }

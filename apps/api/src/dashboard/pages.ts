@@ -1,7 +1,7 @@
 // The dashboard's pages. Each takes plain data and returns Html; the routes decide who sees what.
 
 import type { AccountDetails, DailyUsage, KeyInfo, RequestUsage } from "@social/core";
-import { endpointsById } from "@social/core";
+import { describeAllowance, endpointsById } from "@social/core";
 import { dailyChart } from "./chart.ts";
 import { csrfField, Html, html, layout, type Viewer } from "./html.ts";
 
@@ -52,7 +52,7 @@ function keyRows(viewer: Viewer, keys: readonly KeyInfo[]): Html {
   if (keys.length === 0) return html`<p>You have no API keys yet.</p>`;
   const rows = keys.map(
     (key) => html`<tr><td>${key.name}</td><td><code>${key.prefix}…</code></td><td>${when(key.createdAt)}</td>
-<td>${when(key.lastUsedAt)}</td><td>${
+<td>${when(key.lastUsedAt)}</td><td>${describeAllowance(key.allowance)}</td><td>${when(key.expiresAt)}</td><td>${
       key.revokedAt === null
         ? html`<form method="post" action="/dashboard/keys/${key.id}/revoke" class="inline">${csrfField(viewer)}
 <button type="submit" class="secondary" aria-label="Revoke key ${key.name} (${key.prefix}…)">Revoke</button></form>`
@@ -63,7 +63,7 @@ function keyRows(viewer: Viewer, keys: readonly KeyInfo[]): Html {
 ${scrollable(
   "Your API keys",
   html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Limit</th><th scope="col">Expires</th><th scope="col">Status</th></tr></thead>
 <tbody>${rows}</tbody></table>`,
 )}`;
 }
@@ -100,6 +100,14 @@ ${keyRows(view.viewer, view.keys)}
 <input type="text" id="key-name" name="name" required maxlength="${KEY_NAME_MAX}" autocomplete="off"
  aria-describedby="key-name-hint${view.formError ? " key-name-error" : ""}"${view.formError ? new Html(' aria-invalid="true"') : ""}>
 <p class="muted" id="key-name-hint">What the key is for, so you can tell your keys apart (up to ${KEY_NAME_MAX} characters).</p></div>
+<div class="field"><label for="key-limit">Credit limit (optional)</label>
+<input type="number" id="key-limit" name="limit" min="1" step="1" inputmode="numeric" aria-describedby="key-limit-hint">
+<label for="key-per">per</label>
+<select id="key-per" name="per"><option value="total">in total</option><option value="day">UTC day</option></select>
+<p class="muted" id="key-limit-hint">The most this key may spend; a request past it is refused (402, reason key_limit) and not charged. Empty: the balance is the only limit.</p></div>
+<div class="field"><label for="key-expires">Expires on (optional)</label>
+<input type="date" id="key-expires" name="expires" aria-describedby="key-expires-hint">
+<p class="muted" id="key-expires-hint">From the start of this day (UTC) the key is refused. Empty: it never expires.</p></div>
 <button type="submit">Create key</button></form>`,
   );
 }

@@ -1,6 +1,13 @@
 // The dashboard's HTTP surface: sign-in through OpenID Connect, the account pages and their forms.
 // Every form needs the session's CSRF token; every page carries the security headers of html.ts.
-import { type Accounts, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT, rateHeaders, type Sessions } from "@social/core";
+import {
+  type Accounts,
+  LedgerError,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
+  parseKeyOptions,
+  rateHeaders,
+  type Sessions,
+} from "@social/core";
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
 import { cookie, cookieNames, readCookie } from "./cookies.ts";
@@ -33,6 +40,12 @@ interface SignedIn {
 
 function field(body: unknown, name: string): unknown {
   return typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+/** A form field as text: absent and non-text values (a field sent twice) are empty. */
+function textField(body: unknown, name: string): string {
+  const value = field(body, name);
+  return typeof value === "string" ? value : "";
 }
 
 function redirect(location: string, cookies: readonly string[] = []): Response {
@@ -176,8 +189,13 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       if (who instanceof Response) return who;
       const checked = checkKeyName(field(body, "name"));
       if ("error" in checked) return dashboard(who, { formError: checked.error }, 400);
+      const limits = parseKeyOptions(
+        { limit: textField(body, "limit"), per: textField(body, "per"), expires: textField(body, "expires") },
+        Date.now(),
+      );
+      if ("error" in limits) return dashboard(who, { formError: limits.error }, 400);
       try {
-        const { key } = await accounts.createKey(who.accountId, checked.name);
+        const { key } = await accounts.createKey(who.accountId, checked.name, limits.options);
         return dashboard(who, { newKey: { key, name: checked.name } }, 201);
       } catch (error) {
         if (!(error instanceof LedgerError && error.code === "too_many_keys")) throw error;

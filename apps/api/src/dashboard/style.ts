@@ -18,7 +18,7 @@ a { color: var(--accent); }
 form.inline { display: inline; }
 .sign-out { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; }
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
-input[type="text"] { font: inherit; padding: .5rem; width: 100%; max-width: 24rem; border: 1px solid var(--muted); border-radius: 4px; }
+input[type="text"], input[type="number"], input[type="date"], select { font: inherit; padding: .5rem; width: 100%; max-width: 24rem; border: 1px solid var(--muted); border-radius: 4px; }
 button, .button { font: inherit; padding: .45rem .9rem; border-radius: 4px; border: 1px solid var(--accent);
   background: var(--accent); color: Canvas; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary { background: transparent; color: var(--accent); }

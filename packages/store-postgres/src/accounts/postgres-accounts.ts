@@ -5,6 +5,7 @@
 import type { AccountDetails, Accounts, DailyUsage, KeyInfo, KeyOptions, NewKey, RequestUsage } from "@social/core";
 import {
   assertCredits,
+  assertKeyOptions,
   generateApiKey,
   isWellFormedApiKey,
   KEY_PREFIX_LENGTH,
@@ -101,8 +102,13 @@ export class PostgresAccounts implements Accounts {
     return row ? toAccount(row) : undefined;
   }
 
-  async openAccount(name: string, credits = STARTING_CREDITS): Promise<{ account: AccountDetails; key: NewKey }> {
+  async openAccount(
+    name: string,
+    credits = STARTING_CREDITS,
+    keyOptions: KeyOptions = {},
+  ): Promise<{ account: AccountDetails; key: NewKey }> {
     assertCredits(credits, { allowZero: true });
+    assertKeyOptions(keyOptions);
     // One transaction: a failure leaves neither an account without its key nor a key without its account.
     return this.#sql.begin(async (tx) => {
       const now = Date.now();
@@ -111,7 +117,7 @@ export class PostgresAccounts implements Accounts {
         RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject`;
       if (!row) throw new Error("INSERT … RETURNING returned no row");
       if (credits > 0) await recordGrant(tx, row.id, credits, "starting credits", now);
-      return { account: toAccount(row), key: await insertKey(tx, row.id, name) };
+      return { account: toAccount(row), key: await insertKey(tx, row.id, name, keyOptions) };
     });
   }
 
@@ -154,8 +160,7 @@ export class PostgresAccounts implements Accounts {
   }
 
   async createKey(accountId: string, name: string, options: KeyOptions = {}): Promise<NewKey> {
-    if (options.limit) assertCredits(options.limit.credits, { allowZero: false });
-    if (options.expiresAt !== undefined) assertCredits(options.expiresAt, { allowZero: false });
+    assertKeyOptions(options);
     return this.#sql.begin((tx) => insertKey(tx, accountId, name, options));
   }
 

@@ -2,7 +2,7 @@
 // the key on each request) and its first characters (so people can tell their keys apart).
 import type { Database } from "bun:sqlite";
 import {
-  assertCredits,
+  assertKeyOptions,
   generateApiKey,
   isWellFormedApiKey,
   KEY_PREFIX_LENGTH,
@@ -40,8 +40,7 @@ function assertRoomForKey(db: Database, accountId: string): void {
  * take the last place.
  */
 export function createKey(db: Database, accountId: string, name: string, options: KeyOptions = {}): NewKey {
-  if (options.limit) assertCredits(options.limit.credits, { allowZero: false });
-  if (options.expiresAt !== undefined) assertCredits(options.expiresAt, { allowZero: false });
+  assertKeyOptions(options);
   return db
     .transaction(() => {
       assertRoomForKey(db, accountId);

@@ -19,13 +19,17 @@ export class SqliteAccounts implements Accounts {
     return getAccount(this.#db, accountId);
   }
 
-  async openAccount(name: string, credits?: number): Promise<{ account: AccountDetails; key: NewKey }> {
+  async openAccount(
+    name: string,
+    credits?: number,
+    keyOptions?: KeyOptions,
+  ): Promise<{ account: AccountDetails; key: NewKey }> {
     const db = this.#db;
     // One transaction: a failure leaves neither an account without its key nor a key without its account.
     return db
       .transaction(() => {
         const account = createAccount(db, name, credits);
-        return { account, key: createKey(db, account.id, name) };
+        return { account, key: createKey(db, account.id, name, keyOptions) };
       })
       .immediate();
   }
