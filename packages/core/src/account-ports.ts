@@ -58,6 +58,22 @@ export interface RequestUsage {
   createdAt: number;
 }
 
+export type UsageGrouping = "day" | "endpoint" | "key";
+
+/** One group of an account's charged requests: a UTC day (YYYY-MM-DD), an endpoint id or a key id. */
+export interface UsageGroup {
+  group: string;
+  requests: number;
+  credits: number;
+}
+
+/** A time range, `from` inclusive and `to` exclusive (epoch ms), and how to group it. */
+export interface UsageQuery {
+  from: number;
+  to: number;
+  groupBy: UsageGrouping;
+}
+
 export interface Accounts {
   account(accountId: string): Promise<AccountDetails | undefined>;
   /** A new account with `credits` (the starting credits when absent) and its first key, all or nothing. */
@@ -77,6 +93,11 @@ export interface Accounts {
   revokeKey(reference: string): Promise<KeyInfo>;
   /** One entry per UTC day for the last `days` days, today last, days without usage included. */
   dailyUsage(accountId: string, days: number): Promise<DailyUsage[]>;
+  /**
+   * The account's charged requests in a range, grouped; refunded ones (answers never received) are
+   * left out. Days oldest first and only days with usage; endpoints and keys by credits, most first.
+   */
+  usageSummary(accountId: string, query: UsageQuery): Promise<UsageGroup[]>;
   /** The latest charges, newest first. */
   recentRequests(accountId: string, limit: number): Promise<RequestUsage[]>;
   /** The server secret stored as `name`, generated on first use, so every process shares one. */

@@ -6,4 +6,5 @@ export * from "./rows.ts";
 export * from "./search-cursor.ts";
 export * from "./search-tokens.ts";
 export * from "./threads.ts";
+export * from "./usage-summary.ts";
 export * from "./world.ts";

@@ -87,6 +87,7 @@ test("PostgreSQL: every Accounts method on a pool that cannot reach the server i
     listKeys: () => accounts.listKeys("acct_any"),
     revokeKey: () => accounts.revokeKey("key_any"),
     dailyUsage: () => accounts.dailyUsage("acct_any", 30),
+    usageSummary: () => accounts.usageSummary("acct_any", { from: 0, to: 1, groupBy: "day" }),
     recentRequests: () => accounts.recentRequests("acct_any", 10),
     secret: () => accounts.secret("session_secret"),
   };

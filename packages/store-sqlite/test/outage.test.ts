@@ -102,6 +102,7 @@ const accountsCalls: EveryMethod<Accounts> = {
   listKeys: (accounts) => accounts.listKeys(accountId),
   revokeKey: (accounts) => accounts.revokeKey(keyId),
   dailyUsage: (accounts) => accounts.dailyUsage(accountId, 30),
+  usageSummary: (accounts) => accounts.usageSummary(accountId, { from: 0, to: 1, groupBy: "key" }),
   recentRequests: (accounts) => accounts.recentRequests(accountId, 10),
   secret: (accounts) => accounts.secret("session_secret"),
 };

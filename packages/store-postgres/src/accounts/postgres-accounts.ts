@@ -2,7 +2,17 @@
 // (packages/store-sqlite/src/ledger/sqlite-accounts.ts). SQLite serialises every writer with BEGIN
 // IMMEDIATE; here many processes write at once, so each check-then-write either locks the row it
 // depends on or lets a unique index decide.
-import type { AccountDetails, Accounts, DailyUsage, KeyInfo, KeyOptions, NewKey, RequestUsage } from "@social/core";
+import type {
+  AccountDetails,
+  Accounts,
+  DailyUsage,
+  KeyInfo,
+  KeyOptions,
+  NewKey,
+  RequestUsage,
+  UsageGroup,
+  UsageQuery,
+} from "@social/core";
 import {
   assertCredits,
   assertKeyOptions,
@@ -13,7 +23,15 @@ import {
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
   newId,
 } from "@social/core";
-import { hashApiKeySync, KEY_INFO_COLUMNS, type KeyInfoRowOf, keyInfoOf } from "@social/store-kit";
+import {
+  hashApiKeySync,
+  KEY_INFO_COLUMNS,
+  type KeyInfoRowOf,
+  keyInfoOf,
+  USAGE_GROUP_COLUMN,
+  type UsageGroupRowOf,
+  usageGroupsOf,
+} from "@social/store-kit";
 import type { SQL, TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
@@ -205,6 +223,16 @@ export class PostgresAccounts implements Accounts {
         credits: Number(row?.credits ?? 0),
       };
     });
+  }
+
+  async usageSummary(accountId: string, query: UsageQuery): Promise<UsageGroup[]> {
+    const rows = await this.#sql<UsageGroupRowOf<string>[]>`
+      SELECT ${this.#sql.unsafe(USAGE_GROUP_COLUMN[query.groupBy])} AS grouped, count(*) AS requests,
+             sum(credits) AS credits
+      FROM usage u WHERE account_id = ${accountId} AND created_at >= ${query.from} AND created_at < ${query.to}
+        AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.refund_of = u.request_id)
+      GROUP BY grouped`;
+    return usageGroupsOf(rows, query.groupBy);
   }
 
   async recentRequests(accountId: string, limit: number): Promise<RequestUsage[]> {

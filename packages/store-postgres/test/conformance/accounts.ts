@@ -326,6 +326,54 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
         expect((await accounts.dailyUsage("acct_missing", 7)).every((day) => day.requests === 0)).toBe(true);
       });
 
+      test("a usage summary groups a range's charges by day, endpoint or key, without refunded ones", async () => {
+        const { account, key } = await accounts.openAccount("Ada");
+        const second = await accounts.createKey(account.id, "second");
+        const other = await accounts.openAccount("Bob");
+        const day = Date.UTC(2026, 10, 20);
+        let clock = day;
+        const ledger = fixture.ledger(() => clock);
+        const charge = (at: number, requestId: string, credits: number, endpoint: string, keyId = key.keyId) => {
+          clock = at;
+          return ledger.debit(account.id, { requestId, keyId, endpoint, credits });
+        };
+        await charge(day, "at-from", 3, "search_recent");
+        await charge(day + 1000, "second-key", 5, "tweet", second.keyId);
+        await charge(day + DAY + 5, "next-day", 7, "search_recent");
+        await charge(day + DAY + 6, "refunded", 11, "tweet");
+        await ledger.refund(account.id, "refunded");
+        await charge(day + 2 * DAY, "at-to", 13, "tweet");
+        clock = day;
+        await ledger.debit(other.account.id, {
+          requestId: "someone-else",
+          keyId: other.key.keyId,
+          endpoint: "tweet",
+          credits: 17,
+        });
+
+        const range = { from: day, to: day + 2 * DAY };
+        expect(await accounts.usageSummary(account.id, { ...range, groupBy: "day" })).toEqual([
+          { group: "2026-11-20", requests: 2, credits: 8 },
+          { group: "2026-11-21", requests: 1, credits: 7 },
+        ]);
+        expect(await accounts.usageSummary(account.id, { ...range, groupBy: "endpoint" })).toEqual([
+          { group: "search_recent", requests: 2, credits: 10 },
+          { group: "tweet", requests: 1, credits: 5 },
+        ]);
+        expect(await accounts.usageSummary(account.id, { ...range, groupBy: "key" })).toEqual([
+          { group: key.keyId, requests: 2, credits: 10 },
+          { group: second.keyId, requests: 1, credits: 5 },
+        ]);
+        expect(
+          await accounts.usageSummary(account.id, { from: day + 1, to: day + 2 * DAY + 1, groupBy: "day" }),
+        ).toEqual([
+          { group: "2026-11-20", requests: 1, credits: 5 },
+          { group: "2026-11-21", requests: 1, credits: 7 },
+          { group: "2026-11-22", requests: 1, credits: 13 },
+        ]);
+        expect(await accounts.usageSummary("acct_missing", { ...range, groupBy: "key" })).toEqual([]);
+      });
+
       test("latest requests come newest first, ties in the order they were charged", async () => {
         const { account, key } = await accounts.openAccount("Ada");
         const today = Date.UTC(2025, 5, 30, 15);

@@ -1,12 +1,22 @@
 // The Accounts port on bun:sqlite: the account, key, grant and usage functions of this folder, and
 // the stored secrets, behind the interface the dashboard and the operator CLI use.
 import type { Database } from "bun:sqlite";
-import type { AccountDetails, Accounts, DailyUsage, KeyInfo, KeyOptions, NewKey, RequestUsage } from "@social/core";
+import type {
+  AccountDetails,
+  Accounts,
+  DailyUsage,
+  KeyInfo,
+  KeyOptions,
+  NewKey,
+  RequestUsage,
+  UsageGroup,
+  UsageQuery,
+} from "@social/core";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
 import { createAccount, findOrCreateAccountBySubject, getAccount, grantCredits } from "./accounts.ts";
 import { createKey, listKeys, revokeKey } from "./keys.ts";
-import { dailyUsage, recentRequests } from "./usage.ts";
+import { dailyUsage, recentRequests, usageSummary } from "./usage.ts";
 
 export class SqliteAccounts implements Accounts {
   readonly #db: Database;
@@ -56,6 +66,10 @@ export class SqliteAccounts implements Accounts {
 
   async dailyUsage(accountId: string, days: number): Promise<DailyUsage[]> {
     return dailyUsage(this.#db, accountId, days);
+  }
+
+  async usageSummary(accountId: string, query: UsageQuery): Promise<UsageGroup[]> {
+    return usageSummary(this.#db, accountId, query);
   }
 
   async recentRequests(accountId: string, limit: number): Promise<RequestUsage[]> {

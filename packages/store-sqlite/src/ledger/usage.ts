@@ -1,6 +1,7 @@
 // Read-only summaries of what an account spent, for the dashboard chart and the operator CLI.
 import type { Database } from "bun:sqlite";
-import type { DailyUsage, RequestUsage } from "@social/core";
+import type { DailyUsage, RequestUsage, UsageGroup, UsageQuery } from "@social/core";
+import { USAGE_GROUP_COLUMN, type UsageGroupRowOf, usageGroupsOf } from "@social/store-kit";
 
 const DAY_MS = 86_400_000;
 
@@ -36,4 +37,17 @@ export function recentRequests(db: Database, accountId: string, limit = 20): Req
        FROM usage WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
     )
     .all(accountId, limit);
+}
+
+/** See Accounts.usageSummary. */
+export function usageSummary(db: Database, accountId: string, query: UsageQuery): UsageGroup[] {
+  const rows = db
+    .query<UsageGroupRowOf<number>, [string, number, number]>(
+      `SELECT ${USAGE_GROUP_COLUMN[query.groupBy]} AS grouped, count(*) AS requests, sum(credits) AS credits
+       FROM usage u WHERE account_id = ? AND created_at >= ? AND created_at < ?
+         AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.refund_of = u.request_id)
+       GROUP BY grouped`,
+    )
+    .all(accountId, query.from, query.to);
+  return usageGroupsOf(rows, query.groupBy);
 }
