@@ -12,6 +12,7 @@ import {
 } from "@social/core";
 import { handleMcpRequest } from "@social/mcp";
 import { Elysia } from "elysia";
+import { accountRoutes } from "./account/routes.ts";
 import { type DashboardOptions, dashboardRoutes } from "./dashboard/routes.ts";
 import { Demo, demoRun } from "./demo.ts";
 import { buildOpenApi } from "./docs/openapi.ts";
@@ -80,6 +81,7 @@ export function createApp(options: AppOptions) {
         const shared = { ...headers, "cache-control": "public, max-age=60" };
         return json(successEnvelope(data, requestId, { charged: 0, remaining: 0 }), 200, shared);
       })
+      .use(accountRoutes(context))
       .use(v1Routes(context))
       .use(v2Routes(context))
       .use(dashboardRoutes(context, options.dashboard))

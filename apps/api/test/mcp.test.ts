@@ -44,7 +44,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       const client = await connect(key);
       try {
         const { tools } = await client.listTools();
-        expect(tools.map((t) => t.name).sort()).toEqual(catalogue.map((e) => e.tool).sort());
+        expect(tools.map((t) => t.name).sort()).toEqual([...catalogue.map((e) => e.tool), "get_credits"].sort());
         const result = await client.callTool({ name: "get_tweet", arguments: { id: examples.tweet_id } });
         const structured = result.structuredContent as {
           data: { id: string };
@@ -68,7 +68,12 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       const client = await connect(key, "?toolsets=lists");
       const { tools } = await client.listTools();
       await client.close();
-      expect(tools.map((t) => t.name).sort()).toEqual(["get_list_members", "get_list_subscribers", "get_list_tweets"]);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        "get_credits",
+        "get_list_members",
+        "get_list_subscribers",
+        "get_list_tweets",
+      ]);
       await server.revoke(keyId);
       const response = await postMcp(server.url, key, TOOLS_LIST);
       expect(response.status).toBe(401);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { catalogue, decisionsMarkdown, describeCostRule, pathParamNames } from "@social/core";
+import { accountReads, catalogue, decisionsMarkdown, describeCostRule, pathParamNames } from "@social/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { DECISIONS } from "../src/docs/openapi.ts";
@@ -146,5 +146,19 @@ describe("/docs", () => {
     const html = await response.text();
     for (const endpoint of catalogue) expect(html).toContain(endpoint.path);
     expect(html).not.toMatch(/<script|https?:\/\/(?!127\.0\.0\.1)[a-z]/i);
+  });
+
+  it("documents the budget controls and the free account reads, as /openapi.json does", async () => {
+    const html = await (await server.get("/docs")).text();
+    const budget = /<h2 id="budget">[\s\S]*?(?=<section id="decisions"|<\/main>)/.exec(html)?.[0] ?? "";
+    for (const text of ["<code>max_credits</code>", "<code>dry_run</code>", "x-max-credits", "key_limit"]) {
+      expect(budget).toContain(text);
+    }
+    for (const read of accountReads) {
+      expect(budget).toContain(`<code>${read.path}</code>`);
+      expect(doc.paths[read.path]?.get?.parameters?.map((p) => p.name)).toEqual(Object.keys(read.params.entries));
+    }
+    const search = doc.paths["/v1/search/recent"]?.get?.parameters?.map((p) => p.name) ?? [];
+    expect(search).toEqual(expect.arrayContaining(["max_credits", "dry_run", "x-max-credits"]));
   });
 });

@@ -5,6 +5,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ApiError, describeFit, describeKeyLimit, plainData, type ReadSuccess } from "@social/core";
 
+/** A result an agent reads either way: as structured content, and the same object as compact JSON text. */
+export function structuredResult(structured: Record<string, unknown>): CallToolResult {
+  return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
+}
+
 export function successResult(outcome: ReadSuccess): CallToolResult {
   const structured = outcome.dryRun
     ? { data: null, credits: outcome.credits, dry_run: true }
@@ -13,7 +18,7 @@ export function successResult(outcome: ReadSuccess): CallToolResult {
         credits: outcome.credits,
         ...(outcome.nextToken === undefined ? {} : { next_token: outcome.nextToken }),
       };
-  return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
+  return structuredResult(structured);
 }
 
 /** The error's own message, except where the numbers an agent needs are better stated plainly. */

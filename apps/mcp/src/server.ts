@@ -9,8 +9,16 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ApiError, executeRead, newRequestId, type RateState, type Services, separateControls } from "@social/core";
-import { errorResult, successResult } from "./results.ts";
+import {
+  ApiError,
+  executeAccountRead,
+  executeRead,
+  newRequestId,
+  type RateState,
+  type Services,
+  separateControls,
+} from "@social/core";
+import { errorResult, structuredResult, successResult } from "./results.ts";
 import type { AgentTool } from "./tools.ts";
 
 const SERVER_INFO = { name: "social-data-api", version: "1.0.0" };
@@ -50,6 +58,17 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const requestId = options.requestId ?? newRequestId();
     try {
+      if (tool.kind === "account") {
+        const outcome = await executeAccountRead(services, {
+          read: tool.read,
+          params: request.params.arguments ?? {},
+          apiKey: options.apiKey,
+          ...(options.rate ? { rate: options.rate } : {}),
+        });
+        return outcome.ok
+          ? structuredResult({ data: outcome.data, credits: outcome.credits })
+          : errorResult(outcome.error, tool.definition.name, requestId, options.billingUrl);
+      }
       const { params, controls } = separateControls(request.params.arguments ?? {});
       const outcome = await executeRead(services, {
         endpoint: tool.endpoint,

@@ -3,6 +3,8 @@
 // the entry, so the tools cannot drift from the HTTP surface.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
+  type AccountRead,
+  accountReads,
   CONTROL_PARAMS,
   catalogue,
   DryRunEnvelopeSchema,
@@ -14,10 +16,10 @@ import {
 } from "@social/core";
 import * as v from "valibot";
 
-export interface AgentTool {
-  endpoint: Endpoint;
-  definition: Tool;
-}
+/** A catalogue read (charged), or a free read about the caller's own account (get_credits). */
+export type AgentTool =
+  | { kind: "read"; endpoint: Endpoint; definition: Tool }
+  | { kind: "account"; read: AccountRead; definition: Tool };
 
 /** The toolsets in catalogue order, each named once. */
 export const TOOLSETS: readonly Toolset[] = [...new Set(catalogue.map((endpoint) => endpoint.toolset))];
@@ -96,28 +98,44 @@ function inputSchema(endpoint: Endpoint): Tool["inputSchema"] {
   return { ...own, properties: { ...own.properties, ...controls.properties } };
 }
 
-function defineTool(endpoint: Endpoint): AgentTool {
-  const title = toolTitle(endpoint.tool);
+function toolDefinition(name: string, description: string, input: Tool["inputSchema"], output: Tool["outputSchema"]) {
+  const title = toolTitle(name);
   return {
+    name,
+    title,
+    description,
+    inputSchema: input,
+    outputSchema: output,
+    annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  } satisfies Tool;
+}
+
+function defineTool(endpoint: Endpoint): AgentTool {
+  const output = toolSchema(toolResultSchema(endpoint), "output");
+  return {
+    kind: "read",
     endpoint,
-    definition: {
-      name: endpoint.tool,
-      title,
-      description: toolDescription(endpoint),
-      inputSchema: inputSchema(endpoint),
-      outputSchema: toolSchema(toolResultSchema(endpoint), "output"),
-      annotations: {
-        title,
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
-    },
+    definition: toolDefinition(endpoint.tool, toolDescription(endpoint), inputSchema(endpoint), output),
   };
 }
 
-export const ALL_TOOLS: readonly AgentTool[] = catalogue.map(defineTool);
+/** The free account reads an agent calls as tools, in every toolset: it must see its budget whatever it reads. */
+const ACCOUNT_TOOLS: readonly AgentTool[] = accountReads.flatMap((read) => {
+  if (!read.tool) return [];
+  const output = v.strictObject({
+    data: read.data,
+    credits: v.strictObject({ charged: v.literal(0), remaining: Credits }),
+  });
+  const definition = toolDefinition(
+    read.tool,
+    `${read.summary}\nCall it before a costly series of calls, and whenever a result says credits are short.\nCost: none, never charged.`,
+    toolSchema(read.params, "input"),
+    toolSchema(output, "output"),
+  );
+  return [{ kind: "account" as const, read, definition }];
+});
+
+export const ALL_TOOLS: readonly AgentTool[] = [...catalogue.map(defineTool), ...ACCOUNT_TOOLS];
 
 export class UnknownToolsetError extends Error {
   constructor(unknown: readonly string[]) {
@@ -136,7 +154,7 @@ export function selectTools(toolsets: readonly string[] = []): readonly AgentToo
   const unknown = toolsets.filter((name) => !isToolset(name));
   if (unknown.length > 0) throw new UnknownToolsetError(unknown);
   const chosen = new Set(toolsets);
-  return ALL_TOOLS.filter((tool) => chosen.has(tool.endpoint.toolset));
+  return ALL_TOOLS.filter((tool) => tool.kind === "account" || chosen.has(tool.endpoint.toolset));
 }
 
 /** `search, users` → `["search", "users"]`; blank entries are ignored. */

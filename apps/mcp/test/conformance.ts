@@ -72,8 +72,8 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
     });
     afterAll(() => connection.close());
 
-    test("lists all 31 tools, each with valid JSON Schemas and read-only annotations", () => {
-      expect(tools.map((tool) => tool.name)).toEqual(catalogue.map((endpoint) => endpoint.tool));
+    test("lists all 32 tools, each with valid JSON Schemas and read-only annotations", () => {
+      expect(tools.map((tool) => tool.name)).toEqual([...catalogue.map((endpoint) => endpoint.tool), "get_credits"]);
       for (const tool of tools) {
         for (const ajv of validators) {
           ajv.compile(tool.inputSchema);
@@ -94,7 +94,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
       const before = await world().balance(rich.accountId);
       let charged = 0;
       let remaining = before;
-      for (const tool of tools) {
+      for (const tool of tools.filter((each) => endpointsByTool.has(each.name))) {
         const toolArgs = EXAMPLE_ARGUMENTS[tool.name];
         if (!toolArgs) throw new Error(`no example arguments for ${tool.name}`);
         const result = successOf(tool, await call(connection.client, tool.name, toolArgs));
@@ -106,6 +106,30 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
         remaining = result.credits.remaining;
       }
       expect(await world().balance(rich.accountId)).toBe(before - charged);
+    });
+
+    test("get_credits is free and says the balance and the key as the ledger has them", async () => {
+      const tool = tools.find((each) => each.name === "get_credits");
+      if (!tool) throw new Error("no get_credits tool");
+      const before = await world().balance(rich.accountId);
+      const result = await call(connection.client, "get_credits", {});
+      expect(result.isError ?? false).toBe(false);
+      for (const ajv of validators) expect(ajv.compile(tool.outputSchema ?? {})(result.structuredContent)).toBe(true);
+      expect(result.structuredContent).toEqual({
+        data: {
+          account_id: rich.accountId,
+          balance: before,
+          key: {
+            id: expect.stringMatching(/^key_/),
+            name: expect.any(String),
+            prefix: rich.key.slice(0, 12),
+            limit: null,
+            expires_at: null,
+          },
+        },
+        credits: { charged: 0, remaining: before },
+      });
+      expect(await world().balance(rich.accountId)).toBe(before);
     });
 
     test("pages a search to its end with next_token, each page billed as reported", async () => {
@@ -216,6 +240,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
           "search_recent_tweets",
           "get_trends",
           "search_recent_tweets_enriched",
+          "get_credits",
         ]);
         const outside = await call(connection.client, "get_user", { id: "1" }).catch((error: unknown) => error);
         expect(outside).toBeInstanceOf(McpError);

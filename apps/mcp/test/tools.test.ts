@@ -18,10 +18,10 @@ function tool(name: string) {
 }
 
 describe("tool definitions", () => {
-  test("one tool per catalogue entry, named by the entry", () => {
-    expect(ALL_TOOLS).toHaveLength(31);
-    expect(ALL_TOOLS.map((t) => t.definition.name)).toEqual(catalogue.map((entry) => entry.tool));
-    expect(new Set(ALL_TOOLS.map((t) => t.definition.name)).size).toBe(31);
+  test("one tool per catalogue entry, named by the entry, and get_credits", () => {
+    expect(ALL_TOOLS).toHaveLength(32);
+    expect(ALL_TOOLS.map((t) => t.definition.name)).toEqual([...catalogue.map((entry) => entry.tool), "get_credits"]);
+    expect(new Set(ALL_TOOLS.map((t) => t.definition.name)).size).toBe(32);
   });
 
   test.each(ALL_TOOLS.map((t) => [t.definition.name, t.definition] as const))(
@@ -42,7 +42,7 @@ describe("tool definitions", () => {
         idempotentHint: true,
         openWorldHint: false,
       });
-      expect(definition.description).toMatch(/Cost: (mode=ids: )?1 credit/);
+      expect(definition.description).toMatch(/Cost: ((mode=ids: )?1 credit|none, never charged)/);
     },
   );
 
@@ -99,15 +99,18 @@ describe("tool definitions", () => {
 });
 
 describe("toolsets", () => {
-  test("each toolset selects its catalogue entries", () => {
+  test("each toolset selects its catalogue entries, and every selection has get_credits", () => {
     expect(TOOLSETS).toEqual(["search", "users", "graph", "tweets", "lists", "communities", "workflows"]);
     expect(selectTools(["search"]).map((t) => t.definition.name)).toEqual([
       "search_recent_tweets",
       "get_trends",
       "search_recent_tweets_enriched",
+      "get_credits",
     ]);
-    expect(selectTools(["lists", "graph"]).every((t) => ["lists", "graph"].includes(t.endpoint.toolset))).toBe(true);
-    expect(selectTools()).toHaveLength(31);
+    const chosen = selectTools(["lists", "graph"]);
+    expect(chosen.every((t) => t.kind === "account" || ["lists", "graph"].includes(t.endpoint.toolset))).toBe(true);
+    expect(chosen.at(-1)?.definition.name).toBe("get_credits");
+    expect(selectTools()).toHaveLength(32);
   });
 
   test("an unknown toolset is refused with the known names", () => {

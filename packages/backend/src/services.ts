@@ -11,6 +11,7 @@ export async function backendServices(
   return createServices({
     store: backend.store,
     ledger: backend.ledger,
+    accounts: backend.accounts,
     tokenSecret: options.tokenSecret || (await backend.secret(TOKEN_SECRET_SETTING)),
     limiter: options.limiter,
   });

@@ -87,6 +87,8 @@ export interface Accounts {
   /** Adds credits with a grant row; resolves to the new balance. */
   grantCredits(accountId: string, credits: number, reason?: string): Promise<number>;
   createKey(accountId: string, name: string, options?: KeyOptions): Promise<NewKey>;
+  /** One key, revoked or not. */
+  key(keyId: string): Promise<KeyInfo | undefined>;
   /** Keys of one account, or of every account, oldest first. */
   listKeys(accountId?: string): Promise<KeyInfo[]>;
   /** Revokes the key that `reference` names: the key itself, its id or its displayed prefix. */

@@ -2,6 +2,7 @@
 // Failures before the charge leave the ledger untouched, and the charge is a single ledger debit that
 // either covers the whole cost or refuses the request, so a failed request is never billed.
 import * as v from "valibot";
+import type { Accounts } from "./account-ports.ts";
 import { costOf } from "./costs.ts";
 import { insufficientCredits, shortfallOf } from "./credit-refusal.ts";
 import { costRuleFor, type Endpoint, maxItemsOf, type ParamsSchema, type ReadResult } from "./endpoint.ts";
@@ -15,11 +16,17 @@ import { quoteOf, withinCap } from "./request-budget.ts";
 import { ControlsSchema, type RequestControls } from "./request-controls.ts";
 import type { TokenCodec } from "./tokens.ts";
 
-export interface Services {
+/** What the charged pipeline needs. */
+export interface ReadServices {
   store: Store;
   ledger: Ledger;
   tokens: TokenCodec;
   limiter: RateLimiter;
+}
+
+/** Every surface's services: the pipeline's, and the accounts behind the free account reads. */
+export interface Services extends ReadServices {
+  accounts: Accounts;
 }
 
 /**
@@ -130,7 +137,16 @@ export function validateParams(
   params: Record<string, unknown>,
   repeated: readonly string[] = [],
 ): Record<string, unknown> {
-  return parseParams(endpoint.params, params, repeated).params;
+  return parseWith(endpoint.params, params, repeated);
+}
+
+/** Validates decoded parameters against a parameters schema; invalid_request names each broken rule. */
+export function parseWith(
+  schema: ParamsSchema,
+  params: Record<string, unknown>,
+  repeated: readonly string[] = [],
+): Record<string, unknown> {
+  return parseParams(schema, params, repeated).params;
 }
 
 function parseParams(
@@ -194,7 +210,8 @@ export function refusedKey(check: KeyCheck): ApiError | undefined {
   }
 }
 
-async function authenticate(ledger: Ledger, apiKey: string | undefined) {
+/** The active key of a request, or the 401 that refuses it. */
+export async function authenticate(ledger: Ledger, apiKey: string | undefined) {
   if (!apiKey)
     throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API_KEY>");
   // Refused before hashing or caching: a made-up token of any length costs nothing to turn away.
@@ -213,12 +230,15 @@ function countedItems(endpoint: Endpoint, result: ReadResult<unknown>): number {
   return "count" in result ? result.count : endpoint.counted(result.data);
 }
 
-export function executeRead(services: Services, request: ReadRequest): Promise<ReadOutcome>;
+export function executeRead(services: ReadServices, request: ReadRequest): Promise<ReadOutcome>;
 export function executeRead<X>(
-  services: Services,
+  services: ReadServices,
   request: ReadRequest<X> & { enrich: Enrichment<X> },
 ): Promise<ReadOutcome<X>>;
-export async function executeRead(services: Services, request: ReadRequest<unknown>): Promise<ReadOutcome<unknown>> {
+export async function executeRead(
+  services: ReadServices,
+  request: ReadRequest<unknown>,
+): Promise<ReadOutcome<unknown>> {
   let authenticated: Pick<ReadFailure, "rate" | "credits"> = {};
   try {
     const key = await authenticate(services.ledger, request.apiKey);

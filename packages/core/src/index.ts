@@ -1,4 +1,5 @@
 export * from "./account-ports.ts";
+export * from "./account-reads.ts";
 export * from "./catalogue/index.ts";
 export * from "./costs.ts";
 export * from "./credentials.ts";

@@ -1,5 +1,7 @@
 // Assembles the pipeline's services from a store and a ledger, so every surface (HTTP, MCP) configures
 // tokens the same way.
+
+import type { Accounts } from "./account-ports.ts";
 import type { Services } from "./execute.ts";
 import type { Ledger, Store } from "./ports.ts";
 import type { RateLimitConfig, RateLimiter } from "./ratelimit.ts";
@@ -14,6 +16,7 @@ export const TOKEN_SECRET_SETTING = "pagination_token_secret";
 export interface ServiceOptions {
   store: Store;
   ledger: Ledger;
+  accounts: Accounts;
   tokenSecret: string;
   limiter: RateLimiter;
 }
@@ -22,6 +25,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   return {
     store: options.store,
     ledger: options.ledger,
+    accounts: options.accounts,
     tokens: await createTokenCodec(options.tokenSecret),
     limiter: options.limiter,
   };

@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { catalogue } from "../src/catalogue/index.ts";
 import type { Endpoint } from "../src/endpoint.ts";
 import { notFound } from "../src/errors.ts";
-import { executeRead, hashApiKey, type Services } from "../src/execute.ts";
+import { executeRead, hashApiKey, type ReadServices } from "../src/execute.ts";
 import { LedgerError } from "../src/ledger-errors.ts";
 import type { DebitResult, KeyCheck, Ledger, Store, UsageRecord } from "../src/ports.ts";
 import { LocalRateLimiter } from "../src/ratelimit.ts";
@@ -71,7 +71,7 @@ async function setup(rate = { ratePerSecond: 0, burst: 10 }, reads: string[] = [
       return Reflect.get(target, name);
     },
   });
-  const services: Services = {
+  const services: ReadServices = {
     store: watched,
     ledger,
     tokens: await createTokenCodec("x".repeat(40)),

@@ -84,6 +84,7 @@ test("PostgreSQL: every Accounts method on a pool that cannot reach the server i
     accountForIdentity: () => accounts.accountForIdentity("https://id.example", "bob", "Bob"),
     grantCredits: () => accounts.grantCredits("acct_any", 5),
     createKey: () => accounts.createKey("acct_any", "second"),
+    key: () => accounts.key("key_any"),
     listKeys: () => accounts.listKeys("acct_any"),
     revokeKey: () => accounts.revokeKey("key_any"),
     dailyUsage: () => accounts.dailyUsage("acct_any", 30),

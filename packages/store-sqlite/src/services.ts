@@ -9,6 +9,7 @@ import {
   type Services,
   TOKEN_SECRET_SETTING,
 } from "@social/core";
+import { SqliteAccounts } from "./ledger/sqlite-accounts.ts";
 import { SqliteLedger } from "./ledger/sqlite-ledger.ts";
 import { persistentSecret } from "./settings.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
@@ -20,6 +21,7 @@ export function sqliteServices(
   return createServices({
     store: new SqliteStore(db),
     ledger: new SqliteLedger(db),
+    accounts: new SqliteAccounts(db),
     tokenSecret: options.tokenSecret || persistentSecret(db, TOKEN_SECRET_SETTING),
     limiter: new LocalRateLimiter(options.rateLimit),
   });

@@ -99,6 +99,7 @@ const accountsCalls: EveryMethod<Accounts> = {
   accountForIdentity: (accounts) => accounts.accountForIdentity("https://id.example", "bob", "Bob"),
   grantCredits: (accounts) => accounts.grantCredits(accountId, 5),
   createKey: (accounts) => accounts.createKey(accountId, "second"),
+  key: (accounts) => accounts.key("key_any"),
   listKeys: (accounts) => accounts.listKeys(accountId),
   revokeKey: (accounts) => accounts.revokeKey(keyId),
   dailyUsage: (accounts) => accounts.dailyUsage(accountId, 30),

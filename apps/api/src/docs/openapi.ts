@@ -2,6 +2,8 @@
 // (with its bounds), response shape and cost, the error envelope, the bearer scheme, and examples
 // taken from the fixture world's stable ids.
 import {
+  type AccountRead,
+  accountReads,
   CONTROL_PARAMS,
   catalogue,
   DryRunEnvelopeSchema,
@@ -115,12 +117,44 @@ function operation(endpoint: Endpoint): Json {
   };
 }
 
+/** A free account read: the same envelope and errors, without a charge (and without 402). */
+function accountOperation(read: AccountRead): Json {
+  const csv =
+    read.id === "usage"
+      ? { "text/csv": { schema: { type: "string", description: "A header row, then one row per group" } } }
+      : {};
+  return {
+    operationId: read.id,
+    summary: read.summary,
+    description: `${read.summary}\n\nCost: none; rate-limited like every request.`,
+    tags: ["account"],
+    "x-cost": "free",
+    parameters: parameterObjects(read.path, read.params, {}),
+    responses: {
+      "200": {
+        description: "Success. Nothing charged: meta.credits.charged is 0 and remaining is the balance.",
+        headers: rateLimitHeaders,
+        content: {
+          "application/json": { schema: jsonSchemaOf(successEnvelopeSchema(read.data)) },
+          ...csv,
+        },
+      },
+      ...Object.fromEntries(
+        [...new Set(Object.values(ERROR_STATUS))]
+          .filter((status) => status !== 402)
+          .map((status) => [String(status), errorResponseRef(ERROR_DESCRIPTIONS[status] ?? "")]),
+      ),
+    },
+  };
+}
+
 export interface ExtraPaths {
   [path: string]: Json;
 }
 
 export function buildOpenApi(serverUrl: string, extraPaths: ExtraPaths = {}): Json {
   const paths: Record<string, Json> = {};
+  for (const read of accountReads) paths[read.path] = { get: accountOperation(read) };
   for (const endpoint of catalogue) paths[endpoint.path] = { get: operation(endpoint) };
   return {
     openapi: "3.1.0",
@@ -131,7 +165,7 @@ export function buildOpenApi(serverUrl: string, extraPaths: ExtraPaths = {}): Js
     },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(catalogue.map((e) => e.toolset))].map((name) => ({ name })),
+    tags: ["account", ...new Set(catalogue.map((e) => e.toolset))].map((name) => ({ name })),
     paths: { ...paths, ...extraPaths },
     components: {
       securitySchemes: {

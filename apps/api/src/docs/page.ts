@@ -1,7 +1,17 @@
 // The human-readable reference at /docs: server-rendered from the catalogue, no scripts and no
 // external assets, so it renders offline and on a phone.
 import { createHash } from "node:crypto";
-import { catalogue, type Decision, describeEndpointCost, type Endpoint } from "@social/core";
+import {
+  accountReads,
+  CONTROL_PARAMS,
+  catalogue,
+  type Decision,
+  describePrice,
+  type Endpoint,
+  MAX_CREDITS_HEADER,
+  type ParamsSchema,
+} from "@social/core";
+import * as v from "valibot";
 import { SECURITY_HEADERS } from "../dashboard/html.ts";
 import { entrySchemas } from "./json-schema.ts";
 import { DECISIONS, exampleParams } from "./openapi.ts";
@@ -48,20 +58,54 @@ function exampleUrl(baseUrl: string, endpoint: Endpoint): string {
   return `${baseUrl}${path}${search ? `?${search}` : ""}`;
 }
 
-function section(baseUrl: string, endpoint: Endpoint): string {
-  const rows = entrySchemas(endpoint.params)
+/** One GET operation: its title, what it does and costs, its parameters' rules, and a request to paste. */
+function operationSection(
+  operation: { id: string; path: string; params: ParamsSchema },
+  about: string,
+  cost: string,
+  example: string,
+): string {
+  const rows = entrySchemas(operation.params)
     .map(
       ([name, schema, required]) =>
-        `<tr><th scope="row"><code>${escapeHtml(name)}</code></th><td>${required || endpoint.path.includes(`{${name}}`) ? "required" : "optional"}</td><td>${escapeHtml(rule(schema as Record<string, unknown>))}</td></tr>`,
+        `<tr><th scope="row"><code>${escapeHtml(name)}</code></th><td>${required || operation.path.includes(`{${name}}`) ? "required" : "optional"}</td><td>${escapeHtml(rule(schema as Record<string, unknown>))}</td></tr>`,
     )
     .join("");
-  return `<section id="${endpoint.id}" aria-labelledby="${endpoint.id}-title">
-<h3 id="${endpoint.id}-title"><span class="method">GET</span> <code>${escapeHtml(endpoint.path)}</code></h3>
-<p>${escapeHtml(endpoint.summary)} ${escapeHtml(endpoint.guidance)}</p>
-<p><strong>Cost:</strong> ${escapeHtml(describeEndpointCost(endpoint))}.${endpoint.v2 ? ` Also at <code>${escapeHtml(endpoint.v2.path)}</code> (X API v2 shape).` : ""}</p>
-<table><caption class="visually-hidden">Parameters of ${escapeHtml(endpoint.path)}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Presence</th><th scope="col">Rule</th></tr></thead><tbody>${rows}</tbody></table>
-<pre><code>curl -H "Authorization: Bearer $API_KEY" "${escapeHtml(exampleUrl(baseUrl, endpoint))}"</code></pre>
+  return `<section id="${operation.id}" aria-labelledby="${operation.id}-title">
+<h3 id="${operation.id}-title"><span class="method">GET</span> <code>${escapeHtml(operation.path)}</code></h3>
+<p>${escapeHtml(about)}</p>
+<p><strong>Cost:</strong> ${cost}</p>
+<table><caption class="visually-hidden">Parameters of ${escapeHtml(operation.path)}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Presence</th><th scope="col">Rule</th></tr></thead><tbody>${rows}</tbody></table>
+<pre><code>curl -H "Authorization: Bearer $API_KEY" "${escapeHtml(example)}"</code></pre>
 </section>`;
+}
+
+function section(baseUrl: string, endpoint: Endpoint): string {
+  const v2 = endpoint.v2 ? ` Also at <code>${escapeHtml(endpoint.v2.path)}</code> (X API v2 shape).` : "";
+  return operationSection(
+    endpoint,
+    `${endpoint.summary} ${endpoint.guidance}`,
+    `${escapeHtml(describePrice(endpoint))}.${v2}`,
+    exampleUrl(baseUrl, endpoint),
+  );
+}
+
+/** What every charged request may add to its own parameters, and the free account reads. */
+function budgetSection(baseUrl: string): string {
+  const controls = entrySchemas(v.strictObject(CONTROL_PARAMS))
+    .map(
+      ([name, schema]) =>
+        `<li><code>${escapeHtml(name)}</code>: ${escapeHtml(String((schema as { description?: unknown }).description ?? ""))}</li>`,
+    )
+    .join("");
+  const reads = accountReads
+    .map((read) => operationSection(read, read.summary, "none, never charged.", `${baseUrl}${read.path}`))
+    .join("\n");
+  return `<h2 id="budget">Budget controls</h2>
+<p>Every charged request takes these parameters besides its own (on <code>/2</code>, <code>max_credits</code> as the <code>${MAX_CREDITS_HEADER}</code> header; over MCP, as tool arguments):</p>
+<ul>${controls}</ul>
+<p>A key may carry its own limit, in total or per UTC day, and an expiry (set in the dashboard or with <code>bun run admin keys create --limit N --per day --expires 2027-01-31</code>). A request past the limit is 402 with <code>details.reason: "key_limit"</code>, uncharged; an expired key is 401.</p>
+${reads}`;
 }
 
 export function docsPage(baseUrl: string): string {
@@ -78,6 +122,7 @@ export function docsPage(baseUrl: string): string {
           .map((e) => section(baseUrl, e))
           .join("\n")}`,
     )
+    .concat(budgetSection(baseUrl))
     .join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -91,7 +136,7 @@ section{border-top:1px solid #ccc;padding-top:.5rem}.method{background:#0b5;colo
 </style></head>
 <body><header><h1>Social Data API reference</h1>
 <p>Read-only JSON over HTTP. Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> on every request. Each response's <code>meta.credits</code> tells the charge and the remaining balance; failures are never charged. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Try it without a key: <a href="/demo">/demo</a> and <a href="/demo?run=search">/demo?run=search</a>.</p>
-<nav aria-label="Endpoints"><ul>${catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`).join("")}<li><a href="#decisions">Decisions for the points SPEC.md leaves open</a></li></ul></nav></header>
+<nav aria-label="Endpoints"><ul>${catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`).join("")}<li><a href="#budget">Budget controls</a></li><li><a href="#decisions">Decisions for the points SPEC.md leaves open</a></li></ul></nav></header>
 <main>${body}
 ${decisionsSection(DECISIONS)}</main></body></html>`;
 }

@@ -182,6 +182,13 @@ export class PostgresAccounts implements Accounts {
     return this.#sql.begin((tx) => insertKey(tx, accountId, name, options));
   }
 
+  async key(keyId: string): Promise<KeyInfo | undefined> {
+    const [row] = await this.#sql<
+      KeyRow[]
+    >`SELECT ${this.#sql.unsafe(KEY_INFO_COLUMNS)} FROM api_keys WHERE id = ${keyId}`;
+    return row ? keyInfoOf(row, Date.now()) : undefined;
+  }
+
   async listKeys(accountId?: string): Promise<KeyInfo[]> {
     const columns = this.#sql.unsafe(KEY_INFO_COLUMNS);
     const rows =

@@ -182,11 +182,30 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
           expiresAt: null,
         });
         expect(revoked.revokedAt).toBeGreaterThanOrEqual(before);
+        expect(await accounts.key(byKey.keyId)).toEqual(revoked);
+        expect(await accounts.key("key_missing")).toBeUndefined();
         expect((await accounts.revokeKey(byId.keyId)).id).toBe(byId.keyId);
         expect((await accounts.revokeKey(byPrefix.prefix)).id).toBe(byPrefix.keyId);
         for (const { key, keyId } of [byKey, byId, byPrefix]) {
           expect(await ledger.checkKey(await hashApiKey(key))).toEqual({ status: "revoked", keyId });
         }
+      });
+
+      test("a key keeps its limit and expiry, shown with what the limit leaves", async () => {
+        const { account } = await accounts.openAccount("Ada", 100, { limit: { credits: 9, per: "total" } });
+        const expiresAt = Date.UTC(2099, 0, 31);
+        const made = await accounts.createKey(account.id, "agent", { limit: { credits: 5, per: "day" }, expiresAt });
+        const [first, second] = await accounts.listKeys(account.id);
+        expect(first).toMatchObject({ allowance: { credits: 9, per: "total", remaining: 9 }, expiresAt: null });
+        expect(second).toMatchObject({
+          id: made.keyId,
+          allowance: { credits: 5, per: "day", remaining: 5 },
+          expiresAt,
+        });
+        expect(await accounts.key(made.keyId)).toEqual(second);
+        expect(await ledgerErrorOf(accounts.createKey(account.id, "x", { limit: { credits: 0, per: "day" } }))).toBe(
+          "invalid_amount",
+        );
       });
 
       test("revoking twice keeps the first revocation time", async () => {

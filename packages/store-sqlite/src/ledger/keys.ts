@@ -95,6 +95,12 @@ export function revokeKey(db: Database, reference: string): KeyInfo {
   return keyInfoOf(row, Date.now());
 }
 
+/** One key, revoked or not. */
+export function keyInfo(db: Database, keyId: string): KeyInfo | undefined {
+  const row = db.query<KeyRow, [string]>(`SELECT ${KEY_INFO_COLUMNS} FROM api_keys WHERE id = ?`).get(keyId);
+  return row ? keyInfoOf(row, Date.now()) : undefined;
+}
+
 /** Keys of one account, or of every account, oldest first. */
 export function listKeys(db: Database, accountId?: string): KeyInfo[] {
   const rows =

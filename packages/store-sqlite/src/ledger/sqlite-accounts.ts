@@ -15,7 +15,7 @@ import type {
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
 import { createAccount, findOrCreateAccountBySubject, getAccount, grantCredits } from "./accounts.ts";
-import { createKey, listKeys, revokeKey } from "./keys.ts";
+import { createKey, keyInfo, listKeys, revokeKey } from "./keys.ts";
 import { dailyUsage, recentRequests, usageSummary } from "./usage.ts";
 
 export class SqliteAccounts implements Accounts {
@@ -54,6 +54,10 @@ export class SqliteAccounts implements Accounts {
 
   async createKey(accountId: string, name: string, options?: KeyOptions): Promise<NewKey> {
     return createKey(this.#db, accountId, name, options);
+  }
+
+  async key(keyId: string): Promise<KeyInfo | undefined> {
+    return keyInfo(this.#db, keyId);
   }
 
   async listKeys(accountId?: string): Promise<KeyInfo[]> {
