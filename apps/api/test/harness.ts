@@ -81,6 +81,10 @@ export interface TestServer extends RunningServer {
   logLine(requestId: string | null): Promise<Record<string, unknown> | undefined>;
   /** A new account with `credits` and an active key for it. */
   account(credits?: number): Promise<{ accountId: string; key: string; keyId: string }>;
+  /**
+   * Revokes the key as the operator CLI would, from a process of its own, and waits until the server
+   * refuses it: on PostgreSQL the server hears of it by a notification, within its key cache's second.
+   */
   revoke(keyId: string): Promise<void>;
   balance(accountId: string): Promise<number>;
   /** Credits charged to the account, from its usage records (today's and yesterday's: a test may span midnight). */
@@ -116,6 +120,8 @@ export async function startTestServer(
   );
   const backend = await openBackend(databaseUrl, { max: 4 });
   let sqlite: Database | undefined;
+  /** The keys account() made, by id: revoke() asks the server with the key until it is refused. */
+  const secrets = new Map<string, string>();
   return {
     ...server,
     adapter,
@@ -136,10 +142,20 @@ export async function startTestServer(
     },
     async account(credits = 1000) {
       const { account, key } = await backend.accounts.openAccount("test", credits);
+      secrets.set(key.keyId, key.key);
       return { accountId: account.id, key: key.key, keyId: key.keyId };
     },
     async revoke(keyId) {
+      const key = secrets.get(keyId);
+      if (key === undefined) throw new Error(`revoke(): ${keyId} is not a key this harness made`);
       await backend.accounts.revokeKey(keyId);
+      for (let waited = 0; waited < 2000; waited += 10) {
+        // The free account read: the wait charges nothing.
+        const answer = await fetch(`${server.url}/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+        if (answer.status === 401) return;
+        await Bun.sleep(10);
+      }
+      throw new Error(`the server still accepts revoked key ${keyId} after 2 s`);
     },
     balance(accountId) {
       return backend.ledger.balance(accountId);
