@@ -9,6 +9,8 @@ export interface Answer {
   /** Credits the answer says were charged: meta.credits.charged on /v1, x-credits-charged on /2. */
   charged: number;
   errorCode?: string;
+  /** Whose credits a 402 found short: the account's balance, or the key's own limit. */
+  refusal?: "balance" | "key_limit";
   nextToken?: string;
   /** Broken promises, as sentences; empty when the answer keeps the contract. */
   problems: string[];
@@ -19,7 +21,9 @@ interface Body {
   error?: { code?: unknown; message?: unknown; request_id?: unknown };
 }
 
-const COST_MESSAGE = /costs (\d+) credits and the account has (\d+) remaining/;
+/** A 402's message on /v1 and /2: what the request cost, and what the balance or the key's limit left. */
+const COST_MESSAGE =
+  /costs (\d+) credits and (?:the account has (\d+) remaining|this API key's limit of .+? leaves (\d+))/;
 
 function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
@@ -40,10 +44,15 @@ function errorProblems(status: number, body: Body, requestId: string): string[] 
   if (error.request_id !== requestId) problems.push(`${status}: body request id differs from x-request-id`);
   // "Never clamped": a refused request must really cost more than the balance it found.
   const cost = typeof error.message === "string" ? COST_MESSAGE.exec(error.message) : null;
-  if (error.code === "insufficient_credits" && (!cost || Number(cost[1]) <= Number(cost[2]))) {
+  if (error.code === "insufficient_credits" && (!cost || Number(cost[1]) <= Number(cost[2] ?? cost[3]))) {
     problems.push(`402 for a request the balance covered: ${String(error.message)}`);
   }
   return problems;
+}
+
+function refusalOf(body: Body): "balance" | "key_limit" {
+  const message = body.error?.message;
+  return typeof message === "string" && message.includes("API key's limit") ? "key_limit" : "balance";
 }
 
 /** Reads the whole answer; never throws for a bad body, which is reported as a problem instead. */
@@ -69,6 +78,7 @@ export async function readAnswer(response: Response): Promise<Answer> {
     requestId,
     charged,
     ...(typeof body.error?.code === "string" ? { errorCode: body.error.code } : {}),
+    ...(status === 402 ? { refusal: refusalOf(body) } : {}),
     ...(typeof token === "string" ? { nextToken: token } : {}),
     problems,
   };

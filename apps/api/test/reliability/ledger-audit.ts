@@ -179,3 +179,32 @@ export async function auditDatabase(
       : sqliteBooks(location.path, accountIds);
   return examine(books, accounts, options);
 }
+
+/**
+ * Every key's spend against its own limit, from the usage rows (less refunds) of a SQLite file: never
+ * above a total limit, and equal to what the key row counts, which is what the ledger decides by.
+ */
+export function auditKeyLimits(databasePath: string): string[] {
+  const db = new Database(databasePath, { readonly: true, strict: true });
+  try {
+    const keys = db
+      .query<
+        { id: string; credit_limit: number | null; limit_per: string | null; spent_total: number; spent: number },
+        []
+      >(
+        `SELECT k.id, k.credit_limit, k.limit_per, k.spent_total,
+                COALESCE((SELECT SUM(u.credits) FROM usage u WHERE u.key_id = k.id
+                          AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.refund_of = u.request_id)), 0) AS spent
+         FROM api_keys k`,
+      )
+      .all();
+    return keys.flatMap((key) => [
+      ...(key.spent_total === key.spent ? [] : [`${key.id}: spent ${key.spent}, its row counts ${key.spent_total}`]),
+      ...(key.limit_per === "total" && key.credit_limit !== null && key.spent > key.credit_limit
+        ? [`${key.id}: spent ${key.spent}, above its limit of ${key.credit_limit}`]
+        : []),
+    ]);
+  } finally {
+    db.close();
+  }
+}

@@ -2,7 +2,7 @@
 // database, bounded by a request count and a deadline. Each answer is checked (see answer.ts) and its
 // charge remembered by request id, per account, so the ledger can be audited against exactly what
 // clients were told.
-import type { Accounts } from "@social/core";
+import type { Accounts, KeyOptions } from "@social/core";
 import { examples } from "@social/fixtures";
 import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
 import { readAnswer } from "./answer.ts";
@@ -14,12 +14,16 @@ export interface LoadAccount {
 }
 
 /** One account per grant, each with an active key, written to the database before the server opens it. */
-export function openAccounts(databasePath: string, grants: readonly number[]): LoadAccount[] {
+export function openAccounts(
+  databasePath: string,
+  grants: readonly number[],
+  keyOptions: (index: number) => KeyOptions = () => ({}),
+): LoadAccount[] {
   const db = openDatabase(databasePath);
   try {
     return grants.map((credits, index) => {
       const account = createAccount(db, `load ${index}`, credits);
-      return { accountId: account.id, key: createKey(db, account.id, "load").key };
+      return { accountId: account.id, key: createKey(db, account.id, "load", keyOptions(index)).key };
     });
   } finally {
     db.close();
@@ -58,7 +62,16 @@ export const REQUEST_MIX: readonly string[] = [
   "/v1/tweets/999999999999",
   `/v1/search/recent?query=${query}&limit=99`,
   "/2/users/999999999999",
+  // A page shortened to what its cap covers, and a quote that reads nothing.
+  `/v1/search/recent?query=${query}&limit=20&max_credits=6`,
+  `/v1/users/${user}/tweets?dry_run=true`,
 ];
+
+/** The max_credits a path of the mix names, if it names one. */
+function capOf(path: string): number | undefined {
+  const cap = new URL(path, "http://load").searchParams.get("max_credits");
+  return cap === null ? undefined : Number(cap);
+}
 
 export interface LoadOptions {
   requests: number;
@@ -101,6 +114,8 @@ export interface LoadResult {
   statuses: Map<number, number>;
   /** Accounts that received 402 insufficient_credits at least once. */
   refusedAccounts: Set<string>;
+  /** 402s for a key's own limit (the rest were for the balance). */
+  keyLimitRefusals: number;
   /** Requests sent that got no answer: refused connections, resets, timeouts. */
   unanswered: number;
   problems: string[];
@@ -123,6 +138,7 @@ export async function driveLoad(
   const statuses = new Map<number, number>();
   const problems: string[] = [];
   const refusedAccounts = new Set<string>();
+  let keyLimitRefusals = 0;
   let unanswered = 0;
   let next = 0;
   const started = performance.now();
@@ -153,7 +169,10 @@ export async function driveLoad(
     latencies.push(answeredAt - sent);
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     if (answer.status === 402) refusedAccounts.add(account.accountId);
+    if (answer.refusal === "key_limit") keyLimitRefusals++;
     for (const problem of answer.problems) problems.push(`${path}: ${problem}`);
+    const cap = capOf(path);
+    if (cap !== undefined && answer.charged > cap) problems.push(`${path}: charged ${answer.charged}, above its cap`);
     charges[accountIndex]?.push({ requestId: answer.requestId, charged: answer.charged });
     const answered: LoadAnswer = {
       requestId: answer.requestId,
@@ -184,6 +203,7 @@ export async function driveLoad(
     latencies,
     statuses,
     refusedAccounts,
+    keyLimitRefusals,
     unanswered,
     problems,
     seconds: (performance.now() - started) / 1000,

@@ -16,6 +16,8 @@ describe("soak", () => {
     expect(report.statuses["200"]).toBeGreaterThan(0);
     // Half the accounts are granted too little: the run must actually cross the 402 edge.
     expect(report.accountsRefused).toBeGreaterThan(0);
+    // Keys with limits of their own met them, and (in discrepancies) none spent past them.
+    expect(report.keyLimitRefusals).toBeGreaterThan(0);
   }, 90_000);
 });
 

@@ -1,7 +1,7 @@
 // The soak: the real server process on a private copy of the world, several accounts (half of them
 // granted too little to last the run, so they hit 402 mid-way), a mixed load, then the ledger audit.
 // `bun run soak` runs it at full size; soak.test.ts runs a small one through this same code.
-import { auditLedger } from "./ledger-audit.ts";
+import { auditKeyLimits, auditLedger } from "./ledger-audit.ts";
 import { driveLoad, openAccounts, quantile } from "./load.ts";
 import { spawnServer, worldCopy } from "./server-process.ts";
 
@@ -22,8 +22,10 @@ export interface SoakReport {
   p50Ms: number;
   p99Ms: number;
   statuses: Record<string, number>;
-  /** Accounts whose balance ran out mid-way (they received 402s). */
+  /** Accounts whose balance ran out mid-way, or whose key reached its limit (they received 402s). */
   accountsRefused: number;
+  /** 402s for a key's own limit. */
+  keyLimitRefusals: number;
   discrepancies: string[];
 }
 
@@ -45,7 +47,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const world = worldCopy();
   try {
     const grants = Array.from({ length: options.accounts }, (_, index) => startingCredits(index, options));
-    const accounts = openAccounts(world.databasePath, grants);
+    // Every fourth key has a limit of its own, below what its account could pay: it meets 402 key_limit.
+    const accounts = openAccounts(world.databasePath, grants, (index) =>
+      index % 4 === 3 ? { limit: { credits: Math.floor((grants[index] ?? 0) / 3), per: "total" } } : {},
+    );
     const workers = options.workers ?? 1;
     const server = await spawnServer(world.databasePath, workers > 1 ? { WEB_CONCURRENCY: String(workers) } : {});
     let load: Awaited<ReturnType<typeof driveLoad>>;
@@ -66,6 +71,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ...(load.unanswered > 0 ? [`${load.unanswered} requests got no answer`] : []),
       ...(leakedKeys.length > 0 ? [`${leakedKeys.length} API keys appear in the server's logs`] : []),
       ...auditLedger(world.databasePath, load.accounts),
+      ...auditKeyLimits(world.databasePath),
     ];
     return {
       requests: answered,
@@ -75,6 +81,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       p99Ms: quantile(load.latencies, 0.99),
       statuses: Object.fromEntries([...load.statuses].sort(([a], [b]) => a - b)),
       accountsRefused: load.refusedAccounts.size,
+      keyLimitRefusals: load.keyLimitRefusals,
       discrepancies,
     };
   } finally {
