@@ -53,6 +53,7 @@ function whatToChange(error: ApiError, tool: string, billingUrl: string | undefi
       return `${billingUrl ? `Add credits at ${billingUrl}` : "Add credits"}, or ask for fewer items (a smaller limit, mode=ids).`;
     }
     case "rate_limited":
+    case "request_in_progress":
       return `Wait ${error.retryAfter ?? 1} seconds, then call ${tool} again.`;
     case "invalid_api_key":
     case "revoked_api_key":

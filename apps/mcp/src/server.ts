@@ -19,7 +19,7 @@ import {
   separateControls,
 } from "@social/core";
 import { errorResult, structuredResult, successResult } from "./results.ts";
-import type { AgentTool } from "./tools.ts";
+import { type AgentTool, IDEMPOTENCY_ARGUMENT } from "./tools.ts";
 
 const SERVER_INFO = { name: "social-data-api", version: "1.0.0" };
 
@@ -69,20 +69,28 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
           ? structuredResult({ data: outcome.data, credits: outcome.credits })
           : errorResult(outcome.error, tool.definition.name, requestId, options.billingUrl);
       }
-      const { params, controls } = separateControls(request.params.arguments ?? {});
+      const { [IDEMPOTENCY_ARGUMENT]: idempotencyKey, ...args } = request.params.arguments ?? {};
+      const { params, controls } = separateControls(args);
       const outcome = await executeRead(services, {
         endpoint: tool.endpoint,
         params,
         controls,
+        // A key that is not text is refused by the pipeline's check, like an empty one.
+        ...(idempotencyKey === undefined
+          ? {}
+          : { idempotency: { key: typeof idempotencyKey === "string" ? idempotencyKey : "", surface: "mcp" } }),
         apiKey: options.apiKey,
         requestId,
         // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.
         signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
         ...(options.rate ? { rate: options.rate } : {}),
       });
-      return outcome.ok
-        ? successResult(outcome)
-        : errorResult(outcome.error, tool.definition.name, requestId, options.billingUrl);
+      if (!outcome.ok) return errorResult(outcome.error, tool.definition.name, requestId, options.billingUrl);
+      // A retry with the same idempotency_key: the first call's result, as it was.
+      if (outcome.replay) return JSON.parse(outcome.replay.body) as CallToolResult;
+      const result = successResult(outcome);
+      await outcome.remember?.({ status: 200, headers: {}, body: JSON.stringify(result) });
+      return result;
     } catch (error) {
       options.logError(`${tool.definition.name} failed (request ${requestId})`, error);
       const failure = new ApiError("internal_error", "The read failed on the server.");

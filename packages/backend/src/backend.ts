@@ -1,7 +1,7 @@
 // What a process gets for DATABASE_URL, whichever adapter serves it: the four ports and the few
 // operations around them that are not a port (the stored secrets, the world build, closing). The apps
 // hold this and nothing else, so no app knows which database it runs on.
-import type { Accounts, Ledger, Sessions, Store } from "@social/core";
+import type { Accounts, IdempotencyRecords, Ledger, Sessions, Store } from "@social/core";
 import type { WorldOptions } from "@social/fixtures";
 import type { WorldMeta } from "@social/store-kit";
 
@@ -15,6 +15,7 @@ export interface Backend {
   readonly store: Store;
   readonly ledger: Ledger;
   readonly accounts: Accounts;
+  readonly idempotency: IdempotencyRecords;
   readonly sessions: Sessions;
   /** The server secret stored as `name`, generated on first use, so every process shares one. */
   secret(name: string): Promise<string>;

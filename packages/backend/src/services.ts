@@ -12,6 +12,7 @@ export async function backendServices(
     store: backend.store,
     ledger: backend.ledger,
     accounts: backend.accounts,
+    idempotency: backend.idempotency,
     tokenSecret: options.tokenSecret || (await backend.secret(TOKEN_SECRET_SETTING)),
     limiter: options.limiter,
   });

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   revoked_api_key: 401,
   insufficient_credits: 402,
   endpoint_not_found: 404,
+  // Not in SPEC.md's table: a retry with an Idempotency-Key whose first request is still running.
+  request_in_progress: 409,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,

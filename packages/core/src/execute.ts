@@ -3,11 +3,18 @@
 // either covers the whole cost or refuses the request, so a failed request is never billed.
 import * as v from "valibot";
 import type { Accounts } from "./account-ports.ts";
-import { costOf } from "./costs.ts";
+import { type CostRule, costOf } from "./costs.ts";
 import { insufficientCredits, shortfallOf } from "./credit-refusal.ts";
 import { costRuleFor, type Endpoint, maxItemsOf, type ParamsSchema, type ReadResult } from "./endpoint.ts";
 import type { Credits } from "./envelope.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
+import {
+  claimIdempotencyKey,
+  type IdempotencyRecords,
+  idempotencyKeyOf,
+  requestFingerprint,
+  type StoredAnswer,
+} from "./idempotency.ts";
 import { LedgerError } from "./ledger-errors.ts";
 import type { Cursor, KeyCheck, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
@@ -16,17 +23,19 @@ import { quoteOf, withinCap } from "./request-budget.ts";
 import { ControlsSchema, type RequestControls } from "./request-controls.ts";
 import type { TokenCodec } from "./tokens.ts";
 
-/** What the charged pipeline needs. */
+/** What the charged pipeline needs; `idempotency` only for requests that send an Idempotency-Key. */
 export interface ReadServices {
   store: Store;
   ledger: Ledger;
   tokens: TokenCodec;
   limiter: RateLimiter;
+  idempotency?: IdempotencyRecords;
 }
 
 /** Every surface's services: the pipeline's, and the accounts behind the free account reads. */
 export interface Services extends ReadServices {
   accounts: Accounts;
+  idempotency: IdempotencyRecords;
 }
 
 /**
@@ -60,6 +69,11 @@ export interface ReadRequest<X = undefined> {
   signal?: AbortSignal;
   /** This request's rate-limit state when its surface already counted it (MCP counts each POST once). */
   rate?: RateState;
+  /**
+   * The caller's Idempotency-Key, as sent (the pipeline checks it), and the surface that will store the
+   * answer: a replay must be the same kind of answer as the first one.
+   */
+  idempotency?: { key: string; surface: "v1" | "v2" | "mcp" };
 }
 
 export interface ReadSuccess<X = undefined> {
@@ -73,6 +87,10 @@ export interface ReadSuccess<X = undefined> {
   dryRun?: true;
   /** The most items the read was allowed: fewer than asked when max_credits capped it. */
   maxItems: number;
+  /** An Idempotency-Key retry: the first request's answer, to send again as it is. Nothing was read. */
+  replay?: StoredAnswer;
+  /** With an Idempotency-Key: stores the answer for retries; the surface calls it before sending. */
+  remember?: (answer: StoredAnswer) => Promise<void>;
   nextToken?: string;
   rate: RateState;
 }
@@ -245,70 +263,122 @@ export async function executeRead(
     const rate = request.rate ?? (await services.limiter.take(key.keyId));
     authenticated = { rate, credits: { charged: 0, remaining: key.balance } };
     if (!rate.allowed) throw rateLimitError(rate);
-
-    const { endpoint } = request;
-    const { params, controls } = parseParams(
-      request.paramsSchema ?? endpoint.params,
-      request.params,
-      request.repeated ?? [],
-      request.controls,
-    );
-    const token = params.next_token;
-    const binding = tokenBinding(params);
-    const after: Cursor | undefined =
-      typeof token === "string" ? await services.tokens.verify(token, endpoint.id, binding) : undefined;
-    const rule = costRuleFor(endpoint, params);
-    const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
-    const most = maxItemsOf(endpoint, params, size);
-    const maxItems = withinCap(controls.max_credits, rule, most);
-    const capped = maxItems < most ? { capped: true as const } : {};
-    if (controls.dry_run) {
+    const prepared = await prepare(services, request, key);
+    const idempotencyKey = idempotencyKeyOf(request.idempotency?.key);
+    if (prepared.controls.dry_run) {
+      const { rule, maxItems, capped } = prepared;
       const credits = { charged: 0, remaining: key.balance, ...capped, ...quoteOf(rule, maxItems) };
       return { ok: true, data: null, enriched: undefined, credits, dryRun: true, maxItems, rate };
     }
-    // A key whose account (or own limit) cannot pay even the base cost gets its 402 without any work.
-    const base = costOf(rule, 0);
-    // Named in the endpoint's own parameters only where the caller used them (not /2's).
-    const refused = request.paramsSchema ? undefined : { endpoint, params, rule };
-    const short = shortfallOf(key.balance, key.allowance, base);
-    if (short) throw insufficientCredits(base, short, refused);
-    const page = { size: Math.min(size, maxItems), owner: key.accountId, ...(after ? { after } : {}) };
-    const result = await runRead(endpoint, services.store, params, page, maxItems);
-    const enriched = await request.enrich?.(services.store, result.data);
-
-    const cost = costOf(rule, countedItems(endpoint, result));
-    // Every entry honours maxItems (the catalogue tests hold each to it); were one not to, the caller's
-    // cap still holds: the answer is refused, uncharged, rather than billed above it.
-    if (controls.max_credits !== undefined && cost > controls.max_credits) {
-      throw new ApiError("internal_error", `${endpoint.id} returned more than max_credits covers`);
+    const records = services.idempotency;
+    if (!request.idempotency || idempotencyKey === undefined || !records) {
+      return await readAndCharge(services, request, prepared, rate);
     }
-    if (request.signal?.aborted) throw clientGone();
-    const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
-    // A key revoked while its request was read is refused here, uncharged: the ledger checks it again.
-    const debit = await services.ledger.debit(key.accountId, usage).catch((error: unknown) => {
-      if (!(error instanceof LedgerError)) throw error;
-      if (error.code === "revoked_key") throw revokedKey();
-      // It expired while its request was being read: it is the clock that decides, not the check.
-      if (error.code === "expired_key") throw expiredKey(key.expiresAt ?? Date.now());
+    const scope = { accountId: key.accountId, key: idempotencyKey };
+    const operation = `${request.idempotency.surface} ${request.endpoint.id}`;
+    const fingerprint = requestFingerprint(operation, { ...request.params, ...request.controls });
+    const refund = (accountId: string, requestId: string) => services.ledger.refund(accountId, requestId);
+    const replay = await claimIdempotencyKey(records, refund, scope, fingerprint, request.requestId);
+    if (replay) {
+      const credits = { charged: 0, remaining: key.balance };
+      return { ok: true, data: null, enriched: undefined, credits, maxItems: prepared.maxItems, replay, rate };
+    }
+    // A request that ends without an answer gives the key up, so that a retry runs it afresh.
+    try {
+      const outcome = await readAndCharge(services, request, prepared, rate);
+      const remember = (answer: StoredAnswer) => records.complete(scope, request.requestId, answer, Date.now());
+      return { ...outcome, remember };
+    } catch (error) {
+      await records.release(scope, request.requestId);
       throw error;
-    });
-    if (!debit.ok) throw insufficientCredits(cost, debit, refused);
-    const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
-    if (request.signal?.aborted) {
-      await services.ledger.refund(key.accountId, request.requestId);
-      throw clientGone();
     }
-    return {
-      ok: true,
-      data: result.data,
-      enriched,
-      credits: { charged: cost, remaining: debit.remaining, ...capped },
-      maxItems,
-      ...(nextToken ? { nextToken } : {}),
-      rate,
-    };
   } catch (error) {
     if (error instanceof ApiError) return { ok: false, error, ...authenticated };
     throw error;
   }
+}
+
+type ActiveKey = Extract<KeyCheck, { status: "active" }>;
+
+/** A validated request, priced: what its read may return and what its cost is counted by. */
+interface PreparedRead {
+  key: ActiveKey;
+  params: Record<string, unknown>;
+  controls: RequestControls;
+  binding: string;
+  after: Cursor | undefined;
+  rule: CostRule;
+  size: number;
+  maxItems: number;
+  capped: { capped?: true };
+}
+
+async function prepare(services: ReadServices, request: ReadRequest<unknown>, key: ActiveKey): Promise<PreparedRead> {
+  const { endpoint } = request;
+  const { params, controls } = parseParams(
+    request.paramsSchema ?? endpoint.params,
+    request.params,
+    request.repeated ?? [],
+    request.controls,
+  );
+  const token = params.next_token;
+  const binding = tokenBinding(params);
+  const after = typeof token === "string" ? await services.tokens.verify(token, endpoint.id, binding) : undefined;
+  const rule = costRuleFor(endpoint, params);
+  const size = request.pageSize ?? endpoint.pageSize?.(params) ?? 0;
+  const most = maxItemsOf(endpoint, params, size);
+  const maxItems = withinCap(controls.max_credits, rule, most);
+  const capped = maxItems < most ? { capped: true as const } : {};
+  return { key, params, controls, binding, after, rule, size, maxItems, capped };
+}
+
+async function readAndCharge(
+  services: ReadServices,
+  request: ReadRequest<unknown>,
+  prepared: PreparedRead,
+  rate: RateState,
+): Promise<ReadSuccess<unknown>> {
+  const { endpoint } = request;
+  const { key, params, controls, binding, after, rule, size, maxItems, capped } = prepared;
+  // A key whose account (or own limit) cannot pay even the base cost gets its 402 without any work.
+  const base = costOf(rule, 0);
+  // Named in the endpoint's own parameters only where the caller used them (not /2's).
+  const refused = request.paramsSchema ? undefined : { endpoint, params, rule };
+  const short = shortfallOf(key.balance, key.allowance, base);
+  if (short) throw insufficientCredits(base, short, refused);
+  const page = { size: Math.min(size, maxItems), owner: key.accountId, ...(after ? { after } : {}) };
+  const result = await runRead(endpoint, services.store, params, page, maxItems);
+  const enriched = await request.enrich?.(services.store, result.data);
+
+  const cost = costOf(rule, countedItems(endpoint, result));
+  // Every entry honours maxItems (the catalogue tests hold each to it); were one not to, the caller's
+  // cap still holds: the answer is refused, uncharged, rather than billed above it.
+  if (controls.max_credits !== undefined && cost > controls.max_credits) {
+    throw new ApiError("internal_error", `${endpoint.id} returned more than max_credits covers`);
+  }
+  if (request.signal?.aborted) throw clientGone();
+  const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
+  // A key revoked while its request was read is refused here, uncharged: the ledger checks it again.
+  const debit = await services.ledger.debit(key.accountId, usage).catch((error: unknown) => {
+    if (!(error instanceof LedgerError)) throw error;
+    if (error.code === "revoked_key") throw revokedKey();
+    // It expired while its request was being read: it is the clock that decides, not the check.
+    if (error.code === "expired_key") throw expiredKey(key.expiresAt ?? Date.now());
+    throw error;
+  });
+  if (!debit.ok) throw insufficientCredits(cost, debit, refused);
+  const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
+  if (request.signal?.aborted) {
+    await services.ledger.refund(key.accountId, request.requestId);
+    throw clientGone();
+  }
+  return {
+    ok: true,
+    data: result.data,
+    enriched,
+    credits: { charged: cost, remaining: debit.remaining, ...capped },
+    maxItems,
+    ...(nextToken ? { nextToken } : {}),
+    rate,
+  };
 }

@@ -10,6 +10,7 @@ export * from "./endpoint.ts";
 export * from "./envelope.ts";
 export * from "./errors.ts";
 export * from "./execute.ts";
+export * from "./idempotency.ts";
 export * from "./json-schema.ts";
 export * from "./json-text.ts";
 export * from "./key-options.ts";

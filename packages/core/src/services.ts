@@ -3,6 +3,7 @@
 
 import type { Accounts } from "./account-ports.ts";
 import type { Services } from "./execute.ts";
+import type { IdempotencyRecords } from "./idempotency.ts";
 import type { Ledger, Store } from "./ports.ts";
 import type { RateLimitConfig, RateLimiter } from "./ratelimit.ts";
 import { createTokenCodec } from "./tokens.ts";
@@ -17,6 +18,7 @@ export interface ServiceOptions {
   store: Store;
   ledger: Ledger;
   accounts: Accounts;
+  idempotency: IdempotencyRecords;
   tokenSecret: string;
   limiter: RateLimiter;
 }
@@ -26,6 +28,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     store: options.store,
     ledger: options.ledger,
     accounts: options.accounts,
+    idempotency: options.idempotency,
     tokens: await createTokenCodec(options.tokenSecret),
     limiter: options.limiter,
   };

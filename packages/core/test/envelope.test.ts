@@ -23,13 +23,14 @@ describe("envelopes", () => {
     assert.ok(v.is(schema, last) && v.is(schema, more));
   });
 
-  it("maps the eight codes of SPEC.md to their statuses", () => {
+  it("maps the eight codes of SPEC.md, and the idempotent retry's conflict, to their statuses", () => {
     assert.deepEqual(ERROR_STATUS, {
       invalid_request: 400,
       invalid_api_key: 401,
       revoked_api_key: 401,
       insufficient_credits: 402,
       endpoint_not_found: 404,
+      request_in_progress: 409,
       rate_limited: 429,
       internal_error: 500,
       service_unavailable: 503,

@@ -1,5 +1,6 @@
 export * from "./accounts/postgres-accounts.ts";
 export * from "./database.ts";
+export * from "./ledger/postgres-idempotency.ts";
 export * from "./ledger/postgres-ledger.ts";
 export * from "./migrate.ts";
 export * from "./outage.ts";

@@ -10,6 +10,7 @@ import {
   TOKEN_SECRET_SETTING,
 } from "@social/core";
 import { SqliteAccounts } from "./ledger/sqlite-accounts.ts";
+import { SqliteIdempotency } from "./ledger/sqlite-idempotency.ts";
 import { SqliteLedger } from "./ledger/sqlite-ledger.ts";
 import { persistentSecret } from "./settings.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
@@ -22,6 +23,7 @@ export function sqliteServices(
     store: new SqliteStore(db),
     ledger: new SqliteLedger(db),
     accounts: new SqliteAccounts(db),
+    idempotency: new SqliteIdempotency(db),
     tokenSecret: options.tokenSecret || persistentSecret(db, TOKEN_SECRET_SETTING),
     limiter: new LocalRateLimiter(options.rateLimit),
   });

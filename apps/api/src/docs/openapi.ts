@@ -64,6 +64,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: "invalid_api_key or revoked_api_key. Never charged.",
   402: "insufficient_credits: the balance does not cover this request's cost; help_url links to billing. Never charged.",
   404: "endpoint_not_found: no such resource or endpoint. Never charged.",
+  409: "request_in_progress: a request with the same Idempotency-Key is still being answered; retry after the Retry-After header's seconds to get its answer. Never charged.",
   429: "rate_limited: retry after the Retry-After header's seconds. Never charged.",
   500: "internal_error. Never charged.",
   503: "service_unavailable: the database cannot be reached; retry later. Never charged.",
@@ -78,6 +79,14 @@ const controlParameters: Json[] = [
     required: false,
     schema: { type: "integer", minimum: 1, maximum: MAX_CREDITS_CAP },
     description: "max_credits as a header, for clients that cannot add parameters; give one or the other.",
+  },
+  {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" },
+    description:
+      "Any unique text: the same request sent again with the same key within 24 hours gets the first answer again (header Idempotent-Replayed: true) and is not charged again; the same key with a different request is 400; while the first is still running, a retry waits for its answer (409 request_in_progress after 10 s).",
   },
 ];
 

@@ -1,5 +1,5 @@
 // JSON responses with the headers every answer of this API carries.
-import { type ApiError, errorEnvelope, errorHeaders } from "@social/core";
+import { type ApiError, errorEnvelope, errorHeaders, type StoredAnswer } from "@social/core";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -18,4 +18,20 @@ export function errorResponse(
   headers: Record<string, string> = {},
 ): Response {
   return json(errorEnvelope(error, requestId, helpUrl), error.status, errorHeaders(error, requestId, headers));
+}
+
+/** A success as an Idempotency-Key retry will get it again: the body and the headers that describe it. */
+export function answerToStore(body: string, requestId: string, headers: Record<string, string> = {}): StoredAnswer {
+  return { status: 200, headers: { "content-type": JSON_TYPE, "x-request-id": requestId, ...headers }, body };
+}
+
+/**
+ * A stored answer sent again: the first request's body and request id, this request's rate-limit
+ * headers, and Idempotent-Replayed so the client knows nothing was read or charged this time.
+ */
+export function replayResponse(answer: StoredAnswer, headers: Record<string, string>): Response {
+  return new Response(answer.body, {
+    status: answer.status,
+    headers: { ...headers, ...answer.headers, "idempotent-replayed": "true" },
+  });
 }

@@ -6,6 +6,7 @@ import {
   catalogue,
   decodeParams,
   executeRead,
+  IDEMPOTENCY_HEADER,
   MAX_CREDITS_HEADER,
   numericParams,
   rateHeaders,
@@ -16,7 +17,7 @@ import {
 } from "@social/core";
 import { type Context, Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
-import { errorResponse, jsonText } from "../http/respond.ts";
+import { answerToStore, errorResponse, jsonText, replayResponse } from "../http/respond.ts";
 
 /** `/v1/users/{id}` → `/v1/users/:id`. */
 export function routerPath(path: string): string {
@@ -47,6 +48,15 @@ export function refuseMethods(path: string) {
   };
 }
 
+/** The Idempotency-Key a request sent, for the pipeline to check and honour. */
+export function idempotencyOf(
+  request: Request,
+  surface: "v1" | "v2",
+): { idempotency?: { key: string; surface: "v1" | "v2" } } {
+  const key = request.headers.get(IDEMPOTENCY_HEADER);
+  return key === null ? {} : { idempotency: { key, surface } };
+}
+
 export function v1Routes(context: HttpContext) {
   const routes = new Elysia({ name: "v1" }).use(context);
   for (const endpoint of catalogue) {
@@ -66,6 +76,7 @@ export function v1Routes(context: HttpContext) {
         params: values,
         repeated: [...repeated, ...query.repeated],
         controls: query.controls,
+        ...idempotencyOf(request, "v1"),
         apiKey: bearerKey(request),
         requestId,
         signal: request.signal,
@@ -75,8 +86,10 @@ export function v1Routes(context: HttpContext) {
       if (!outcome.ok) {
         return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);
       }
+      if (outcome.replay) return replayResponse(outcome.replay, headers);
       usage.credits = outcome.credits.charged;
       const body = successEnvelopeText(outcome.data, requestId, outcome.credits, outcome.nextToken, outcome.dryRun);
+      await outcome.remember?.(answerToStore(body, requestId));
       return jsonText(body, 200, headers);
     });
     routes.all(path, refuse);

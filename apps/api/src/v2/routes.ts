@@ -15,8 +15,8 @@ import {
 } from "@social/core";
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
-import { json } from "../http/respond.ts";
-import { pathEntries, refuseMethods, routerPath } from "../v1/routes.ts";
+import { answerToStore, json, jsonText, replayResponse } from "../http/respond.ts";
+import { idempotencyOf, pathEntries, refuseMethods, routerPath } from "../v1/routes.ts";
 import { notFoundError, successBody, v2Items } from "./body.ts";
 import { V2_ROUTES, type V2Route } from "./mapped.ts";
 import { problemResponse, type RawValues } from "./problem.ts";
@@ -74,6 +74,7 @@ export function v2Routes(context: HttpContext) {
         repeated: [...repeated, ...controls.repeated],
         // X API v2 client code cannot add parameters; a header it can.
         controls: controls.controls,
+        ...idempotencyOf(request, "v2"),
         apiKey: bearerKey(request),
         requestId,
         signal: request.signal,
@@ -95,14 +96,16 @@ export function v2Routes(context: HttpContext) {
         };
         return problemResponse(namedAsSent(error, target.query), requestId, helpUrl, rawValues, headers);
       }
+      if (outcome.replay) return replayResponse(outcome.replay, headers);
       usage.credits = outcome.credits.charged;
       // Ids past what max_credits covered were not read, so they are not reported as missing either.
       const ids = route.v2.passThrough?.includes("ids")
         ? [...new Set(String(values.ids).split(","))].slice(0, outcome.maxItems)
         : undefined;
       const page = { ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}), requestedIds: ids };
-      const body = successBody(route, outcome.enriched, page, options());
-      return json(body, 200, { ...headers, ...creditHeaders(outcome.credits) });
+      const body = JSON.stringify(successBody(route, outcome.enriched, page, options()));
+      await outcome.remember?.(answerToStore(body, requestId, creditHeaders(outcome.credits)));
+      return jsonText(body, 200, { ...headers, ...creditHeaders(outcome.credits) });
     });
     routes.all(path, refuse);
   }

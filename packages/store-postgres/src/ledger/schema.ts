@@ -79,6 +79,21 @@ export const ledgerMigrations: readonly Migration[] = [
       ADD COLUMN spent_today BIGINT NOT NULL DEFAULT 0 CHECK (spent_today >= 0),
       ADD COLUMN spent_day BIGINT`;
   },
+  async (tx) => {
+    // Idempotency-Key records (core's idempotency.ts): per account, the request that owns the key and,
+    // once it is answered, its answer as JSON; kept until expires_at.
+    await tx`CREATE TABLE idempotency (
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      key TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      request_id TEXT NOT NULL,
+      answer TEXT,
+      created_at BIGINT NOT NULL,
+      expires_at BIGINT NOT NULL,
+      PRIMARY KEY (account_id, key)
+    )`;
+    await tx`CREATE INDEX idempotency_expiry ON idempotency (expires_at)`;
+  },
 ];
 
 export const settingsMigrations: readonly Migration[] = [

@@ -70,4 +70,19 @@ export const ledgerMigrations: readonly Migration[] = [
     db.run("ALTER TABLE api_keys ADD COLUMN spent_today INTEGER NOT NULL DEFAULT 0 CHECK (spent_today >= 0)");
     db.run("ALTER TABLE api_keys ADD COLUMN spent_day INTEGER");
   },
+  (db) => {
+    // Idempotency-Key records (core's idempotency.ts): per account, the request that owns the key and,
+    // once it is answered, its answer as JSON; kept until expires_at.
+    db.run(`CREATE TABLE idempotency (
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      key TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      request_id TEXT NOT NULL,
+      answer TEXT,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      PRIMARY KEY (account_id, key)
+    )`);
+    db.run("CREATE INDEX idempotency_expiry ON idempotency (expires_at)");
+  },
 ];

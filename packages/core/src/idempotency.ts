@@ -1,0 +1,114 @@
+// Safe retries: a charged request sent with an Idempotency-Key is charged once however often it is sent.
+// The first one reserves the key (per account) and, once answered, stores its answer for 24 hours; a
+// retry of the same request gets that answer again, byte for byte, uncharged, and marked
+// Idempotent-Replayed. The stored answer rather than a fresh read: the retry then holds exactly what was
+// paid for (the same data, the same next_token), even if the world moved since. The same key with a
+// different request is refused; a retry while the first is still running waits for its answer.
+import { ApiError, invalidRequest } from "./errors.ts";
+
+/** How long an answer is kept for retries. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * A reservation not answered for this long belongs to a request whose process died (no read runs for
+ * a minute): a retry takes it over, giving back whatever that request was charged.
+ */
+export const ABANDONED_AFTER_MS = 60_000;
+/** How long a retry waits for the first request's answer before it is told to come back. */
+export const IN_PROGRESS_WAIT_MS = 10_000;
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+
+/** An answer as a surface sent it, to be sent again: a JSON body and the headers that describe it. */
+export interface StoredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface IdempotencyScope {
+  accountId: string;
+  key: string;
+}
+
+export type Reservation =
+  /** This request owns the key; `abandonedBy` names a dead owner whose charge must be given back. */
+  | { kind: "reserved"; abandonedBy?: string }
+  | { kind: "replay"; answer: StoredAnswer }
+  | { kind: "in_progress" }
+  /** The key was used for a different request. */
+  | { kind: "mismatch" };
+
+/**
+ * The records behind Idempotency-Key, per account. Every method is one atomic step, so concurrent
+ * requests with the same key, from any process, find exactly one owner. Expired records are deleted as
+ * new ones are reserved.
+ */
+export interface IdempotencyRecords {
+  reserve(scope: IdempotencyScope, fingerprint: string, requestId: string, now: number): Promise<Reservation>;
+  /** Stores the owner's answer for IDEMPOTENCY_TTL_MS; a request that no longer owns the key stores nothing. */
+  complete(scope: IdempotencyScope, requestId: string, answer: StoredAnswer, now: number): Promise<void>;
+  /** Gives the key up (the request failed, uncharged), so that a retry runs it afresh. */
+  release(scope: IdempotencyScope, requestId: string): Promise<void>;
+}
+
+const PRINTABLE = /^[\x20-\x7e]{1,255}$/;
+
+/** The header's value, checked: 1 to 255 printable ASCII characters. */
+export function idempotencyKeyOf(value: string | null | undefined): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (!PRINTABLE.test(value)) {
+    const message = "must be 1 to 255 printable ASCII characters";
+    throw invalidRequest(`Invalid request: Idempotency-Key ${message}`, [{ parameter: "Idempotency-Key", message }]);
+  }
+  return value;
+}
+
+/** What makes two requests "the same": the operation and every value sent, in a canonical order. */
+export function requestFingerprint(operation: string, values: Record<string, unknown>): string {
+  const sorted = Object.keys(values)
+    .sort()
+    .map((name) => [name, values[name]]);
+  return JSON.stringify([operation, sorted]);
+}
+
+export function idempotencyMismatch(): ApiError {
+  const message = "was already used for a different request: send a new key for a new request";
+  return invalidRequest(`Invalid request: Idempotency-Key ${message}`, [{ parameter: "Idempotency-Key", message }]);
+}
+
+export function idempotencyInProgress(): ApiError {
+  return new ApiError(
+    "request_in_progress",
+    "A request with this Idempotency-Key is still being answered: retry it in a moment to get its answer",
+    { retryAfter: 1 },
+  );
+}
+
+/**
+ * Reserves the key for this request, waiting while another request holds it, up to IN_PROGRESS_WAIT_MS.
+ * Resolves to the answer to replay, or to undefined once this request owns the key (having given back
+ * the charge of a dead owner, whose answer nobody received).
+ */
+export async function claimIdempotencyKey(
+  records: IdempotencyRecords,
+  refund: (accountId: string, requestId: string) => Promise<void>,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  requestId: string,
+): Promise<StoredAnswer | undefined> {
+  const giveUpAt = Date.now() + IN_PROGRESS_WAIT_MS;
+  for (;;) {
+    const reservation = await records.reserve(scope, fingerprint, requestId, Date.now());
+    switch (reservation.kind) {
+      case "reserved":
+        if (reservation.abandonedBy !== undefined) await refund(scope.accountId, reservation.abandonedBy);
+        return undefined;
+      case "replay":
+        return reservation.answer;
+      case "mismatch":
+        throw idempotencyMismatch();
+      case "in_progress":
+        if (Date.now() >= giveUpAt) throw idempotencyInProgress();
+        await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
