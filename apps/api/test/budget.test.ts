@@ -355,7 +355,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       // Granted from another process: on PostgreSQL the server's key check hears of it by a
       // notification. A quote shows the balance that check holds.
       for (let waited = 0; waited < 2000; waited += 10) {
-        if ((await read(`${path}?dry_run=true`, key)).meta.credits.remaining === 5) break;
+        if ((await read(await server.get(`${path}?dry_run=true`, key))).meta.credits.remaining === 5) break;
         await Bun.sleep(10);
       }
       const paid = await server.get(path, key, retry(key, "after-top-up"));
