@@ -5,7 +5,7 @@
 import type { Accounts, KeyOptions } from "@social/core";
 import { examples } from "@social/fixtures";
 import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
-import { readAnswer } from "./answer.ts";
+import { type Answer, readAnswer } from "./answer.ts";
 import type { AccountObservations, ObservedCharge } from "./ledger-audit.ts";
 
 export interface LoadAccount {
@@ -65,7 +65,12 @@ export const REQUEST_MIX: readonly string[] = [
   // A page shortened to what its cap covers, and a quote that reads nothing.
   `/v1/search/recent?query=${query}&limit=20&max_credits=6`,
   `/v1/users/${user}/tweets?dry_run=true`,
+  // Sent with an Idempotency-Key, then sent again as a client retries (see RETRIED).
+  `/v1/users/${user}/tweets/replies`,
 ];
+
+/** The paths of the mix a client sends twice with one Idempotency-Key: the retry must be a free replay. */
+const RETRIED = new Set([`/v1/users/${user}/tweets/replies`]);
 
 /** The max_credits a path of the mix names, if it names one. */
 function capOf(path: string): number | undefined {
@@ -149,13 +154,17 @@ export async function driveLoad(
     // Stride through the mix so consecutive requests of one account differ in cost.
     const path = REQUEST_MIX[Math.floor(index / accounts.length) % REQUEST_MIX.length] as string;
     const sent = performance.now();
-    let response: Response;
-    try {
-      response = await fetch(`${baseUrls[server]}${path}`, {
-        headers: { authorization: `Bearer ${account.key}` },
+    const headers: Record<string, string> = { authorization: `Bearer ${account.key}` };
+    if (RETRIED.has(path)) headers["idempotency-key"] = `load-${index}`;
+    const request = () =>
+      fetch(`${baseUrls[server]}${path}`, {
+        headers,
         signal: AbortSignal.timeout(options.requestTimeoutMs ?? 30_000),
         keepalive: !options.newConnections,
       });
+    let response: Response;
+    try {
+      response = await request();
     } catch {
       unanswered++;
       return;
@@ -188,6 +197,21 @@ export async function driveLoad(
     };
     answers.push(answered);
     options.onAnswer?.(latencies.length, answered);
+    if (headers["idempotency-key"] !== undefined && answer.status === 200) await retry(path, answer, request);
+  }
+
+  /** The client's retry of a request that was answered: the same answer again, marked, and no new charge. */
+  async function retry(path: string, first: Answer, request: () => Promise<Response>): Promise<void> {
+    const again = await request().catch(() => undefined);
+    if (!again) {
+      unanswered++;
+      return;
+    }
+    const replayed = again.headers.get("idempotent-replayed");
+    const answer = await readAnswer(again).catch(() => undefined);
+    if (!answer || replayed !== "true" || answer.requestId !== first.requestId || answer.charged !== first.charged) {
+      problems.push(`${path}: a retry with its Idempotency-Key was not the first answer replayed`);
+    }
   }
 
   async function client(_: unknown, clientIndex: number): Promise<void> {
