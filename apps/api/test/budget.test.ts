@@ -42,6 +42,17 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
   });
   afterAll(() => server.close());
 
+  /** The MCP SDK's client on the server's /mcp, with `key`. */
+  async function mcpClient(key: string): Promise<Client> {
+    const client = new Client({ name: "budget-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    return client;
+  }
+
   describe("dry_run=true", () => {
     it("on every entry: free, reads nothing, and quotes at least what the same request is then charged", async () => {
       for (const endpoint of catalogue) {
@@ -247,12 +258,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       expect(body.error.message).toContain("this API key's limit of 4 credits per UTC day leaves 4");
       expect((await server.get(`/2/tweets/search/recent?${search}&max_results=20`, key)).status).toBe(402);
 
-      const client = new Client({ name: "budget-test", version: "1.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${key}` } },
-        }),
-      );
+      const client = await mcpClient(key);
       try {
         const name = endpointsById.get("search_recent")?.tool ?? "";
         const result = await client.callTool({ name, arguments: { query: examples.search_query } });
@@ -291,16 +297,16 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
   });
 
   describe("Idempotency-Key", () => {
-    const retry = (key: string, idempotencyKey: string) => ({ headers: { "idempotency-key": idempotencyKey } });
+    const retry = (idempotencyKey: string) => ({ headers: { "idempotency-key": idempotencyKey } });
 
     it("a retry gets the first answer again, marked replayed, and is not charged again", async () => {
       const { accountId, key } = await server.account();
       const path = `/v1/users/${examples.user_id}/tweets`;
-      const first = await server.get(path, key, retry(key, "order-1"));
+      const first = await server.get(path, key, retry("order-1"));
       const firstBody = await first.text();
       const charged = (JSON.parse(firstBody) as Body).meta.credits.charged;
       expect(first.headers.get("idempotent-replayed")).toBeNull();
-      const again = await server.get(path, key, retry(key, "order-1"));
+      const again = await server.get(path, key, retry("order-1"));
       expect(again.status).toBe(200);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
       expect(again.headers.get("x-request-id")).toBe(first.headers.get("x-request-id"));
@@ -309,8 +315,8 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       expect(await server.usageTotal(accountId)).toBe(charged);
 
       // /2 keeps its own answers: the same key there is another request.
-      const v2 = await server.get(`/2/users/${examples.user_id}/tweets`, key, retry(key, "order-2"));
-      const v2Again = await server.get(`/2/users/${examples.user_id}/tweets`, key, retry(key, "order-2"));
+      const v2 = await server.get(`/2/users/${examples.user_id}/tweets`, key, retry("order-2"));
+      const v2Again = await server.get(`/2/users/${examples.user_id}/tweets`, key, retry("order-2"));
       expect(v2Again.headers.get("idempotent-replayed")).toBe("true");
       expect(v2Again.headers.get("x-credits-charged")).toBe(v2.headers.get("x-credits-charged"));
       expect(await v2Again.text()).toBe(await v2.text());
@@ -320,7 +326,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     it("64 identical requests in flight at once are charged once and all get the one answer", async () => {
       const { accountId, key } = await server.account();
       const path = `/v1/search/recent?query=${encodeURIComponent(examples.search_query)}`;
-      const answers = await Promise.all(Array.from({ length: 64 }, () => server.get(path, key, retry(key, "burst"))));
+      const answers = await Promise.all(Array.from({ length: 64 }, () => server.get(path, key, retry("burst"))));
       expect(answers.map((answer) => answer.status)).toEqual(Array(64).fill(200));
       const bodies = new Set(await Promise.all(answers.map((answer) => answer.text())));
       expect(bodies.size).toBe(1);
@@ -332,8 +338,8 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
 
     it("the same key for another request, or a key that is not 1-255 printable characters, is 400, uncharged", async () => {
       const { accountId, key } = await server.account();
-      await server.get(`/v1/tweets/${examples.tweet_id}`, key, retry(key, "used"));
-      const other = await read(await server.get(`/v1/tweets/${examples.quoted_tweet_id}`, key, retry(key, "used")));
+      await server.get(`/v1/tweets/${examples.tweet_id}`, key, retry("used"));
+      const other = await read(await server.get(`/v1/tweets/${examples.quoted_tweet_id}`, key, retry("used")));
       expect(other.error?.details).toEqual([
         {
           parameter: "Idempotency-Key",
@@ -341,7 +347,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
         },
       ]);
       for (const bad of ["x".repeat(256), "tab\there"]) {
-        const answer = await read(await server.get(`/v1/tweets/${examples.tweet_id}`, key, retry(key, bad)));
+        const answer = await read(await server.get(`/v1/tweets/${examples.tweet_id}`, key, retry(bad)));
         expect(answer.error?.details?.[0]?.parameter).toBe("Idempotency-Key");
       }
       expect(await server.balance(accountId)).toBe(999);
@@ -350,7 +356,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     it("a failed request stores nothing: its retry runs afresh once it can succeed", async () => {
       const { accountId, key } = await server.account(0);
       const path = `/v1/tweets/${examples.tweet_id}`;
-      expect((await server.get(path, key, retry(key, "after-top-up"))).status).toBe(402);
+      expect((await server.get(path, key, retry("after-top-up"))).status).toBe(402);
       await server.backend.accounts.grantCredits(accountId, 5);
       // Granted from another process: on PostgreSQL the server's key check hears of it by a
       // notification. A quote shows the balance that check holds.
@@ -358,7 +364,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
         if ((await read(await server.get(`${path}?dry_run=true`, key))).meta.credits.remaining === 5) break;
         await Bun.sleep(10);
       }
-      const paid = await server.get(path, key, retry(key, "after-top-up"));
+      const paid = await server.get(path, key, retry("after-top-up"));
       expect(paid.status).toBe(200);
       expect(paid.headers.get("idempotent-replayed")).toBeNull();
       expect(await server.balance(accountId)).toBe(4);
@@ -366,12 +372,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
 
     it("over MCP, idempotency_key makes a repeated call return the first result, uncharged", async () => {
       const { accountId, key } = await server.account();
-      const client = new Client({ name: "budget-test", version: "1.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${key}` } },
-        }),
-      );
+      const client = await mcpClient(key);
       try {
         const name = endpointsById.get("user_tweets")?.tool ?? "";
         const args = { id: examples.user_id, idempotency_key: "agent-step-7" };
@@ -392,12 +393,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
   describe("over MCP", () => {
     it("tools take max_credits and dry_run, and their descriptions state the most a call costs", async () => {
       const { accountId, key } = await server.account();
-      const client = new Client({ name: "budget-test", version: "1.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${key}` } },
-        }),
-      );
+      const client = await mcpClient(key);
       try {
         const { tools } = await client.listTools();
         const timeline = tools.find((tool) => tool.name === (endpointsById.get("user_tweets")?.tool ?? ""));

@@ -6,19 +6,16 @@ import type { Accounts, KeyInfo, UsageGroup, UsageGrouping } from "./account-por
 import { endpointsById } from "./catalogue/index.ts";
 import { strict } from "./catalogue/shared.ts";
 import type { ParamsSchema } from "./endpoint.ts";
-import { ApiError, invalidRequest } from "./errors.ts";
-import { authenticate, parseWith, type ReadFailure, type Services } from "./execute.ts";
+import { invalidRequest } from "./errors.ts";
+import { type ActiveKey, admitted, parseWith, type ReadFailure, type Services } from "./execute.ts";
 import { choiceParam } from "./params.ts";
-import type { KeyCheck } from "./ports.ts";
-import { type RateState, rateLimitError } from "./ratelimit.ts";
+import type { RateState } from "./ratelimit.ts";
 
 const DAY_MS = 86_400_000;
 /** The longest range one usage request covers: a year, leap day included. */
 export const MAX_USAGE_DAYS = 366;
 /** The range a usage request covers when it names none: the last 30 UTC days, today included. */
 export const DEFAULT_USAGE_DAYS = 30;
-
-type ActiveKey = Extract<KeyCheck, { status: "active" }>;
 
 export interface AccountReadContext<P> {
   accounts: Accounts;
@@ -202,20 +199,12 @@ export type AccountReadOutcome =
   | ReadFailure;
 
 /** Authenticate → rate limit → validate → read, as for a charged read, with nothing to charge. */
-export async function executeAccountRead(services: Services, request: AccountReadRequest): Promise<AccountReadOutcome> {
-  let authenticated: Pick<ReadFailure, "rate" | "credits"> = {};
-  try {
-    const key = await authenticate(services.ledger, request.apiKey);
-    const rate = request.rate ?? (await services.limiter.take(key.keyId));
-    authenticated = { rate, credits: { charged: 0, remaining: key.balance } };
-    if (!rate.allowed) throw rateLimitError(rate);
+export function executeAccountRead(services: Services, request: AccountReadRequest): Promise<AccountReadOutcome> {
+  return admitted(services, request.apiKey, request.rate, async (key, rate) => {
     const params = parseWith(request.read.params, request.params, request.repeated);
     // Read now rather than from the key's check, which a process may keep for a second.
     const balance = await services.ledger.balance(key.accountId);
     const data = await request.read.run({ accounts: services.accounts, key, balance, params, now: Date.now() });
-    return { ok: true, data, credits: { charged: 0, remaining: balance }, rate };
-  } catch (error) {
-    if (error instanceof ApiError) return { ok: false, error, ...authenticated };
-    throw error;
-  }
+    return { ok: true as const, data, credits: { charged: 0 as const, remaining: balance }, rate };
+  });
 }

@@ -33,6 +33,8 @@ export interface ReadServices {
 }
 
 /** Every surface's services: the pipeline's, and the accounts behind the free account reads. */
+export type ActiveKey = Extract<KeyCheck, { status: "active" }>;
+
 export interface Services extends ReadServices {
   accounts: Accounts;
   idempotency: IdempotencyRecords;
@@ -248,21 +250,37 @@ function countedItems(endpoint: Endpoint, result: ReadResult<unknown>): number {
   return "count" in result ? result.count : endpoint.counted(result.data);
 }
 
+/**
+ * The steps every request of a key takes first: authenticate it, count it against its rate limit, then
+ * run `body`. An ApiError from any step is the failure outcome, with the rate state and the balance once
+ * the key is known.
+ */
+export async function admitted<T>(
+  services: Pick<ReadServices, "ledger" | "limiter">,
+  apiKey: string | undefined,
+  counted: RateState | undefined,
+  body: (key: ActiveKey, rate: RateState) => Promise<T>,
+): Promise<T | ReadFailure> {
+  let authenticated: Pick<ReadFailure, "rate" | "credits"> = {};
+  try {
+    const key = await authenticate(services.ledger, apiKey);
+    const rate = counted ?? (await services.limiter.take(key.keyId));
+    authenticated = { rate, credits: { charged: 0, remaining: key.balance } };
+    if (!rate.allowed) throw rateLimitError(rate);
+    return await body(key, rate);
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, error, ...authenticated };
+    throw error;
+  }
+}
+
 export function executeRead(services: ReadServices, request: ReadRequest): Promise<ReadOutcome>;
 export function executeRead<X>(
   services: ReadServices,
   request: ReadRequest<X> & { enrich: Enrichment<X> },
 ): Promise<ReadOutcome<X>>;
-export async function executeRead(
-  services: ReadServices,
-  request: ReadRequest<unknown>,
-): Promise<ReadOutcome<unknown>> {
-  let authenticated: Pick<ReadFailure, "rate" | "credits"> = {};
-  try {
-    const key = await authenticate(services.ledger, request.apiKey);
-    const rate = request.rate ?? (await services.limiter.take(key.keyId));
-    authenticated = { rate, credits: { charged: 0, remaining: key.balance } };
-    if (!rate.allowed) throw rateLimitError(rate);
+export function executeRead(services: ReadServices, request: ReadRequest<unknown>): Promise<ReadOutcome<unknown>> {
+  return admitted(services, request.apiKey, request.rate, async (key, rate): Promise<ReadSuccess<unknown>> => {
     const prepared = await prepare(services, request, key);
     const idempotencyKey = idempotencyKeyOf(request.idempotency?.key);
     if (prepared.controls.dry_run) {
@@ -292,13 +310,8 @@ export async function executeRead(
       await records.release(scope, request.requestId);
       throw error;
     }
-  } catch (error) {
-    if (error instanceof ApiError) return { ok: false, error, ...authenticated };
-    throw error;
-  }
+  });
 }
-
-type ActiveKey = Extract<KeyCheck, { status: "active" }>;
 
 /** A validated request, priced: what its read may return and what its cost is counted by. */
 interface PreparedRead {
