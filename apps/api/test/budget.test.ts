@@ -416,6 +416,13 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
         expect(low.isError).toBe(true);
         expect(JSON.stringify(low.content)).toContain("max_credits must be at least 2");
         expect(await server.balance(accountId)).toBe(996);
+        // get_credits: what is left, free.
+        const credits = await client.callTool({ name: "get_credits", arguments: {} });
+        expect(credits.structuredContent).toMatchObject({
+          data: { account_id: accountId, balance: 996, key: { limit: null, expires_at: null } },
+          credits: { charged: 0, remaining: 996 },
+        });
+        expect(await server.balance(accountId)).toBe(996);
       } finally {
         await client.close();
       }

@@ -147,6 +147,8 @@ export async function driveLoad(
   let unanswered = 0;
   let next = 0;
   const started = performance.now();
+  // Idempotency keys of this load only: the next load on the same accounts must not replay its answers.
+  const run = crypto.randomUUID();
 
   async function send(index: number, server: number): Promise<void> {
     const accountIndex = index % accounts.length;
@@ -155,7 +157,7 @@ export async function driveLoad(
     const path = REQUEST_MIX[Math.floor(index / accounts.length) % REQUEST_MIX.length] as string;
     const sent = performance.now();
     const headers: Record<string, string> = { authorization: `Bearer ${account.key}` };
-    if (RETRIED.has(path)) headers["idempotency-key"] = `load-${index}`;
+    if (RETRIED.has(path)) headers["idempotency-key"] = `load-${run}-${index}`;
     const request = () =>
       fetch(`${baseUrls[server]}${path}`, {
         headers,
