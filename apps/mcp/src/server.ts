@@ -75,10 +75,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         endpoint: tool.endpoint,
         params,
         controls,
-        // A key that is not text is refused by the pipeline's check, like an empty one.
-        ...(idempotencyKey === undefined
-          ? {}
-          : { idempotency: { key: typeof idempotencyKey === "string" ? idempotencyKey : "", surface: "mcp" } }),
+        ...(idempotencyKey === undefined ? {} : { idempotency: { key: idempotencyKey, surface: "mcp" } }),
         apiKey: options.apiKey,
         requestId,
         // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.

@@ -10,6 +10,7 @@ import {
   DryRunEnvelopeSchema,
   describePrice,
   type Endpoint,
+  IdempotencyKeySchema,
   type JsonSchemaMode,
   jsonSchemaOf,
   type Toolset,
@@ -93,18 +94,7 @@ function toolSchema(schema: v.GenericSchema, mode: JsonSchemaMode): Tool["inputS
 
 /** What an agent sends to retry a call safely: MCP has no headers of its own over stdio. */
 export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
-const IdempotencyArgument = v.strictObject({
-  [IDEMPOTENCY_ARGUMENT]: v.optional(
-    v.pipe(
-      v.string(),
-      v.minLength(1),
-      v.maxLength(255),
-      v.description(
-        "Any unique text (1-255 printable characters): a call repeated with the same key and arguments within 24 hours returns the first call's result and is not charged again.",
-      ),
-    ),
-  ),
-});
+const IdempotencyArgument = v.strictObject({ [IDEMPOTENCY_ARGUMENT]: v.optional(IdempotencyKeySchema) });
 
 /** The entry's parameters and what every call takes: max_credits, dry_run and idempotency_key. */
 function inputSchema(endpoint: Endpoint): Tool["inputSchema"] {

@@ -54,15 +54,14 @@ export function describeFit(fits: Record<string, number>): string {
 }
 
 /**
- * The 402 of a shortfall (a number is the account's balance). `endpoint` and `params` are absent where
- * the caller's parameters are not the endpoint's own (/2).
+ * The 402 of a shortfall. `endpoint` and `params` are absent where the caller's parameters are not the
+ * endpoint's own (/2).
  */
 export function insufficientCredits(
   required: number,
-  short: number | Shortfall,
+  shortfall: Shortfall,
   request?: { endpoint: Endpoint; params: Record<string, unknown>; rule: CostRule },
 ): ApiError {
-  const shortfall: Shortfall = typeof short === "number" ? { ok: false, reason: "balance", remaining: short } : short;
   const { remaining } = shortfall;
   const fits = request && largestFit(request.endpoint, request.params, request.rule, remaining);
   const limit = shortfall.reason === "key_limit" ? { limit: shortfall.limit } : {};

@@ -1,5 +1,6 @@
 // The closed set of error codes of SPEC.md's error table and the one status each maps to. Every
 // surface (HTTP /v1, /2, MCP) raises ApiError and renders it; nothing else decides a status.
+import type { KeyLimit } from "./ports.ts";
 
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -17,8 +18,6 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** One violated rule of a request, named by the parameter it concerns. */
-import type { KeyLimit } from "./ports.ts";
-
 export interface ErrorDetail {
   parameter?: string;
   message: string;

@@ -75,7 +75,7 @@ export interface ReadRequest<X = undefined> {
    * The caller's Idempotency-Key, as sent (the pipeline checks it), and the surface that will store the
    * answer: a replay must be the same kind of answer as the first one.
    */
-  idempotency?: { key: string; surface: "v1" | "v2" | "mcp" };
+  idempotency?: { key: unknown; surface: "v1" | "v2" | "mcp" };
 }
 
 export interface ReadSuccess<X = undefined> {

@@ -4,6 +4,7 @@
 // Idempotent-Replayed. The stored answer rather than a fresh read: the retry then holds exactly what was
 // paid for (the same data, the same next_token), even if the world moved since. The same key with a
 // different request is refused; a retry while the first is still running waits for its answer.
+import * as v from "valibot";
 import { ApiError, invalidRequest } from "./errors.ts";
 
 /** How long an answer is kept for retries. */
@@ -50,14 +51,24 @@ export interface IdempotencyRecords {
   release(scope: IdempotencyScope, requestId: string): Promise<void>;
 }
 
-const PRINTABLE = /^[\x20-\x7e]{1,255}$/;
+const KEY_RULE = "must be 1 to 255 printable ASCII characters";
 
-/** The header's value, checked: 1 to 255 printable ASCII characters. */
-export function idempotencyKeyOf(value: string | null | undefined): string | undefined {
+/** An Idempotency-Key: the header on /v1 and /2, the idempotency_key argument in MCP, and OpenAPI's. */
+export const IdempotencyKeySchema = v.pipe(
+  v.string(KEY_RULE),
+  v.regex(/^[\x20-\x7e]{1,255}$/, KEY_RULE),
+  v.description(
+    "Any unique text: the same request sent again with the same key within 24 hours gets the first answer again (Idempotent-Replayed: true) and is not charged again; the same key with a different request is 400; while the first is still running, a retry waits for its answer (409 request_in_progress after 10 s).",
+  ),
+);
+
+/** The key a request sent, checked against IdempotencyKeySchema. */
+export function idempotencyKeyOf(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
-  if (!PRINTABLE.test(value)) {
-    const message = "must be 1 to 255 printable ASCII characters";
-    throw invalidRequest(`Invalid request: Idempotency-Key ${message}`, [{ parameter: "Idempotency-Key", message }]);
+  if (!v.is(IdempotencyKeySchema, value)) {
+    throw invalidRequest(`Invalid request: Idempotency-Key ${KEY_RULE}`, [
+      { parameter: "Idempotency-Key", message: KEY_RULE },
+    ]);
   }
   return value;
 }

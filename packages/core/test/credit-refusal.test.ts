@@ -4,11 +4,14 @@ import { followers } from "../src/catalogue/graph.ts";
 import { searchRecent } from "../src/catalogue/search.ts";
 import { quotes, tweets } from "../src/catalogue/tweets.ts";
 import { FLAT, PER_50_ITEMS, PER_ITEM } from "../src/costs.ts";
-import { insufficientCredits } from "../src/credit-refusal.ts";
+import { insufficientCredits, type Shortfall } from "../src/credit-refusal.ts";
+
+/** A refusal for the account's balance, as the ledger reports it. */
+const balance = (remaining: number): Shortfall => ({ ok: false, reason: "balance", remaining });
 
 describe("a 402's details", () => {
   it("name the largest limit the balance covers, where the limit is the page size", () => {
-    const error = insufficientCredits(21, 8, {
+    const error = insufficientCredits(21, balance(8), {
       endpoint: searchRecent,
       params: { query: "a", limit: 20 },
       rule: PER_ITEM,
@@ -19,18 +22,18 @@ describe("a 402's details", () => {
 
   it("name fewer ids for a lookup by ids", () => {
     const ids = ["1", "2", "3", "4", "5"];
-    const error = insufficientCredits(6, 3, { endpoint: tweets, params: { ids }, rule: PER_ITEM });
+    const error = insufficientCredits(6, balance(3), { endpoint: tweets, params: { ids }, rule: PER_ITEM });
     assert.deepEqual(error.credits?.fits, { ids: 2 });
   });
 
   it("count 50 ids a credit in followers' ids mode, and offer no limit in profiles mode, where it is not the page size", () => {
-    const ids = insufficientCredits(101, 3, {
+    const ids = insufficientCredits(101, balance(3), {
       endpoint: followers,
       params: { id: "1", mode: "ids", limit: 5000 },
       rule: PER_50_ITEMS,
     });
     assert.deepEqual(ids.credits?.fits, { limit: 100 });
-    const profiles = insufficientCredits(21, 3, {
+    const profiles = insufficientCredits(21, balance(3), {
       endpoint: followers,
       params: { id: "1", mode: "profiles", limit: 5000 },
       rule: PER_ITEM,
@@ -45,13 +48,13 @@ describe("a 402's details", () => {
       [searchRecent, { query: "a", limit: 20 }, PER_ITEM, 0],
       [tweets, { ids: ["1"] }, FLAT, 0],
     ] as const) {
-      const error = insufficientCredits(21, remaining, { endpoint, params, rule });
+      const error = insufficientCredits(21, balance(remaining), { endpoint, params, rule });
       assert.equal(error.credits?.fits, undefined);
       assert.doesNotMatch(error.message, /fits the balance/);
     }
   });
 
   it("leave out the fit where the caller's parameters are not the endpoint's own (/2)", () => {
-    assert.deepEqual(insufficientCredits(21, 8).credits, { reason: "balance", required: 21, remaining: 8 });
+    assert.deepEqual(insufficientCredits(21, balance(8)).credits, { reason: "balance", required: 21, remaining: 8 });
   });
 });

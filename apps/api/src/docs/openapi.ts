@@ -13,7 +13,7 @@ import {
   type Endpoint,
   ERROR_STATUS,
   ErrorEnvelopeSchema,
-  MAX_CREDITS_CAP,
+  IdempotencyKeySchema,
   MAX_CREDITS_HEADER,
   openPointDecisions,
   pathParamNames,
@@ -70,24 +70,21 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: "service_unavailable: the database cannot be reached; retry later. Never charged.",
 };
 
-/** The request controls every charged operation takes, as query parameters and (max_credits) a header. */
+/** A header, its schema (and by default its description) from the valibot schema the pipeline checks with. */
+function headerParameter(name: string, schema: v.GenericSchema, description?: string): Json {
+  const converted = jsonSchemaOf(schema, "input");
+  return { name, in: "header", required: false, schema: converted, description: description ?? converted.description };
+}
+
+/** The request controls every charged operation takes, as query parameters and headers. */
 const controlParameters: Json[] = [
   ...parameterObjects("", v.strictObject(CONTROL_PARAMS), {}),
-  {
-    name: MAX_CREDITS_HEADER,
-    in: "header",
-    required: false,
-    schema: { type: "integer", minimum: 1, maximum: MAX_CREDITS_CAP },
-    description: "max_credits as a header, for clients that cannot add parameters; give one or the other.",
-  },
-  {
-    name: "Idempotency-Key",
-    in: "header",
-    required: false,
-    schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" },
-    description:
-      "Any unique text: the same request sent again with the same key within 24 hours gets the first answer again (header Idempotent-Replayed: true) and is not charged again; the same key with a different request is 400; while the first is still running, a retry waits for its answer (409 request_in_progress after 10 s).",
-  },
+  headerParameter(
+    MAX_CREDITS_HEADER,
+    v.unwrap(CONTROL_PARAMS.max_credits),
+    "max_credits as a header, for clients that cannot add parameters; give one or the other.",
+  ),
+  headerParameter("Idempotency-Key", IdempotencyKeySchema),
 ];
 
 const rateLimitHeaders = {
