@@ -304,13 +304,22 @@ export function executeRead(services: ReadServices, request: ReadRequest<unknown
     // A request that ends without an answer gives the key up, so that a retry runs it afresh.
     try {
       const outcome = await readAndCharge(services, request, prepared, rate);
-      const remember = (answer: StoredAnswer) => records.complete(scope, request.requestId, answer, Date.now());
+      // The charge is made: the answer goes out even if it cannot be stored (the database went away
+      // since the debit; the adapter has logged that). The key then stays reserved by this request, so
+      // a retry waits, and past ABANDONED_AFTER_MS takes it over and gives this charge back: never two.
+      const remember = (answer: StoredAnswer) =>
+        records.complete(scope, request.requestId, answer, Date.now()).catch(reportUnstoredAnswer);
       return { ...outcome, remember };
     } catch (error) {
       await records.release(scope, request.requestId);
       throw error;
     }
   });
+}
+
+function reportUnstoredAnswer(error: unknown): void {
+  if (error instanceof ApiError && error.code === "service_unavailable") return;
+  console.error(JSON.stringify({ level: "error", kind: "idempotent_answer_not_stored", error: String(error) }));
 }
 
 /** A validated request, priced: what its read may return and what its cost is counted by. */

@@ -5,8 +5,9 @@ import { describe, it } from "node:test";
 import * as v from "valibot";
 import { catalogue } from "../src/catalogue/index.ts";
 import type { Endpoint } from "../src/endpoint.ts";
-import { notFound } from "../src/errors.ts";
+import { ApiError, notFound } from "../src/errors.ts";
 import { executeRead, hashApiKey, type ReadServices } from "../src/execute.ts";
+import type { IdempotencyRecords, Reservation } from "../src/idempotency.ts";
 import { LedgerError } from "../src/ledger-errors.ts";
 import type { DebitResult, KeyCheck, Ledger, Store, UsageRecord } from "../src/ports.ts";
 import { LocalRateLimiter } from "../src/ratelimit.ts";
@@ -288,5 +289,42 @@ describe("executeRead", () => {
     }
     assert.deepEqual(codes, ["ok", "ok", "rate_limited"]);
     assert.equal(ledger.usage.length, 2);
+  });
+
+  it("sends a charged answer whose Idempotency-Key record cannot be stored, and keeps the key reserved", async () => {
+    const { ledger, services } = await setup();
+    const reservations: string[] = [];
+    const released: string[] = [];
+    // The database went away between the debit and storing the answer.
+    const records: IdempotencyRecords = {
+      async reserve(_scope, _fingerprint, requestId): Promise<Reservation> {
+        reservations.push(requestId);
+        return { kind: "reserved" };
+      },
+      complete: () => Promise.reject(new ApiError("service_unavailable", "down")),
+      async release(_scope, requestId) {
+        released.push(requestId);
+      },
+    };
+    const outcome = await executeRead(
+      { ...services, idempotency: records },
+      {
+        endpoint: quotes,
+        params: { id: "7" },
+        apiKey: GOOD,
+        requestId: "r-unstored",
+        idempotency: { key: "retry-me", surface: "v1" },
+      },
+    );
+    assert.ok(outcome.ok && outcome.remember);
+    await outcome.remember({ status: 200, headers: {}, body: "{}" });
+    assert.equal(outcome.credits.charged, 21);
+    assert.deepEqual(
+      ledger.usage.map((usage) => usage.requestId),
+      ["r-unstored"],
+    );
+    // Not given up: a retry now would run afresh and charge again for what the client already holds.
+    assert.deepEqual(reservations, ["r-unstored"]);
+    assert.deepEqual(released, []);
   });
 });
