@@ -64,6 +64,7 @@ export async function supervise(config: ServerConfig, workers: number): Promise<
   }
 
   function restart(slot: Slot, why: string): void {
+    if (stopping) return;
     if (slot.failures >= MAX_START_FAILURES) {
       say(`${why}; workers keep dying before they serve (${slot.failures} times in a row): stopping`);
       void stopAll(1);

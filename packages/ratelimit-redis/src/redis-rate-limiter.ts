@@ -21,6 +21,8 @@ export interface RedisRateLimiterOptions {
   timeoutMs?: number;
   /** How long after a failure takes go straight to the fallback before Redis is tried again. */
   retryAfterMs?: number;
+  /** The clock of the retry window and the warnings; tests move it. */
+  now?: () => number;
 }
 
 const WARNING_INTERVAL_MS = 60_000;
@@ -32,12 +34,12 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #scriptSha: string;
   /** Until when (ms) takes skip Redis after a failure. */
   #outUntil = 0;
-  /** Whether the outage under way was warned about, so its end is announced (at most as often). */
+  /** Whether the outage under way was warned about, so that its end is announced. */
   #warned = false;
   #lastWarningAt = Number.NEGATIVE_INFINITY;
 
   private constructor(options: RedisRateLimiterOptions) {
-    this.#options = { prefix: "social-api:rate:", timeoutMs: 100, retryAfterMs: 1_000, ...options };
+    this.#options = { prefix: "social-api:rate:", timeoutMs: 100, retryAfterMs: 1_000, now: Date.now, ...options };
     this.#scriptSha = new Bun.CryptoHasher("sha1").update(TOKEN_BUCKET_SCRIPT).digest("hex");
     // Without the offline queue a command fails at once while the connection is down, instead of
     // waiting for it; the client reconnects by itself meanwhile.
@@ -68,7 +70,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   async take(key: string): Promise<RateState> {
     const { config, fallback } = this.#options;
-    const now = Date.now();
+    const now = this.#options.now();
     if (config.ratePerSecond <= 0) return rateState(config, true, config.burst, now);
     if (now < this.#outUntil) return fallback.take(key);
     try {
@@ -113,9 +115,10 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   #failed(error: unknown): void {
-    const now = Date.now();
+    const now = this.#options.now();
     this.#outUntil = now + this.#options.retryAfterMs;
-    if (this.#warned || now - this.#lastWarningAt < WARNING_INTERVAL_MS) return;
+    // Again every minute while it lasts, so an outage longer than the log's window is still seen.
+    if (now - this.#lastWarningAt < WARNING_INTERVAL_MS) return;
     this.#lastWarningAt = now;
     this.#warned = true;
     const reason = error instanceof Error ? error.message : String(error);

@@ -22,7 +22,13 @@ afterAll(async () => {
 });
 
 /** A limiter as one process would hold it; `prefix` puts several of them on the same buckets. */
-async function open(config: RateLimitConfig, prefix: string, warnings: string[] = [], url = redis.url) {
+async function open(
+  config: RateLimitConfig,
+  prefix: string,
+  warnings: string[] = [],
+  url = redis.url,
+  now: () => number = Date.now,
+) {
   const limiter = await RedisRateLimiter.open({
     url,
     config,
@@ -30,6 +36,7 @@ async function open(config: RateLimitConfig, prefix: string, warnings: string[] 
     warn: (message) => warnings.push(message),
     prefix,
     retryAfterMs: 200,
+    now,
   });
   opened.push(limiter);
   return limiter;
@@ -137,6 +144,23 @@ describe("a Redis outage", () => {
     } finally {
       redis.thaw();
     }
+  });
+
+  it("that lasts is warned about again each minute, and no more often", async () => {
+    const warnings: string[] = [];
+    let clock = Date.now();
+    const nobody = "redis://127.0.0.1:9";
+    const limiter = await open({ ratePerSecond: 0.001, burst: 20 }, freshPrefix(), warnings, nobody, () => clock);
+    const minutes = (n: number) => n * 60_000;
+    const start = clock;
+    // Each take is past the previous one's retry window (200 ms), so each tries Redis and fails.
+    for (const at of [1_000, 30_000, minutes(1) - 1, minutes(1) + 1_000, minutes(1.5), minutes(2) + 2_000]) {
+      clock = start + at;
+      expect((await limiter.take("key_i")).limit).toBe(LOCAL.burst);
+    }
+    // At start, past the first minute, past the second: three.
+    expect(warnings.length).toBe(3);
+    for (const warning of warnings) expect(warning).toContain("cannot count rate limits");
   });
 
   it("at start is a warning, not a failure: the local share counts until Redis answers", async () => {

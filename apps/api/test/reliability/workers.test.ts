@@ -2,7 +2,10 @@
 // adapters (#14). Billing from both workers at once keeps the books exact, even across 402 edges; a
 // worker SIGKILLed mid-load is restarted and no reported charge is lost; SIGTERM drains both. Which
 // worker served each request is read from the request log (its `pid`), joined on the request id.
+
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { openBackend } from "@social/backend";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
@@ -163,6 +166,14 @@ for (const adapter of ["sqlite", "postgres"] as const) {
         new Set([survivor, replacement]),
       );
 
+      // The books so far: every reported charge is there; the only usage rows without an answer are
+      // requests that were in flight on the killed worker. The client cannot count those: fetch sends a
+      // request again, unseen, when its pooled connection was reset, so the bound is the requests that
+      // can be in flight at once.
+      const allowed = { unansweredAllowed: CONCURRENCY };
+      const beforeDrain = await auditDatabase(database.location, merged([killedLoad, afterRestart]), allowed);
+      expect(beforeDrain.problems).toEqual([]);
+
       // 3. SIGTERM mid-load: both workers finish what they took, and the supervisor exits 0.
       const drained = await loadUntilEnded(server.url, accounts, {
         concurrency: CONCURRENCY,
@@ -172,14 +183,38 @@ for (const adapter of ["sqlite", "postgres"] as const) {
       noBrokenAnswers(drained);
       expect(server.exitCode()).toBe(0);
 
-      // The books: every reported charge is there; the only usage rows without an answer are requests
-      // that were in flight on the killed worker (a graceful stop answers everything it charged). The
-      // client cannot count those: fetch sends a request again, unseen, when its pooled connection was
-      // reset, so the bound is the requests that can be in flight at once.
-      const audit = await auditDatabase(database.location, merged([killedLoad, afterRestart, drained]), {
-        unansweredAllowed: CONCURRENCY,
-      });
+      // A graceful stop answers everything it charged: it adds no usage row without an answer.
+      const audit = await auditDatabase(database.location, merged([killedLoad, afterRestart, drained]), allowed);
       expect(audit.problems).toEqual([]);
+      expect(audit.unanswered).toEqual(beforeDrain.unanswered);
     }, 120_000);
   });
 }
+
+describe("a worker that keeps dying before it serves", () => {
+  it("is restarted with growing delays, then the supervisor stops every worker and exits 1", async () => {
+    const world = worldCopy();
+    try {
+      const server = await spawnServer(world.databasePath, WORKERS);
+      const [victim] = server.servingPids() as [number, number];
+      // What a replacement will find at the database's path: not a database, so it dies at start.
+      const garbage = join(world.dir, "garbage.db");
+      writeFileSync(garbage, "not a database, and long enough to be read as a header ".repeat(10));
+      renameSync(garbage, world.databasePath);
+      process.kill(victim, "SIGKILL");
+
+      const deadline = Date.now() + 30_000;
+      while (server.running() && Date.now() < deadline) await Bun.sleep(100);
+      expect(server.exitCode()).toBe(1);
+      const said = (await server.logs()).split("\n").filter((line) => line.startsWith("supervisor: "));
+      // The death, then four failed starts, each waited out twice as long; the fifth failure ends it.
+      const delays = said
+        .filter((line) => line.includes("restarting it in"))
+        .map((line) => line.match(/in (\d+) ms/)?.[1]);
+      expect(delays).toEqual(["100", "200", "400", "800", "1600"]);
+      expect(said.at(-1)).toContain("workers keep dying before they serve (5 times in a row): stopping");
+    } finally {
+      world.remove();
+    }
+  }, 60_000);
+});
