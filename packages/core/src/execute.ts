@@ -12,6 +12,7 @@ import {
   claimIdempotencyKey,
   type IdempotencyRecords,
   idempotencyKeyOf,
+  idempotencyTakenOver,
   requestFingerprint,
   type StoredAnswer,
 } from "./idempotency.ts";
@@ -290,7 +291,7 @@ export function executeRead(services: ReadServices, request: ReadRequest<unknown
     }
     const records = services.idempotency;
     if (!request.idempotency || idempotencyKey === undefined || !records) {
-      return await readAndCharge(services, request, prepared, rate);
+      return await readAndCharge(services, request, prepared, rate, undefined);
     }
     const scope = { accountId: key.accountId, key: idempotencyKey };
     const operation = `${request.idempotency.surface} ${request.endpoint.id}`;
@@ -303,7 +304,7 @@ export function executeRead(services: ReadServices, request: ReadRequest<unknown
     }
     // A request that ends without an answer gives the key up, so that a retry runs it afresh.
     try {
-      const outcome = await readAndCharge(services, request, prepared, rate);
+      const outcome = await readAndCharge(services, request, prepared, rate, idempotencyKey);
       // The charge is made: the answer goes out even if it cannot be stored (the database went away
       // since the debit; the adapter has logged that). The key then stays reserved by this request, so
       // a retry waits, and past ABANDONED_AFTER_MS takes it over and gives this charge back: never two.
@@ -359,6 +360,7 @@ async function readAndCharge(
   request: ReadRequest<unknown>,
   prepared: PreparedRead,
   rate: RateState,
+  idempotencyKey: string | undefined,
 ): Promise<ReadSuccess<unknown>> {
   const { endpoint } = request;
   const { key, params, controls, binding, after, rule, size, maxItems, capped } = prepared;
@@ -378,18 +380,26 @@ async function readAndCharge(
   if (controls.max_credits !== undefined && cost > controls.max_credits) {
     throw new ApiError("internal_error", `${endpoint.id} returned more than max_credits covers`);
   }
+  // Signed before the charge: nothing that can fail stands between the debit and the answer.
+  const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
   if (request.signal?.aborted) throw clientGone();
-  const usage = { requestId: request.requestId, keyId: key.keyId, endpoint: endpoint.id, credits: cost };
+  const usage = {
+    requestId: request.requestId,
+    keyId: key.keyId,
+    endpoint: endpoint.id,
+    credits: cost,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  };
   // A key revoked while its request was read is refused here, uncharged: the ledger checks it again.
   const debit = await services.ledger.debit(key.accountId, usage).catch((error: unknown) => {
     if (!(error instanceof LedgerError)) throw error;
     if (error.code === "revoked_key") throw revokedKey();
     // It expired while its request was being read: it is the clock that decides, not the check.
     if (error.code === "expired_key") throw expiredKey(key.expiresAt ?? Date.now());
+    if (error.code === "idempotency_key_taken") throw idempotencyTakenOver();
     throw error;
   });
   if (!debit.ok) throw insufficientCredits(cost, debit, refused);
-  const nextToken = result.next ? await services.tokens.sign(endpoint.id, binding, result.next) : undefined;
   if (request.signal?.aborted) {
     await services.ledger.refund(key.accountId, request.requestId);
     throw clientGone();

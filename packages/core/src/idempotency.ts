@@ -94,6 +94,14 @@ export function idempotencyInProgress(): ApiError {
   );
 }
 
+/** A request whose reservation a retry took over (it ran past ABANDONED_AFTER_MS): refused, uncharged. */
+export function idempotencyTakenOver(): ApiError {
+  return new ApiError(
+    "request_in_progress",
+    "A retry with this Idempotency-Key took this request over after it had run for a minute: the retry's answer is the one kept, and this request was not charged",
+  );
+}
+
 /**
  * Reserves the key for this request, waiting while another request holds it, up to IN_PROGRESS_WAIT_MS.
  * Resolves to the answer to replay, or to undefined once this request owns the key (having given back

@@ -10,6 +10,7 @@ export type LedgerErrorCode =
   | "ambiguous_key"
   | "too_many_keys"
   | "duplicate_request"
+  | "idempotency_key_taken"
   | "invalid_amount"
   | "invalid_usage";
 

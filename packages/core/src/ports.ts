@@ -156,6 +156,11 @@ export interface UsageRecord {
   keyId: string;
   endpoint: string;
   credits: number;
+  /**
+   * The request's Idempotency-Key, when it sent one: the debit is made only while the request still
+   * owns the key's reservation (see IdempotencyRecords), in the same transaction.
+   */
+  idempotencyKey?: string;
 }
 
 /**

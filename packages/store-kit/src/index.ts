@@ -1,3 +1,4 @@
+export * from "./idempotency-owner.ts";
 export * from "./key-spend.ts";
 export * from "./keys.ts";
 export * from "./owner-turns.ts";

@@ -12,6 +12,8 @@ import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { assertCredits, LedgerError } from "@social/core";
 import {
   charged,
+  type IdempotencyOwnerRow,
+  idempotencyKeyTaken,
   isKeyDigest,
   KEY_CHECK_COLUMNS,
   type KeyRowOf,
@@ -19,6 +21,7 @@ import {
   type KeySpendRowOf,
   keyCheckOf,
   keySpendOf,
+  ownsIdempotencyKey,
   refunded,
   shortfall,
 } from "@social/store-kit";
@@ -218,6 +221,33 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
+   * The owners of the Idempotency-Keys the batch's debits were sent with, locked until the batch
+   * commits: a retry taking a reservation over waits for the commit, then finds the charge to give
+   * back; one that took it first is seen here, and the debit it took the key from is refused.
+   */
+  async #idempotencyOwners(
+    tx: TransactionSQL,
+    batch: readonly PendingDebit[],
+  ): Promise<Map<string, IdempotencyOwnerRow>> {
+    const keyed = batch.flatMap(({ accountId, usage }) =>
+      usage.idempotencyKey === undefined ? [] : [{ accountId, key: usage.idempotencyKey }],
+    );
+    if (keyed.length === 0) return new Map();
+    const rows = await tx<(IdempotencyOwnerRow & { account_id: string; key: string })[]>`
+      SELECT i.account_id, i.key, i.request_id, i.answer IS NOT NULL AS answered
+      FROM idempotency i
+      JOIN unnest(${tx.array(
+        keyed.map((entry) => entry.accountId),
+        "TEXT",
+      )}, ${tx.array(
+        keyed.map((entry) => entry.key),
+        "TEXT",
+      )}) AS k (account_id, key) ON i.account_id = k.account_id AND i.key = k.key
+      ORDER BY i.account_id, i.key FOR SHARE OF i`;
+    return new Map(rows.map((row) => [ownerKey(row.account_id, row.key), row]));
+  }
+
+  /**
    * Applies the batch in queue order inside one transaction, with SQLite's decisions in SQLite's order:
    * unknown account, then a balance too short (refused, nothing written), then an unknown key or a
    * request id already charged (rejected, nothing written).
@@ -243,6 +273,7 @@ export class PostgresLedger implements Ledger {
         FROM api_keys WHERE id = ANY(${tx.array(keyIds, "TEXT")})`,
     ]);
     attempt.xid = settings?.xid;
+    const owners = await this.#idempotencyOwners(tx, batch);
     const balances = new Map(locked.map((row) => [row.id, Number(row.balance)]));
     const chargedIds = new Set(alreadyCharged.map((row) => row.request_id));
     // Read after the accounts were locked, and every writer of a key's spend holds its account's lock.
@@ -267,6 +298,10 @@ export class PostgresLedger implements Ledger {
         return { error: new LedgerError("revoked_key", `key ${usage.keyId} is revoked`) };
       if (expiredKeys.has(usage.keyId))
         return { error: new LedgerError("expired_key", `key ${usage.keyId} has expired`) };
+      if (usage.idempotencyKey !== undefined) {
+        const owner = owners.get(ownerKey(accountId, usage.idempotencyKey));
+        if (!ownsIdempotencyKey(owner, usage)) return { error: idempotencyKeyTaken(usage) };
+      }
       if (chargedIds.has(usage.requestId)) return { error: duplicate(usage) };
       chargedIds.add(usage.requestId);
       spends.set(usage.keyId, charged(spend, usage.credits, now));
@@ -329,6 +364,10 @@ export class PostgresLedger implements Ledger {
 }
 
 answerOutagesAsUnavailable(PostgresLedger);
+
+function ownerKey(accountId: string, idempotencyKey: string): string {
+  return JSON.stringify([accountId, idempotencyKey]);
+}
 
 function duplicate(usage: UsageRecord): LedgerError {
   return new LedgerError("duplicate_request", `request ${usage.requestId} was already charged`);

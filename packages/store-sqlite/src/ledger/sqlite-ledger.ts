@@ -1,15 +1,12 @@
-// The Ledger port on bun:sqlite, with group commit. A write transaction's cost is mostly its lock and
-// its WAL append, not its statements, so the debits of all requests that arrive together share one
-// transaction: `debit` queues, and the next macrotask writes the whole queue in one
-// BEGIN IMMEDIATE … COMMIT. No promise settles before the COMMIT that holds its debit, so a response
-// never reports a charge the ledger does not have. While another connection (the operator CLI, a world
-// rebuild) holds the write lock, the batch waits on a timer, not inside SQLite, so the event loop keeps
-// serving every request that does not need to write.
+// The Ledger port on bun:sqlite, with group commit (../group-commit.ts): the debits of all requests that
+// arrive together share one BEGIN IMMEDIATE … COMMIT, and no promise settles before the COMMIT that
+// holds its debit, so a response never reports a charge the ledger does not have.
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
 import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { assertCredits, LedgerError } from "@social/core";
 import {
   charged,
+  idempotencyKeyTaken,
   isKeyDigest,
   KEY_CHECK_COLUMNS,
   type KeyRowOf,
@@ -17,13 +14,12 @@ import {
   type KeySpendRowOf,
   keyCheckOf,
   keySpendOf,
+  ownsIdempotencyKey,
   refunded,
   shortfall,
 } from "@social/store-kit";
+import { GroupCommit, type Outcome } from "../group-commit.ts";
 import { answerOutagesAsUnavailable } from "../outage.ts";
-
-/** How often a batch retries the write lock while another connection holds it. */
-const LOCK_RETRY_MS = 5;
 
 export interface SqliteLedgerOptions {
   /** The clock that stamps usage rows and key use; tests pin it. */
@@ -36,13 +32,7 @@ interface PendingDebit {
   usage: UsageRecord;
   /** Set for a refund: the charge of `usage.requestId` is given back instead of a new one made. */
   refund?: true;
-  /** When it was queued: it gives up on a held lock after the connection's busy_timeout. */
-  queuedAt: number;
-  resolve: (result: DebitResult) => void;
-  reject: (error: unknown) => void;
 }
-
-type Outcome = { result: DebitResult } | { error: unknown };
 
 /** An account's balance within a batch, as read at its start and as its debits leave it; null: no such account. */
 type BatchBalances = Map<string, { start: number; current: number } | null>;
@@ -62,35 +52,26 @@ type KeyRow = KeyRowOf<number>;
 type KeyDebitRow = KeySpendRowOf<number> & { revoked_at: number | null };
 
 export class SqliteLedger implements Ledger {
-  readonly #db: Database;
   readonly #now: () => number;
-  #queue: PendingDebit[] = [];
-  #flushScheduled = false;
+  readonly #writes: GroupCommit<PendingDebit, DebitResult>;
 
   readonly #keyByHash: Statement<KeyRow, [string]>;
   readonly #balance: Statement<{ balance: number }, [string]>;
-  readonly #begin: Statement;
-  readonly #commit: Statement;
-  readonly #rollback: Statement;
   readonly #setBalance: Statement<void, [number, string]>;
   readonly #recordUsage: Statement<void, [string, string, string, string, number, number]>;
   readonly #writeKey: Statement<void, [number | null, number, number, number | null, string]>;
   readonly #keyForDebit: Statement<KeyDebitRow, [string]>;
   readonly #usageOf: Statement<{ key_id: string; created_at: number }, [string, string]>;
   readonly #refundUsage: Statement<{ credits: number }, [number, string, string]>;
+  readonly #idempotencyOwner: Statement<{ request_id: string; answered: number }, [string, string]>;
 
   constructor(db: Database, options: SqliteLedgerOptions = {}) {
-    this.#db = db;
     this.#now = options.now ?? Date.now;
+    this.#writes = new GroupCommit(db, (batch) => this.#applyBatch(batch));
     this.#keyByHash = db.query(
       `SELECT ${KEY_CHECK_COLUMNS}, a.balance FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`,
     );
     this.#balance = db.query("SELECT balance FROM accounts WHERE id = ?");
-    // IMMEDIATE takes the write lock up front: a deferred transaction that later needs it can fail
-    // with SQLITE_BUSY instead of waiting for another connection's commit.
-    this.#begin = db.query("BEGIN IMMEDIATE");
-    this.#commit = db.query("COMMIT");
-    this.#rollback = db.query("ROLLBACK");
     this.#setBalance = db.query("UPDATE accounts SET balance = ? WHERE id = ?");
     this.#recordUsage = db.query(
       "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -108,6 +89,9 @@ export class SqliteLedger implements Ledger {
       "INSERT INTO grants (account_id, credits, reason, created_at, refund_of) " +
         "SELECT account_id, credits, 'refund: answer not delivered', ?, request_id FROM usage " +
         "WHERE request_id = ? AND account_id = ? AND credits > 0 ON CONFLICT DO NOTHING RETURNING credits",
+    );
+    this.#idempotencyOwner = db.query(
+      "SELECT request_id, answer IS NOT NULL AS answered FROM idempotency WHERE account_id = ? AND key = ?",
     );
   }
 
@@ -134,106 +118,34 @@ export class SqliteLedger implements Ledger {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#enqueue(accountId, usage);
+    return this.#writes.submit({ accountId, usage });
   }
 
   /** Queued like a debit, so it never waits on a held write lock inside SQLite either. */
   async refund(accountId: string, requestId: string): Promise<void> {
-    await this.#enqueue(accountId, { requestId, keyId: "", endpoint: "", credits: 0 }, true);
-  }
-
-  #enqueue(accountId: string, usage: UsageRecord, refund?: true): Promise<DebitResult> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ accountId, usage, queuedAt: Date.now(), resolve, reject, ...(refund ? { refund } : {}) });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        // A macrotask, not a microtask: requests whose I/O completed in the same event-loop turn
-        // join the batch too, not only the debits issued by one synchronous run.
-        setImmediate(() => this.#flush());
-      }
-    });
-  }
-
-  #flush(): void {
-    this.#flushScheduled = false;
-    const batch = this.#queue;
-    this.#queue = [];
-    let outcomes: Outcome[];
-    try {
-      outcomes = this.#writeBatch(batch);
-    } catch (error) {
-      const waiting = isBusy(error) ? this.#stillWaiting(batch) : [];
-      for (const debit of batch) if (!waiting.includes(debit)) debit.reject(error);
-      if (waiting.length > 0) {
-        // Debits queued meanwhile join the retry, in order, instead of racing it for the lock.
-        this.#queue = [...waiting, ...this.#queue];
-        this.#flushScheduled = true;
-        setTimeout(() => this.#flush(), LOCK_RETRY_MS);
-      }
-      return;
-    }
-    batch.forEach((debit, index) => {
-      const outcome = outcomes[index];
-      if (outcome && "result" in outcome) debit.resolve(outcome.result);
-      else debit.reject(outcome?.error);
-    });
-  }
-
-  /** The connection's busy_timeout in ms. SQLite evaluates this pragma when it is prepared, so never cache it. */
-  #busyTimeout(): number {
-    const statement = this.#db.prepare<{ timeout: number }, []>("PRAGMA busy_timeout");
-    try {
-      return statement.get()?.timeout ?? 0;
-    } finally {
-      statement.finalize();
-    }
-  }
-
-  /** The debits of a batch refused the lock that have waited less than the connection's busy_timeout. */
-  #stillWaiting(batch: readonly PendingDebit[]): PendingDebit[] {
-    const patience = this.#busyTimeout();
-    const now = Date.now();
-    return batch.filter((debit) => now - debit.queuedAt < patience);
-  }
-
-  /** Takes the write lock at once or throws SQLITE_BUSY: SQLite's own wait would block the event loop. */
-  #beginWithoutWaiting(): void {
-    const patience = this.#busyTimeout();
-    this.#db.run("PRAGMA busy_timeout = 0");
-    try {
-      this.#begin.run();
-    } finally {
-      this.#db.run(`PRAGMA busy_timeout = ${patience}`);
-    }
+    await this.#writes.submit({ accountId, usage: { requestId, keyId: "", endpoint: "", credits: 0 }, refund: true });
   }
 
   /**
-   * Applies the batch in queue order inside one transaction; throws (having rolled back) if it fails.
-   * BEGIN IMMEDIATE holds the write lock until COMMIT, so no other connection can change a balance in
-   * between: each account's balance is read once, every debit is tested and subtracted in memory, and
-   * the result is written once per account. The CHECK (balance >= 0) in the schema still guards it.
+   * Applies the batch in queue order, inside the write transaction GroupCommit holds until COMMIT, so no
+   * other connection can change a balance in between: each account's balance is read once, every debit
+   * is tested and subtracted in memory, and the result is written once per account. The CHECK
+   * (balance >= 0) in the schema still guards it.
    */
-  #writeBatch(batch: readonly PendingDebit[]): Outcome[] {
+  #applyBatch(batch: readonly PendingDebit[]): Outcome<DebitResult>[] {
     const now = this.#now();
-    this.#beginWithoutWaiting();
-    try {
-      const balances: BatchBalances = new Map();
-      const keys: BatchKeys = new Map();
-      const outcomes = batch.map((debit) => this.#applyDebit(debit, balances, keys, now));
-      for (const [accountId, balance] of balances) {
-        if (balance && balance.current !== balance.start) this.#setBalance.run(balance.current, accountId);
-      }
-      // One write per key per batch, however many requests the key made in it.
-      for (const [keyId, key] of keys) {
-        if (!key || !(key.used || key.changed)) continue;
-        this.#writeKey.run(key.used ? now : null, key.spend.total, key.spend.today, key.spend.day, keyId);
-      }
-      this.#commit.run();
-      return outcomes;
-    } catch (error) {
-      if (this.#db.inTransaction) this.#rollback.run();
-      throw error;
+    const balances: BatchBalances = new Map();
+    const keys: BatchKeys = new Map();
+    const outcomes = batch.map((debit) => this.#applyDebit(debit, balances, keys, now));
+    for (const [accountId, balance] of balances) {
+      if (balance && balance.current !== balance.start) this.#setBalance.run(balance.current, accountId);
     }
+    // One write per key per batch, however many requests the key made in it.
+    for (const [keyId, key] of keys) {
+      if (!key || !(key.used || key.changed)) continue;
+      this.#writeKey.run(key.used ? now : null, key.spend.total, key.spend.today, key.spend.day, keyId);
+    }
+    return outcomes;
   }
 
   /** A key as this batch knows it: read once, then as its debits and refunds left it. */
@@ -263,7 +175,7 @@ export class SqliteLedger implements Ledger {
     balances: BatchBalances,
     keys: BatchKeys,
     now: number,
-  ): Outcome {
+  ): Outcome<DebitResult> {
     let balance = balances.get(accountId);
     if (balance === undefined) {
       const row = this.#balance.get(accountId);
@@ -290,6 +202,10 @@ export class SqliteLedger implements Ledger {
     if (key?.expiresAt != null && key.expiresAt <= now) {
       return { error: new LedgerError("expired_key", `key ${usage.keyId} has expired`) };
     }
+    if (usage.idempotencyKey !== undefined) {
+      const owner = this.#idempotencyOwner.get(accountId, usage.idempotencyKey);
+      if (!ownsIdempotencyKey(owner, usage)) return { error: idempotencyKeyTaken(usage) };
+    }
     try {
       this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now);
     } catch (error) {
@@ -306,10 +222,6 @@ export class SqliteLedger implements Ledger {
 }
 
 answerOutagesAsUnavailable(SqliteLedger);
-
-function isBusy(error: unknown): boolean {
-  return error instanceof SQLiteError && String(error.code).startsWith("SQLITE_BUSY");
-}
 
 function refusedUsage(error: SQLiteError, usage: UsageRecord): LedgerError {
   if (error.code === "SQLITE_CONSTRAINT_UNIQUE") {

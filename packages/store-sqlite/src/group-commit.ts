@@ -1,0 +1,131 @@
+// Group commit on bun:sqlite, for every port that writes on the request path (the ledger, the
+// Idempotency-Key records). A write transaction's cost is mostly its lock and its WAL append, not its
+// statements, so the writes of all requests that arrive together share one BEGIN IMMEDIATE … COMMIT,
+// made in the next macrotask. No promise settles before the COMMIT that holds its write, so an answer
+// never reports what the database does not have. While another connection (another worker, the
+// operator CLI, a world rebuild) holds the write lock, the batch waits on a timer, not inside SQLite,
+// whose busy wait would stop the event loop; it gives up after the connection's busy_timeout.
+import { type Database, SQLiteError, type Statement } from "bun:sqlite";
+
+/** How often a batch retries the write lock while another connection holds it. */
+const LOCK_RETRY_MS = 5;
+
+/** What became of one write of a batch that committed: each write fails or succeeds alone. */
+export type Outcome<R> = { result: R } | { error: unknown };
+
+/**
+ * Applies a batch's writes in order inside its transaction. A write that fails alone returns its
+ * error; one that throws aborts the whole batch (rolled back, every write rejected with it).
+ */
+export type ApplyBatch<W, R> = (writes: readonly W[]) => Outcome<R>[];
+
+interface Queued<W, R> {
+  write: W;
+  /** When it was queued: it gives up on a held lock after the connection's busy_timeout. */
+  queuedAt: number;
+  resolve: (result: R) => void;
+  reject: (error: unknown) => void;
+}
+
+export class GroupCommit<W, R> {
+  readonly #db: Database;
+  readonly #apply: ApplyBatch<W, R>;
+  #queue: Queued<W, R>[] = [];
+  #flushScheduled = false;
+  readonly #begin: Statement;
+  readonly #commit: Statement;
+  readonly #rollback: Statement;
+
+  constructor(db: Database, apply: ApplyBatch<W, R>) {
+    this.#db = db;
+    this.#apply = apply;
+    // IMMEDIATE takes the write lock up front: a deferred transaction that later needs it can fail
+    // with SQLITE_BUSY instead of waiting for another connection's commit.
+    this.#begin = db.query("BEGIN IMMEDIATE");
+    this.#commit = db.query("COMMIT");
+    this.#rollback = db.query("ROLLBACK");
+  }
+
+  /** Resolves once the batch holding `write` has committed, with what `apply` made of it. */
+  submit(write: W): Promise<R> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ write, queuedAt: Date.now(), resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        // A macrotask, not a microtask: requests whose I/O completed in the same event-loop turn
+        // join the batch too, not only the writes issued by one synchronous run.
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    let outcomes: Outcome<R>[];
+    try {
+      outcomes = this.#writeBatch(batch);
+    } catch (error) {
+      const waiting = isBusy(error) ? this.#stillWaiting(batch) : [];
+      for (const queued of batch) if (!waiting.includes(queued)) queued.reject(error);
+      if (waiting.length > 0) {
+        // Writes queued meanwhile join the retry, in order, instead of racing it for the lock.
+        this.#queue = [...waiting, ...this.#queue];
+        this.#flushScheduled = true;
+        setTimeout(() => this.#flush(), LOCK_RETRY_MS);
+      }
+      return;
+    }
+    batch.forEach((queued, index) => {
+      const outcome = outcomes[index];
+      if (outcome && "result" in outcome) queued.resolve(outcome.result);
+      else queued.reject(outcome?.error);
+    });
+  }
+
+  /** Applies the batch inside one transaction; throws (having rolled back) if it fails. */
+  #writeBatch(batch: readonly Queued<W, R>[]): Outcome<R>[] {
+    this.#beginWithoutWaiting();
+    try {
+      const outcomes = this.#apply(batch.map((queued) => queued.write));
+      this.#commit.run();
+      return outcomes;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#rollback.run();
+      throw error;
+    }
+  }
+
+  /** The connection's busy_timeout in ms. SQLite evaluates this pragma when it is prepared, so never cache it. */
+  #busyTimeout(): number {
+    const statement = this.#db.prepare<{ timeout: number }, []>("PRAGMA busy_timeout");
+    try {
+      return statement.get()?.timeout ?? 0;
+    } finally {
+      statement.finalize();
+    }
+  }
+
+  /** The writes of a batch refused the lock that have waited less than the connection's busy_timeout. */
+  #stillWaiting(batch: readonly Queued<W, R>[]): Queued<W, R>[] {
+    const patience = this.#busyTimeout();
+    const now = Date.now();
+    return batch.filter((queued) => now - queued.queuedAt < patience);
+  }
+
+  /** Takes the write lock at once or throws SQLITE_BUSY: SQLite's own wait would block the event loop. */
+  #beginWithoutWaiting(): void {
+    const patience = this.#busyTimeout();
+    this.#db.run("PRAGMA busy_timeout = 0");
+    try {
+      this.#begin.run();
+    } finally {
+      this.#db.run(`PRAGMA busy_timeout = ${patience}`);
+    }
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  return error instanceof SQLiteError && String(error.code).startsWith("SQLITE_BUSY");
+}
