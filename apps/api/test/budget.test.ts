@@ -95,6 +95,22 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       });
     });
 
+    it("on /2: the same quote in meta, free, with the credit headers", async () => {
+      const { accountId, key } = await server.account();
+      const quoted = await server.get(`/2/users/${examples.user_id}/tweets?max_results=50&dry_run=true`, key);
+      expect(quoted.status).toBe(200);
+      expect(await quoted.json()).toEqual({
+        meta: {
+          dry_run: true,
+          credits: { charged: 0, remaining: 1000, max: 51, rule: "1 credit + 1 per returned item" },
+        },
+      });
+      expect(quoted.headers.get("x-credits-charged")).toBe("0");
+      const capped = await server.get(`/2/tweets/search/recent?query=a&dry_run=true&max_credits=4`, key);
+      expect(((await capped.json()) as Body).meta.credits).toMatchObject({ max: 4, capped: true });
+      expect(await server.balance(accountId)).toBe(1000);
+    });
+
     it("is validated like the read, and still needs a valid key", async () => {
       const { accountId, key } = await server.account();
       const bad = await read(await server.get("/v1/search/recent?query=a&limit=0&dry_run=true", key));
@@ -108,6 +124,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
 
   describe("max_credits", () => {
     it("on every entry: the charge stays within the cap, and capped says when the cap lowered the request", async () => {
+      let unchanged = 0;
       for (const endpoint of catalogue) {
         const { key } = await server.account();
         const params = exampleParams(endpoint);
@@ -125,8 +142,16 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
           id: endpoint.id,
           capped: (most.max ?? 0) > cap,
         });
-        if (uncapped.meta.credits.charged <= cap) expect(capped.data).toEqual(uncapped.data);
+        // A cap the request fits under changes nothing it returns.
+        if (uncapped.meta.credits.charged <= cap) {
+          expect(capped.data).toEqual(uncapped.data);
+          unchanged++;
+        }
       }
+      // The flat lookups at least, whose cap is their whole price.
+      expect(unchanged).toBeGreaterThanOrEqual(
+        catalogue.filter((endpoint) => "kind" in endpoint.cost && endpoint.cost.kind === "flat").length,
+      );
     });
 
     it("shortens a page to what it covers; its next_token continues right after the last item returned", async () => {
@@ -214,6 +239,29 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       expect(lookup.headers.get("x-credits-capped")).toBe("true");
       const bad = await server.get(`/2/tweets/${examples.tweet_id}`, key, { headers: { "x-max-credits": "none" } });
       expect(bad.status).toBe(400);
+    });
+  });
+
+  describe("a 402 on /2", () => {
+    it("names the largest request that fits in /2's own parameters, within their bounds", async () => {
+      const details = async (credits: number, path: string) => {
+        const { key } = await server.account(credits);
+        const response = await server.get(path, key);
+        expect(response.status).toBe(402);
+        return ((await response.json()) as { error: { details: { fits?: unknown } } }).error.details;
+      };
+      const search = `/2/tweets/search/recent?query=${encodeURIComponent(examples.search_query)}&max_results=20`;
+      expect(await details(8, search)).toMatchObject({ required: 21, remaining: 8, fits: { max_results: 7 } });
+      const { key } = await server.account();
+      const found = await read(
+        await server.get(`/v1/search/recent?query=${encodeURIComponent(examples.search_query)}&limit=5`, key),
+      );
+      const five = ids(found.data).join(",");
+      expect(await details(3, `/2/tweets?ids=${five}`)).toMatchObject({ required: 6, fits: { ids: 2 } });
+      // max_results is 5 to 100 on a user's tweets: 3 items would be a request nobody can send.
+      const timeline = await details(4, `/2/users/${examples.user_id}/tweets`);
+      expect(timeline).toMatchObject({ required: 21, remaining: 4 });
+      expect(timeline.fits).toBeUndefined();
     });
   });
 
@@ -370,20 +418,71 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       expect(await server.balance(accountId)).toBe(4);
     });
 
-    it("over MCP, idempotency_key makes a repeated call return the first result, uncharged", async () => {
+    it("over MCP, idempotency_key makes a repeated call return the first result, marked replayed, uncharged", async () => {
       const { accountId, key } = await server.account();
       const client = await mcpClient(key);
       try {
         const name = endpointsById.get("user_tweets")?.tool ?? "";
         const args = { id: examples.user_id, idempotency_key: "agent-step-7" };
         const first = await client.callTool({ name, arguments: args });
+        expect(first.structuredContent).not.toHaveProperty("replayed");
         const again = await client.callTool({ name, arguments: args });
-        expect(again).toEqual(first);
+        expect(again.structuredContent).toEqual({ ...(first.structuredContent as object), replayed: true });
         const charged = (first.structuredContent as { credits: { charged: number } }).credits.charged;
         expect(await server.balance(accountId)).toBe(1000 - charged);
         const changed = await client.callTool({ name, arguments: { ...args, max_credits: 3 } });
         expect(changed.isError).toBe(true);
         expect(JSON.stringify(changed.content)).toContain("Idempotency-Key was already used for a different request");
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe("64 concurrent MCP calls", () => {
+    const tweetTool = endpointsById.get("tweet")?.tool ?? "";
+    const searchTool = endpointsById.get("search_recent")?.tool ?? "";
+
+    it("never take a key past its limit; the rest are key_limit errors, uncharged", async () => {
+      const { account, key } = await server.backend.accounts.openAccount("agent", 1000, {
+        limit: { credits: 30, per: "total" },
+      });
+      const client = await mcpClient(key.key);
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 64 }, () => client.callTool({ name: tweetTool, arguments: { id: examples.tweet_id } })),
+        );
+        expect(results.filter((result) => !result.isError)).toHaveLength(30);
+        const refused = results.filter((result) => result.isError);
+        expect(refused).toHaveLength(34);
+        for (const result of refused) expect(JSON.stringify(result.content)).toContain("insufficient_credits");
+        expect(await server.balance(account.id)).toBe(970);
+        expect(await server.usageTotal(account.id)).toBe(30);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("with one idempotency_key are charged once, and all get the first result", async () => {
+      const { accountId, key } = await server.account();
+      const client = await mcpClient(key);
+      try {
+        const args = { query: examples.search_query, idempotency_key: "agent-burst" };
+        const results = await Promise.all(
+          Array.from({ length: 64 }, () => client.callTool({ name: searchTool, arguments: args })),
+        );
+        expect(results.filter((result) => result.isError)).toEqual([]);
+        const isReplay = (result: (typeof results)[number]) =>
+          (result.structuredContent as { replayed?: true } | undefined)?.replayed === true;
+        const firsts = results.filter((result) => !isReplay(result));
+        expect(firsts).toHaveLength(1);
+        const first = firsts[0]?.structuredContent as { credits: { charged: number } };
+        for (const retry of results.filter(isReplay))
+          expect(retry.structuredContent).toEqual({ ...first, replayed: true });
+        const charged = first.credits.charged;
+        expect(charged).toBeGreaterThan(1);
+        expect(await server.balance(accountId)).toBe(1000 - charged);
+        expect(await server.usageTotal(accountId)).toBe(charged);
       } finally {
         await client.close();
       }

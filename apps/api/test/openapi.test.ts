@@ -153,14 +153,24 @@ describe("/docs", () => {
   it("documents the budget controls and the free account reads, as /openapi.json does", async () => {
     const html = await (await server.get("/docs")).text();
     const budget = /<h2 id="budget">[\s\S]*?(?=<section id="decisions"|<\/main>)/.exec(html)?.[0] ?? "";
-    for (const text of ["<code>max_credits</code>", "<code>dry_run</code>", "x-max-credits", "key_limit"]) {
+    for (const text of [
+      "<code>max_credits</code>",
+      "<code>dry_run</code>",
+      "x-max-credits",
+      "key_limit",
+      '"fits"',
+      "Idempotency-Key",
+      "Idempotent-Replayed",
+    ]) {
       expect(budget).toContain(text);
     }
     for (const read of accountReads) {
       expect(budget).toContain(`<code>${read.path}</code>`);
       expect(doc.paths[read.path]?.get?.parameters?.map((p) => p.name)).toEqual(Object.keys(read.params.entries));
     }
-    const search = doc.paths["/v1/search/recent"]?.get?.parameters?.map((p) => p.name) ?? [];
-    expect(search).toEqual(expect.arrayContaining(["max_credits", "dry_run", "x-max-credits"]));
+    for (const path of ["/v1/search/recent", "/2/tweets/search/recent"]) {
+      const names = doc.paths[path]?.get?.parameters?.map((p) => p.name) ?? [];
+      expect(names).toEqual(expect.arrayContaining(["max_credits", "dry_run", "x-max-credits", "Idempotency-Key"]));
+    }
   });
 });

@@ -3,7 +3,7 @@
 // Failures are results with isError, worded as what the agent should change, because an agent reads
 // the text and decides its next call from it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type ApiError, describeFit, describeKeyLimit, plainData, type ReadSuccess } from "@social/core";
+import { type ApiError, describeShortfall, plainData, type ReadSuccess } from "@social/core";
 
 /** A result an agent reads either way: as structured content, and the same object as compact JSON text. */
 export function structuredResult(structured: Record<string, unknown>): CallToolResult {
@@ -21,18 +21,18 @@ export function successResult(outcome: ReadSuccess): CallToolResult {
   return structuredResult(structured);
 }
 
+/**
+ * A retry with the same idempotency_key: the first call's result, marked replayed, so that an agent
+ * adding up what it spent does not count the first call's charge twice.
+ */
+export function replayedResult(first: CallToolResult): CallToolResult {
+  return structuredResult({ ...first.structuredContent, replayed: true });
+}
+
 /** The error's own message, except where the numbers an agent needs are better stated plainly. */
 function problem(error: ApiError): string {
-  if (error.code === "insufficient_credits" && error.credits) {
-    const { required, remaining, fits, limit } = error.credits;
-    const smaller = fits
-      ? ` The same call with ${describeFit(fits)} fits ${limit ? "the key's limit" : "the balance"} now.`
-      : "";
-    const left = limit
-      ? `this API key's limit of ${describeKeyLimit(limit)} leaves ${remaining}`
-      : `the account has ${remaining}`;
-    return `This call needs ${required} credits and ${left}.${smaller}`;
-  }
+  if (error.code === "insufficient_credits" && error.credits)
+    return `This call ${describeShortfall(error.credits, "call")}`;
   return error.message;
 }
 

@@ -18,7 +18,7 @@ import {
   type Services,
   separateControls,
 } from "@social/core";
-import { errorResult, structuredResult, successResult } from "./results.ts";
+import { errorResult, replayedResult, structuredResult, successResult } from "./results.ts";
 import { type AgentTool, IDEMPOTENCY_ARGUMENT } from "./tools.ts";
 
 const SERVER_INFO = { name: "social-data-api", version: "1.0.0" };
@@ -83,8 +83,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         ...(options.rate ? { rate: options.rate } : {}),
       });
       if (!outcome.ok) return errorResult(outcome.error, tool.definition.name, requestId, options.billingUrl);
-      // A retry with the same idempotency_key: the first call's result, as it was.
-      if (outcome.replay) return JSON.parse(outcome.replay.body) as CallToolResult;
+      if (outcome.replay) return replayedResult(JSON.parse(outcome.replay.body) as CallToolResult);
       const result = successResult(outcome);
       await outcome.remember?.({ status: 200, headers: {}, body: JSON.stringify(result) });
       return result;

@@ -47,6 +47,8 @@ export function toolResultSchema(endpoint: Endpoint) {
     }),
     next_token: v.exactOptional(v.pipe(v.string(), v.minLength(1))),
     dry_run: v.exactOptional(v.literal(true)),
+    /** A retry with the same idempotency_key: the first call's result, charged then and not again. */
+    replayed: v.exactOptional(v.literal(true)),
   });
 }
 
@@ -94,7 +96,16 @@ function toolSchema(schema: v.GenericSchema, mode: JsonSchemaMode): Tool["inputS
 
 /** What an agent sends to retry a call safely: MCP has no headers of its own over stdio. */
 export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
-const IdempotencyArgument = v.strictObject({ [IDEMPOTENCY_ARGUMENT]: v.optional(IdempotencyKeySchema) });
+const IdempotencyArgument = v.strictObject({
+  [IDEMPOTENCY_ARGUMENT]: v.optional(
+    v.pipe(
+      IdempotencyKeySchema,
+      v.description(
+        "Any unique text: the same call made again with the same idempotency_key within 24 hours returns the first result again, marked replayed: true, and is not charged again; the same key with other arguments is an error; while the first call runs, a retry waits for its result.",
+      ),
+    ),
+  ),
+});
 
 /** The entry's parameters and what every call takes: max_credits, dry_run and idempotency_key. */
 function inputSchema(endpoint: Endpoint): Tool["inputSchema"] {

@@ -200,7 +200,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
         const query = examples.search_query;
         const message = errorText(await call(connection.client, "search_recent_tweets", { query, limit: 20 }));
         expect(message).toStartWith(
-          "This call needs 21 credits and the account has 3. The same call with limit=2 fits the balance now. Add credits",
+          "This call costs 21 credits and the account has 3 remaining. The same call with limit=2 fits the balance now. Add credits",
         );
         expect(message).toContain("insufficient_credits");
         expect(await world().balance(poor.accountId)).toBe(3);

@@ -22,28 +22,34 @@ export function shortfallOf(balance: number, allowance: KeyAllowance | null | un
   return balanceShort ? ({ ok: false, reason: "balance", remaining: balance } satisfies Shortfall) : undefined;
 }
 
-/** "500 credits per day", "2000 credits in total". */
+/** "1 credit", "21 credits". */
+export function creditsText(n: number): string {
+  return `${n} ${n === 1 ? "credit" : "credits"}`;
+}
+
+/** "500 credits per UTC day", "2000 credits in total". */
 export function describeKeyLimit(limit: KeyLimit): string {
-  return `${limit.credits} credits ${limit.per === "day" ? "per UTC day" : "in total"}`;
+  return `${creditsText(limit.credits)} ${limit.per === "day" ? "per UTC day" : "in total"}`;
 }
 
 /**
- * A request returns at most as many items as it names ids, and at most its `limit` where the limit is
- * its page size (in followers' profiles mode it is not): each is a lever the caller can pull.
+ * The largest request like a refused one that `items` cover now, in the caller's own parameters (a
+ * smaller `limit`, fewer `ids`); undefined when no smaller request can be asked for.
  */
-function largestFit(
-  endpoint: Endpoint,
-  params: Record<string, unknown>,
-  rule: CostRule,
-  remaining: number,
-): Record<string, number> | undefined {
-  const items = affordableItems(rule, remaining);
-  if (items < 1 || !Number.isFinite(items)) return undefined;
-  if (Array.isArray(params.ids)) return { ids: Math.min(items, params.ids.length) };
-  if (typeof params.limit === "number" && endpoint.pageSize?.({ ...params, limit: items }) === items) {
-    return { limit: Math.min(items, params.limit) };
-  }
-  return undefined;
+export type FewerItems = (items: number) => Record<string, number> | undefined;
+
+/**
+ * The endpoint's own levers (/v1, MCP): a request returns at most as many items as it names ids, and at
+ * most its `limit` where the limit is its page size (in followers' profiles mode it is not).
+ */
+export function fewerItemsOf(endpoint: Endpoint, params: Record<string, unknown>): FewerItems {
+  return (items): Record<string, number> | undefined => {
+    if (Array.isArray(params.ids)) return { ids: Math.min(items, params.ids.length) };
+    if (typeof params.limit === "number" && endpoint.pageSize?.({ ...params, limit: items }) === items) {
+      return { limit: Math.min(items, params.limit) };
+    }
+    return undefined;
+  };
 }
 
 /** A fit in words: "limit=2", "ids=3". */
@@ -54,23 +60,35 @@ export function describeFit(fits: Record<string, number>): string {
 }
 
 /**
- * The 402 of a shortfall. `endpoint` and `params` are absent where the caller's parameters are not the
- * endpoint's own (/2).
+ * What a 402's numbers say, for any surface: "costs 21 credits and the account has 8 remaining. The
+ * same request with limit=7 fits the balance now."
  */
+export function describeShortfall(credits: CreditRefusal, subject: "request" | "call"): string {
+  const { required, remaining, limit, fits } = credits;
+  const left = limit
+    ? `this API key's limit of ${describeKeyLimit(limit)} leaves ${remaining}`
+    : `the account has ${remaining} remaining`;
+  const smaller = fits
+    ? ` The same ${subject} with ${describeFit(fits)} fits ${limit ? "the key's limit" : "the balance"} now.`
+    : "";
+  return `costs ${creditsText(required)} and ${left}.${smaller}`;
+}
+
+/** The 402 of a shortfall; `request` says how the caller asks for fewer items, where it can. */
 export function insufficientCredits(
   required: number,
   shortfall: Shortfall,
-  request?: { endpoint: Endpoint; params: Record<string, unknown>; rule: CostRule },
+  request?: { rule: CostRule; fewer: FewerItems },
 ): ApiError {
   const { remaining } = shortfall;
-  const fits = request && largestFit(request.endpoint, request.params, request.rule, remaining);
+  const items = request ? affordableItems(request.rule, remaining) : 0;
+  const fits = request && items >= 1 && Number.isFinite(items) ? request.fewer(items) : undefined;
   const limit = shortfall.reason === "key_limit" ? { limit: shortfall.limit } : {};
   const credits: CreditRefusal = { reason: shortfall.reason, required, remaining, ...limit, ...(fits ? { fits } : {}) };
-  const what = shortfall.reason === "key_limit" ? "the key's limit" : "the balance";
-  const smaller = fits ? ` A request with ${describeFit(fits)} fits ${what} now.` : "";
+  const numbers = describeShortfall(credits, "request");
   const message =
     shortfall.reason === "key_limit"
-      ? `Key limit reached: this request costs ${required} credits and this API key's limit of ${describeKeyLimit(shortfall.limit)} leaves ${remaining}.${smaller} Raise the key's limit in the dashboard or use another key${shortfall.limit.per === "day" ? ", or wait for the next UTC day" : ""}.`
-      : `Insufficient credits: this request costs ${required} credits and the account has ${remaining} remaining.${smaller} Add credits or choose a plan on the billing page.`;
+      ? `Key limit reached: this request ${numbers} Raise the key's limit in the dashboard or use another key${shortfall.limit.per === "day" ? ", or wait for the next UTC day" : ""}.`
+      : `Insufficient credits: this request ${numbers} Add credits or choose a plan on the billing page.`;
   return new ApiError("insufficient_credits", message, { credits });
 }

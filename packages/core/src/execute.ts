@@ -4,7 +4,7 @@
 import * as v from "valibot";
 import type { Accounts } from "./account-ports.ts";
 import { type CostRule, costOf } from "./costs.ts";
-import { insufficientCredits, shortfallOf } from "./credit-refusal.ts";
+import { type FewerItems, fewerItemsOf, insufficientCredits, shortfallOf } from "./credit-refusal.ts";
 import { costRuleFor, type Endpoint, maxItemsOf, type ParamsSchema, type ReadResult } from "./endpoint.ts";
 import type { Credits } from "./envelope.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
@@ -17,6 +17,7 @@ import {
   type StoredAnswer,
 } from "./idempotency.ts";
 import { LedgerError } from "./ledger-errors.ts";
+import { canonicalEntries } from "./params.ts";
 import type { Cursor, KeyCheck, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
 import { isWellFormedApiKey } from "./request.ts";
@@ -65,6 +66,11 @@ export interface ReadRequest<X = undefined> {
   requestId: string;
   /** A surface's own page size (the /2 layer's max_results), overriding the endpoint's. */
   pageSize?: number;
+  /**
+   * How a 402 names a smaller request in the surface's own parameters (the /2 layer's max_results);
+   * by default the endpoint's, unless `paramsSchema` gives the caller other names.
+   */
+  fewerItems?: FewerItems;
   /**
    * Aborted when the client can no longer receive the answer (it closed the connection). The read is
    * then not charged, and a charge already made is refunded.
@@ -133,11 +139,7 @@ export async function hashApiKey(apiKey: string): Promise<string> {
 
 /** The validated parameters a pagination token is bound to, in a canonical text form. */
 export function tokenBinding(params: Record<string, unknown>): string {
-  const bound = Object.keys(params)
-    .filter((name) => !UNBOUND_PARAMS.has(name) && params[name] !== undefined)
-    .sort()
-    .map((name) => [name, params[name]]);
-  return JSON.stringify(bound);
+  return JSON.stringify(canonicalEntries(params, UNBOUND_PARAMS));
 }
 
 function issueDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
@@ -366,8 +368,9 @@ async function readAndCharge(
   const { key, params, controls, binding, after, rule, size, maxItems, capped } = prepared;
   // A key whose account (or own limit) cannot pay even the base cost gets its 402 without any work.
   const base = costOf(rule, 0);
-  // Named in the endpoint's own parameters only where the caller used them (not /2's).
-  const refused = request.paramsSchema ? undefined : { endpoint, params, rule };
+  // A smaller request is named in the caller's parameters: the surface's, else the endpoint's own.
+  const fewer = request.fewerItems ?? (request.paramsSchema ? undefined : fewerItemsOf(endpoint, params));
+  const refused = fewer && { rule, fewer };
   const short = shortfallOf(key.balance, key.allowance, base);
   if (short) throw insufficientCredits(base, short, refused);
   const page = { size: Math.min(size, maxItems), owner: key.accountId, ...(after ? { after } : {}) };

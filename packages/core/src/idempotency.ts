@@ -6,6 +6,7 @@
 // different request is refused; a retry while the first is still running waits for its answer.
 import * as v from "valibot";
 import { ApiError, invalidRequest } from "./errors.ts";
+import { canonicalEntries } from "./params.ts";
 
 /** How long an answer is kept for retries. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -53,13 +54,15 @@ export interface IdempotencyRecords {
 
 const KEY_RULE = "must be 1 to 255 printable ASCII characters";
 
+/** What the Idempotency-Key header does, for OpenAPI and the docs page. */
+export const IDEMPOTENCY_KEY_DESCRIPTION =
+  "Any unique text: the same request sent again with the same key within 24 hours gets the first answer again (Idempotent-Replayed: true) and is not charged again; the same key with a different request is 400; while the first is still running, a retry waits for its answer (409 request_in_progress after 10 s).";
+
 /** An Idempotency-Key: the header on /v1 and /2, the idempotency_key argument in MCP, and OpenAPI's. */
 export const IdempotencyKeySchema = v.pipe(
   v.string(KEY_RULE),
   v.regex(/^[\x20-\x7e]{1,255}$/, KEY_RULE),
-  v.description(
-    "Any unique text: the same request sent again with the same key within 24 hours gets the first answer again (Idempotent-Replayed: true) and is not charged again; the same key with a different request is 400; while the first is still running, a retry waits for its answer (409 request_in_progress after 10 s).",
-  ),
+  v.description(IDEMPOTENCY_KEY_DESCRIPTION),
 );
 
 /** The key a request sent, checked against IdempotencyKeySchema. */
@@ -75,10 +78,7 @@ export function idempotencyKeyOf(value: unknown): string | undefined {
 
 /** What makes two requests "the same": the operation and every value sent, in a canonical order. */
 export function requestFingerprint(operation: string, values: Record<string, unknown>): string {
-  const sorted = Object.keys(values)
-    .sort()
-    .map((name) => [name, values[name]]);
-  return JSON.stringify([operation, sorted]);
+  return JSON.stringify([operation, canonicalEntries(values)]);
 }
 
 export function idempotencyMismatch(): ApiError {

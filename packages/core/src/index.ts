@@ -3,7 +3,16 @@ export * from "./account-reads.ts";
 export * from "./catalogue/index.ts";
 export * from "./costs.ts";
 export * from "./credentials.ts";
-export { describeFit, describeKeyLimit, type Shortfall, shortfallOf } from "./credit-refusal.ts";
+export {
+  creditsText,
+  describeFit,
+  describeKeyLimit,
+  describeShortfall,
+  type FewerItems,
+  fewerItemsOf,
+  type Shortfall,
+  shortfallOf,
+} from "./credit-refusal.ts";
 export * from "./database-url.ts";
 export * from "./decisions.ts";
 export * from "./endpoint.ts";

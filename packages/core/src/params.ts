@@ -100,3 +100,18 @@ export function decodeParams(
   }
   return { values, repeated };
 }
+
+/**
+ * Parameter values in one canonical order, as [name, value] pairs, leaving out those not given and
+ * those named in `omit`: what two requests must share to be "the same" (a page token's binding, an
+ * Idempotency-Key's fingerprint).
+ */
+export function canonicalEntries(
+  values: Record<string, unknown>,
+  omit: ReadonlySet<string> = new Set(),
+): [string, unknown][] {
+  return Object.keys(values)
+    .filter((name) => !omit.has(name) && values[name] !== undefined)
+    .sort()
+    .map((name) => [name, values[name]]);
+}

@@ -327,4 +327,20 @@ describe("executeRead", () => {
     assert.deepEqual(reservations, ["r-unstored"]);
     assert.deepEqual(released, []);
   });
+
+  it("answers dry_run=true with the quote, reading nothing and charging nothing", async () => {
+    const reads: string[] = [];
+    const { ledger, services } = await setup(undefined, reads);
+    const outcome = await executeRead(services, {
+      endpoint: quotes,
+      params: { id: "7" },
+      controls: { dry_run: true },
+      apiKey: GOOD,
+      requestId: "r-quote",
+    });
+    assert.ok(outcome.ok && outcome.dryRun);
+    assert.deepEqual(outcome.credits, { charged: 0, remaining: 30, max: 21, rule: "1 credit + 1 per returned item" });
+    assert.deepEqual(reads, []);
+    assert.deepEqual(ledger.usage, []);
+  });
 });

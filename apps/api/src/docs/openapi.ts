@@ -61,10 +61,10 @@ const errorResponseRef = (description: string) => ({
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "invalid_request: a parameter broke a rule (details name it). Never charged.",
-  401: "invalid_api_key or revoked_api_key. Never charged.",
-  402: "insufficient_credits: the balance does not cover this request's cost; help_url links to billing. Never charged.",
+  401: "invalid_api_key (missing, unknown or expired key; an expired key's message says when it expired) or revoked_api_key. Never charged.",
+  402: 'insufficient_credits: the balance, or the key\'s own limit, does not cover this request\'s cost. details: reason ("balance" or "key_limit"), required, remaining, the key\'s limit for key_limit, and fits, the largest request like it that is covered now ({"limit": 4}, {"ids": 2}; on /2 {"max_results": 4}); help_url links to billing. Never charged.',
+  409: "request_in_progress: a request with the same Idempotency-Key is still being answered (retry after the Retry-After header's seconds to get its answer), or a retry took this request's key over after it had run for a minute. Never charged.",
   404: "endpoint_not_found: no such resource or endpoint. Never charged.",
-  409: "request_in_progress: a request with the same Idempotency-Key is still being answered; retry after the Retry-After header's seconds to get its answer. Never charged.",
   429: "rate_limited: retry after the Retry-After header's seconds. Never charged.",
   500: "internal_error. Never charged.",
   503: "service_unavailable: the database cannot be reached; retry later. Never charged.",
@@ -76,8 +76,8 @@ function headerParameter(name: string, schema: v.GenericSchema, description?: st
   return { name, in: "header", required: false, schema: converted, description: description ?? converted.description };
 }
 
-/** The request controls every charged operation takes, as query parameters and headers. */
-const controlParameters: Json[] = [
+/** The request controls every charged operation takes (/v1 and /2), as query parameters and headers. */
+export const controlParameters: Json[] = [
   ...parameterObjects("", v.strictObject(CONTROL_PARAMS), {}),
   headerParameter(
     MAX_CREDITS_HEADER,
@@ -87,8 +87,18 @@ const controlParameters: Json[] = [
   headerParameter("Idempotency-Key", IdempotencyKeySchema),
 ];
 
+/** On every charged operation's success (/v1 and /2). */
+export const replayedHeader = {
+  "idempotent-replayed": {
+    schema: { type: "string", enum: ["true"] },
+    description:
+      "Sent on a retry with an Idempotency-Key already answered: the body is the first answer, byte for byte, and nothing was charged again.",
+  },
+};
+
 const rateLimitHeaders = {
   "x-request-id": { schema: { type: "string" }, description: "Equal to meta.request_id." },
+  ...replayedHeader,
   "x-rate-limit-limit": { schema: { type: "integer" }, description: "Bucket capacity for this key." },
   "x-rate-limit-remaining": { schema: { type: "integer" }, description: "Requests left in the bucket." },
   "x-rate-limit-reset": { schema: { type: "integer" }, description: "Unix seconds when the bucket is full again." },

@@ -8,6 +8,7 @@ import {
   type Decision,
   describePrice,
   type Endpoint,
+  IDEMPOTENCY_KEY_DESCRIPTION,
   MAX_CREDITS_HEADER,
   type ParamsSchema,
 } from "@social/core";
@@ -101,10 +102,21 @@ function budgetSection(baseUrl: string): string {
   const reads = accountReads
     .map((read) => operationSection(read, read.summary, "none, never charged.", `${baseUrl}${read.path}`))
     .join("\n");
+  const example = (path: string, header = "") =>
+    `<pre><code>curl -H "Authorization: Bearer $API_KEY"${header} "${escapeHtml(baseUrl + path)}"</code></pre>`;
   return `<h2 id="budget">Budget controls</h2>
-<p>Every charged request takes these parameters besides its own (on <code>/2</code>, <code>max_credits</code> as the <code>${MAX_CREDITS_HEADER}</code> header; over MCP, as tool arguments):</p>
+<p>Every charged request takes these parameters besides its own, on <code>/v1</code> and <code>/2</code> (and <code>max_credits</code> as the <code>${MAX_CREDITS_HEADER}</code> header, for client code that cannot add parameters; over MCP, as tool arguments):</p>
 <ul>${controls}</ul>
-<p>A key may carry its own limit, in total or per UTC day, and an expiry (set in the dashboard or with <code>bun run admin keys create --limit N --per day --expires 2027-01-31</code>). A request past the limit is 402 with <code>details.reason: "key_limit"</code>, uncharged; an expired key is 401.</p>
+${example("/v1/search/recent?query=bitcoin&max_credits=6")}
+${example("/v1/users/by-username/jack?dry_run=true")}
+<h3 id="key-limits">A key's own limit and expiry</h3>
+<p>A key may carry its own limit, in total or per UTC day, and an expiry (set in the dashboard or with <code>bun run admin keys create --limit N --per day --expires 2027-01-31</code>). A request past the limit is 402 with <code>details.reason: "key_limit"</code>, uncharged; an expired key is 401 with a message that says when it expired.</p>
+<h3 id="insufficient-credits">A 402 a program can act on</h3>
+<p>Every 402 carries <code>details</code>: <code>reason</code> (<code>balance</code> or <code>key_limit</code>), <code>required</code>, <code>remaining</code>, the key's <code>limit</code> for <code>key_limit</code>, and <code>fits</code>, the largest request like it that is covered now, in the caller's own parameters:</p>
+<pre><code>{"error": {"code": "insufficient_credits", "details": {"reason": "balance", "required": 21, "remaining": 5, "fits": {"limit": 4}}, …}}</code></pre>
+<h3 id="idempotency">Safe retries: Idempotency-Key</h3>
+<p>${escapeHtml(IDEMPOTENCY_KEY_DESCRIPTION)} A retry's answer carries <code>Idempotent-Replayed: true</code>. Keys are per account and kept 24 hours; over MCP the argument is <code>idempotency_key</code> and a replayed result says <code>replayed: true</code>.</p>
+${example("/v1/users/by-username/jack", ' -H "Idempotency-Key: report-2026-11-24"')}
 ${reads}`;
 }
 

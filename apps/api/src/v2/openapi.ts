@@ -1,8 +1,15 @@
 // The /2 paths of the OpenAPI document, derived from the same routes, query schemas and body schemas
 // that serve them; the cost is the /v1 counterpart's rule.
-import { costRuleFor, describeCostRule, ERROR_STATUS } from "@social/core";
+import { costRuleFor, DryRunEnvelopeSchema, describeCostRule, ERROR_STATUS } from "@social/core";
+import * as v from "valibot";
 import { jsonSchemaOf } from "../docs/json-schema.ts";
-import { type ExtraPaths, exampleParams, parameterObjects } from "../docs/openapi.ts";
+import {
+  controlParameters,
+  type ExtraPaths,
+  exampleParams,
+  parameterObjects,
+  replayedHeader,
+} from "../docs/openapi.ts";
 import { V2_ROUTES, type V2Route } from "./mapped.ts";
 import { v2Query } from "./query.ts";
 import { successSchema, V2ErrorSchema } from "./schemas.ts";
@@ -16,6 +23,7 @@ const V2_DECISIONS = `
 - tweet.fields (or post.fields) and user.fields accept every X API v2 value; fields without data here (context_annotations, geo, withheld, ...) are left out; impression_count and listed_count are not tracked and read 0; verified_type is blue or none. An unknown value is 400.
 - expansions: only author_id (tweet reads), giving includes.users; those joins are not charged.
 - /2/users/{id}/tweets leaves replies out, as /v1/users/{id}/tweets does: exclude=replies is accepted, exclude=retweets is 400. since_id, until_id, start_time and end_time are not supported (400): page with pagination_token.
+- Budget controls as on /v1: max_credits (or the X-Max-Credits header) caps a request (x-credits-capped: true when it lowered it), dry_run=true answers {"meta":{"dry_run":true,"credits":{...max, rule}}} free, Idempotency-Key replays an answered request (Idempotent-Replayed: true). A 402's details.fits names the largest request covered now in /2's parameters (max_results, ids).
 - Lookups by ids answer found items in data and each missing id in errors (200). A single lookup of a missing id answers 200 with errors and no data, charged 0 (as /v1's 404 is not charged). A paginated read below a missing user, tweet or list is 404.
 - Errors: this service's error object plus title, detail, type, status and errors (every error, not only 400, so twitter-api-v2 keeps the body as sent).
 `.trim();
@@ -24,12 +32,23 @@ const successHeaders = {
   "x-request-id": { schema: { type: "string" }, description: "Request identifier." },
   "x-credits-charged": { schema: { type: "integer" }, description: "Credits charged: the /v1 counterpart's cost." },
   "x-credits-remaining": { schema: { type: "integer" }, description: "Credits left after this request." },
+  "x-credits-capped": {
+    schema: { type: "string", enum: ["true"] },
+    description: "max_credits lowered what this request could return.",
+  },
+  ...replayedHeader,
   "x-rate-limit-limit": { schema: { type: "integer" }, description: "Bucket capacity for this key." },
   "x-rate-limit-remaining": { schema: { type: "integer" }, description: "Requests left in the bucket." },
   "x-rate-limit-reset": { schema: { type: "integer" }, description: "Unix seconds when the bucket is full again." },
 };
 
 const errorSchema = jsonSchemaOf(V2ErrorSchema);
+/** dry_run=true on /2: X API v2 has no data to show, so only meta, with /v1's quote. */
+const dryRunSchema = jsonSchemaOf(
+  v.strictObject({
+    meta: v.strictObject({ dry_run: v.literal(true), credits: DryRunEnvelopeSchema.entries.meta.entries.credits }),
+  }),
+);
 
 function parameters(route: V2Route): Json[] {
   return parameterObjects(route.v2.path, v2Query(route).entries, exampleParams(route.endpoint));
@@ -45,12 +64,12 @@ function operation(route: V2Route): Json {
     description: `X API v2 form of ${endpoint.path}. ${endpoint.summary}\n\nCost: ${cost} (as ${endpoint.path}).${paged}\n\n${V2_DECISIONS}`,
     tags: [endpoint.toolset],
     "x-cost": cost,
-    parameters: parameters(route),
+    parameters: [...parameters(route), ...controlParameters],
     responses: {
       "200": {
         description: `Success in X API v2's shape. Charged: ${cost}.`,
         headers: successHeaders,
-        content: { "application/json": { schema: jsonSchemaOf(successSchema(route)) } },
+        content: { "application/json": { schema: { oneOf: [jsonSchemaOf(successSchema(route)), dryRunSchema] } } },
       },
       ...Object.fromEntries(
         [...new Set(Object.values(ERROR_STATUS))].map((status) => [

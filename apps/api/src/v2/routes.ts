@@ -7,6 +7,7 @@ import {
   type Credits,
   decodeParams,
   executeRead,
+  type FewerItems,
   MAX_CREDITS_HEADER,
   rateHeaders,
   rateLimitError,
@@ -27,6 +28,20 @@ function pageSizeOf(route: V2Route, values: Record<string, unknown>): number | u
   const bounds = route.v2.maxResults;
   if (!bounds || bounds.v1Param) return undefined;
   return typeof values.max_results === "number" ? values.max_results : bounds.fallback;
+}
+
+/** A 402's smaller request in /2's own parameters: fewer ids, or a smaller max_results within its bounds. */
+function fewerItemsOf(route: V2Route, values: Record<string, unknown>): FewerItems {
+  return (items): Record<string, number> | undefined => {
+    if (route.v2.passThrough?.includes("ids") && typeof values.ids === "string") {
+      return { ids: Math.min(items, new Set(values.ids.split(",")).size) };
+    }
+    const bounds = route.v2.maxResults;
+    if (!bounds) return undefined;
+    const asked = typeof values.max_results === "number" ? values.max_results : bounds.fallback;
+    const fit = Math.min(items, asked);
+    return fit >= bounds.min ? { max_results: fit } : undefined;
+  };
 }
 
 /** The pipeline knows the token as next_token; a client that sent pagination_token reads that name back. */
@@ -57,8 +72,9 @@ export function v2Routes(context: HttpContext) {
     routes.get(path, async ({ request, params, requestId, usage, anonymousRate, services, helpUrl }) => {
       const target = requestTarget(request.url);
       const inPath = pathEntries(params, target.path, route.v2.path);
-      const { values, repeated } = decodeParams([...target.query, ...inPath], query.numeric);
-      const controls = takeQueryControls([], request.headers.get(MAX_CREDITS_HEADER));
+      // The controls are /v1's (max_credits, dry_run), and the header for code that cannot add parameters.
+      const controls = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
+      const { values, repeated } = decodeParams([...controls.entries, ...inPath], query.numeric);
       const pageSize = pageSizeOf(route, values);
       // Read once, and only after the pipeline has validated the values it reads.
       let rendering: ReturnType<typeof renderOptions> | undefined;
@@ -72,8 +88,8 @@ export function v2Routes(context: HttpContext) {
         enrich: (store, data) => v2Items(store, route.v2, data, options()),
         params: values,
         repeated: [...repeated, ...controls.repeated],
-        // X API v2 client code cannot add parameters; a header it can.
         controls: controls.controls,
+        fewerItems: fewerItemsOf(route, values),
         ...idempotencyOf(request, "v2"),
         apiKey: bearerKey(request),
         requestId,
@@ -97,6 +113,13 @@ export function v2Routes(context: HttpContext) {
         return problemResponse(namedAsSent(error, target.query), requestId, helpUrl, rawValues, headers);
       }
       if (outcome.replay) return replayResponse(outcome.replay, headers);
+      // A quote: no data, so none of X API v2's members but meta.
+      if (outcome.dryRun) {
+        return json({ meta: { dry_run: true, credits: outcome.credits } }, 200, {
+          ...headers,
+          ...creditHeaders(outcome.credits),
+        });
+      }
       usage.credits = outcome.credits.charged;
       // Ids past what max_credits covered were not read, so they are not reported as missing either.
       const ids = route.v2.passThrough?.includes("ids")

@@ -1,7 +1,7 @@
 // What a client learns from one HTTP answer of /v1 or /2, and every way that answer can break the
 // contract: a 5xx, a body that is not the envelope, an error code that does not match its status, a
 // missing request id, or a 402 for a request the balance actually covered.
-import { ERROR_STATUS, type ErrorCode } from "@social/core";
+import { type CreditRefusal, ERROR_STATUS, type ErrorCode } from "@social/core";
 
 export interface Answer {
   status: number;
@@ -18,12 +18,14 @@ export interface Answer {
 
 interface Body {
   meta?: { credits?: { charged?: unknown }; next_token?: unknown; pagination?: { next_token?: unknown } };
-  error?: { code?: unknown; message?: unknown; request_id?: unknown };
+  error?: { code?: unknown; message?: unknown; request_id?: unknown; details?: unknown };
 }
 
-/** A 402's message on /v1 and /2: what the request cost, and what the balance or the key's limit left. */
-const COST_MESSAGE =
-  /costs (\d+) credits and (?:the account has (\d+) remaining|this API key's limit of .+? leaves (\d+))/;
+/** A 402's details on /v1 and /2: what the request cost, and what the balance or the key's limit left. */
+function refusalDetails(body: Body): Partial<CreditRefusal> {
+  const details = body.error?.details;
+  return typeof details === "object" && details !== null && !Array.isArray(details) ? details : {};
+}
 
 function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
@@ -43,16 +45,15 @@ function errorProblems(status: number, body: Body, requestId: string): string[] 
   if (ERROR_STATUS[error.code] !== status) problems.push(`${status} carries code ${error.code}`);
   if (error.request_id !== requestId) problems.push(`${status}: body request id differs from x-request-id`);
   // "Never clamped": a refused request must really cost more than the balance it found.
-  const cost = typeof error.message === "string" ? COST_MESSAGE.exec(error.message) : null;
-  if (error.code === "insufficient_credits" && (!cost || Number(cost[1]) <= Number(cost[2] ?? cost[3]))) {
+  const { required, remaining } = refusalDetails(body);
+  if (error.code === "insufficient_credits" && !(Number(required) > Number(remaining))) {
     problems.push(`402 for a request the balance covered: ${String(error.message)}`);
   }
   return problems;
 }
 
 function refusalOf(body: Body): "balance" | "key_limit" {
-  const message = body.error?.message;
-  return typeof message === "string" && message.includes("API key's limit") ? "key_limit" : "balance";
+  return refusalDetails(body).reason === "key_limit" ? "key_limit" : "balance";
 }
 
 /** Reads the whole answer; never throws for a bad body, which is reported as a problem instead. */

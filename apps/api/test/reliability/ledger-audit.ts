@@ -180,31 +180,51 @@ export async function auditDatabase(
   return examine(books, accounts, options);
 }
 
-/**
- * Every key's spend against its own limit, from the usage rows (less refunds) of a SQLite file: never
- * above a total limit, and equal to what the key row counts, which is what the ledger decides by.
- */
-export function auditKeyLimits(databasePath: string): string[] {
-  const db = new Database(databasePath, { readonly: true, strict: true });
+interface KeySpendRow {
+  id: string;
+  credit_limit: number | string | null;
+  limit_per: string | null;
+  spent_total: number | string;
+  spent: number | string;
+}
+
+/** Each key's limit, what its row counts, and what its usage rows less refunds add up to: the same SQL on both. */
+const KEY_SPENDS = `SELECT k.id, k.credit_limit, k.limit_per, k.spent_total,
+  COALESCE((SELECT SUM(u.credits) FROM usage u WHERE u.key_id = k.id
+            AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.refund_of = u.request_id)), 0) AS spent
+  FROM api_keys k`;
+
+async function keySpends(databaseUrl: string): Promise<KeySpendRow[]> {
+  const location = parseDatabaseUrl(databaseUrl);
+  if (location.kind === "postgres") {
+    const sql = new SQL(location.url, { max: 1 });
+    try {
+      return [...(await sql.unsafe<KeySpendRow[]>(KEY_SPENDS))];
+    } finally {
+      await sql.close();
+    }
+  }
+  const db = new Database(location.path, { readonly: true, strict: true });
   try {
-    const keys = db
-      .query<
-        { id: string; credit_limit: number | null; limit_per: string | null; spent_total: number; spent: number },
-        []
-      >(
-        `SELECT k.id, k.credit_limit, k.limit_per, k.spent_total,
-                COALESCE((SELECT SUM(u.credits) FROM usage u WHERE u.key_id = k.id
-                          AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.refund_of = u.request_id)), 0) AS spent
-         FROM api_keys k`,
-      )
-      .all();
-    return keys.flatMap((key) => [
-      ...(key.spent_total === key.spent ? [] : [`${key.id}: spent ${key.spent}, its row counts ${key.spent_total}`]),
-      ...(key.limit_per === "total" && key.credit_limit !== null && key.spent > key.credit_limit
-        ? [`${key.id}: spent ${key.spent}, above its limit of ${key.credit_limit}`]
-        : []),
-    ]);
+    return db.query<KeySpendRow, []>(KEY_SPENDS).all();
   } finally {
     db.close();
   }
+}
+
+/**
+ * Every key's spend against its own limit, from the usage rows (less refunds) of the database of any
+ * DATABASE_URL: never above a total limit, and equal to what the key row counts, which is what the
+ * ledger decides by.
+ */
+export async function auditKeyLimits(databaseUrl: string): Promise<string[]> {
+  return (await keySpends(databaseUrl)).flatMap((key) => {
+    const [spent, counted, limit] = [Number(key.spent), Number(key.spent_total), key.credit_limit];
+    return [
+      ...(counted === spent ? [] : [`${key.id}: spent ${spent}, its row counts ${counted}`]),
+      ...(key.limit_per === "total" && limit !== null && spent > Number(limit)
+        ? [`${key.id}: spent ${spent}, above its limit of ${limit}`]
+        : []),
+    ];
+  });
 }

@@ -31,13 +31,25 @@ export function openAccounts(
 }
 
 /** The same, through the Accounts port of a backend on any database (PostgreSQL shared by processes). */
-export async function openAccountsWith(accounts: Accounts, grants: readonly number[]): Promise<LoadAccount[]> {
+export async function openAccountsWith(
+  accounts: Accounts,
+  grants: readonly number[],
+  keyOptions: (index: number) => KeyOptions = () => ({}),
+): Promise<LoadAccount[]> {
   const opened: LoadAccount[] = [];
   for (const [index, credits] of grants.entries()) {
-    const { account, key } = await accounts.openAccount(`load ${index}`, credits);
+    const { account, key } = await accounts.openAccount(`load ${index}`, credits, keyOptions(index));
     opened.push({ accountId: account.id, key: key.key });
   }
   return opened;
+}
+
+/**
+ * Every fourth key limited to a third of its account's grant, in total: below what the account could
+ * pay, so it meets 402 key_limit while its account still has credits.
+ */
+export function everyFourthKeyLimited(grants: readonly number[]): (index: number) => KeyOptions {
+  return (index) => (index % 4 === 3 ? { limit: { credits: Math.floor((grants[index] ?? 0) / 3), per: "total" } } : {});
 }
 
 const query = encodeURIComponent(examples.search_query);
@@ -72,6 +84,10 @@ export const REQUEST_MIX: readonly string[] = [
 /** The paths of the mix a client sends twice with one Idempotency-Key: the retry must be a free replay. */
 const RETRIED = new Set([`/v1/users/${user}/tweets/replies`]);
 
+function sameAnswer(a: Answer | undefined, b: Answer): boolean {
+  return a?.requestId === b.requestId && a.charged === b.charged && a.status === b.status;
+}
+
 /** The max_credits a path of the mix names, if it names one. */
 function capOf(path: string): number | undefined {
   const cap = new URL(path, "http://load").searchParams.get("max_credits");
@@ -92,6 +108,11 @@ export interface LoadOptions {
    * connections stay with the worker that accepted them.
    */
   newConnections?: boolean;
+  /**
+   * Also send identical requests in pairs, at once, with one Idempotency-Key (see sendTwice): for loads
+   * that audit the books, not those that count answers against a kill.
+   */
+  pairs?: boolean;
   /** Called after each answer with the number answered so far (the crash test kills on a count). */
   onAnswer?: (answered: number, answer: LoadAnswer) => void;
 }
@@ -150,32 +171,10 @@ export async function driveLoad(
   // Idempotency keys of this load only: the next load on the same accounts must not replay its answers.
   const run = crypto.randomUUID();
 
-  async function send(index: number, server: number): Promise<void> {
+  /** Takes one answer into the books: its status, its problems, its charge. */
+  function record(index: number, path: string, server: number, sent: number, answer: Answer): LoadAnswer {
     const accountIndex = index % accounts.length;
     const account = accounts[accountIndex] as LoadAccount;
-    // Stride through the mix so consecutive requests of one account differ in cost.
-    const path = REQUEST_MIX[Math.floor(index / accounts.length) % REQUEST_MIX.length] as string;
-    const sent = performance.now();
-    const headers: Record<string, string> = { authorization: `Bearer ${account.key}` };
-    if (RETRIED.has(path)) headers["idempotency-key"] = `load-${run}-${index}`;
-    const request = () =>
-      fetch(`${baseUrls[server]}${path}`, {
-        headers,
-        signal: AbortSignal.timeout(options.requestTimeoutMs ?? 30_000),
-        keepalive: !options.newConnections,
-      });
-    let response: Response;
-    try {
-      response = await request();
-    } catch {
-      unanswered++;
-      return;
-    }
-    const answer = await readAnswer(response).catch(() => undefined);
-    if (!answer) {
-      unanswered++;
-      return;
-    }
     const answeredAt = performance.now();
     latencies.push(answeredAt - sent);
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
@@ -199,6 +198,28 @@ export async function driveLoad(
     };
     answers.push(answered);
     options.onAnswer?.(latencies.length, answered);
+    return answered;
+  }
+
+  async function send(index: number, server: number): Promise<void> {
+    const account = accounts[index % accounts.length] as LoadAccount;
+    // Stride through the mix so consecutive requests of one account differ in cost.
+    const path = REQUEST_MIX[Math.floor(index / accounts.length) % REQUEST_MIX.length] as string;
+    const sent = performance.now();
+    const headers: Record<string, string> = { authorization: `Bearer ${account.key}` };
+    if (RETRIED.has(path)) headers["idempotency-key"] = `load-${run}-${index}`;
+    const request = () =>
+      fetch(`${baseUrls[server]}${path}`, {
+        headers,
+        signal: AbortSignal.timeout(options.requestTimeoutMs ?? 30_000),
+        keepalive: !options.newConnections,
+      });
+    const answer = await request().then(readAnswer, () => undefined);
+    if (!answer) {
+      unanswered++;
+      return;
+    }
+    record(index, path, server, sent, answer);
     if (headers["idempotency-key"] !== undefined && answer.status === 200) await retry(path, answer, request);
   }
 
@@ -216,9 +237,44 @@ export async function driveLoad(
     }
   }
 
+  /**
+   * A client that sends one request twice at once with one Idempotency-Key (a retry fired on a timeout):
+   * one runs and the other replays its answer; or, when the first failed (a 402 stores nothing), the
+   * other ran afresh and both are requests of their own.
+   */
+  async function sendTwice(index: number, server: number): Promise<void> {
+    const account = accounts[index % accounts.length] as LoadAccount;
+    const path = [...RETRIED][0] as string;
+    const headers = { authorization: `Bearer ${account.key}`, "idempotency-key": `load-${run}-twice-${index}` };
+    const sent = performance.now();
+    const request = () =>
+      fetch(`${baseUrls[server]}${path}`, { headers, signal: AbortSignal.timeout(options.requestTimeoutMs ?? 30_000) })
+        .then(async (response) => ({
+          replayed: response.headers.get("idempotent-replayed") === "true",
+          answer: await readAnswer(response),
+        }))
+        .catch(() => undefined);
+    const [first, second] = await Promise.all([request(), request()]);
+    if (!first || !second) {
+      unanswered += (first ? 0 : 1) + (second ? 0 : 1);
+      return;
+    }
+    const pair = [first, second];
+    const replays = pair.filter((answered) => answered.replayed);
+    const original = pair.find((answered) => !answered.replayed);
+    const bothRan = replays.length === 0 && pair.every((answered) => answered.answer.status === 200);
+    if (!original || bothRan || (replays.length === 1 && !sameAnswer(replays[0]?.answer, original.answer))) {
+      problems.push(`${path}: two identical requests in flight were not one answer and its replay`);
+    }
+    for (const answered of pair) if (!answered.replayed) record(index, path, server, sent, answered.answer);
+  }
+
   async function client(_: unknown, clientIndex: number): Promise<void> {
     while (next < options.requests && Date.now() < options.deadline && !options.signal?.aborted) {
-      await send(next++, clientIndex % baseUrls.length);
+      const index = next++;
+      // One request in fifty is a pair sent at once with one Idempotency-Key.
+      if (options.pairs && index % 50 === 49) await sendTwice(index, clientIndex % baseUrls.length);
+      else await send(index, clientIndex % baseUrls.length);
     }
   }
 

@@ -2,15 +2,16 @@
 // batches its own debits, so the only thing keeping a balance true is the database (a batch locks its
 // accounts before it reads their balances). 64 clients split across both processes share a handful of
 // accounts, most granted too little to last, so concurrent debits from both processes keep crossing the
-// 402 edge. Then the books are read back: for every account, grants = balance + the charges reported to
+// 402 edge; one key has a limit of its own below its account's balance, and retries with one
+// Idempotency-Key come after an answer and at the same time as the first request (#16). Then the books are read back: for every account, grants = balance + the charges reported to
 // clients, every usage row is a request some client got an answer for, and no answer broke the contract
 // (no 5xx, no 402 for a request the balance covered, see answer.ts).
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { type Backend, openBackend } from "@social/backend";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
-import { auditDatabase } from "./ledger-audit.ts";
-import { driveLoad, type LoadAccount, openAccountsWith, REQUEST_MIX } from "./load.ts";
+import { auditDatabase, auditKeyLimits } from "./ledger-audit.ts";
+import { driveLoad, everyFourthKeyLimited, type LoadAccount, openAccountsWith, REQUEST_MIX } from "./load.ts";
 import { type ServerProcess, spawnServer } from "./server-process.ts";
 
 const REQUESTS = 3000;
@@ -33,7 +34,7 @@ beforeAll(async () => {
   databaseUrl = await postgres.createDatabase("processes");
   backend = await openBackend(databaseUrl, { max: 4 });
   await backend.buildWorld(DEFAULT_WORLD);
-  accounts = await openAccountsWith(backend.accounts, GRANTS);
+  accounts = await openAccountsWith(backend.accounts, GRANTS, everyFourthKeyLimited(GRANTS));
   servers.push(...(await Promise.all([spawnServer(databaseUrl), spawnServer(databaseUrl)])));
 }, 60_000);
 
@@ -48,14 +49,21 @@ describe("two API processes on one PostgreSQL database", () => {
     const load = await driveLoad(
       servers.map((server) => server.url),
       accounts,
-      { requests: REQUESTS, concurrency: CONCURRENCY, deadline: Date.now() + 30_000, requestTimeoutMs: 15_000 },
+      {
+        requests: REQUESTS,
+        concurrency: CONCURRENCY,
+        deadline: Date.now() + 30_000,
+        requestTimeoutMs: 15_000,
+        pairs: true,
+      },
     );
     const seconds = load.seconds.toFixed(1);
     console.log(`${load.answers.length} answers in ${seconds} s: ${JSON.stringify(Object.fromEntries(load.statuses))}`);
 
     expect(load.problems).toEqual([]);
     expect(load.unanswered).toBe(0);
-    expect(load.answers.length).toBe(REQUESTS);
+    // A pair sent at once with one Idempotency-Key is one answer, or two when the first failed.
+    expect(load.answers.length).toBeGreaterThanOrEqual(REQUESTS);
     expect([...load.statuses.keys()].filter((status) => status >= 500)).toEqual([]);
     expect(load.statuses.get(200) ?? 0).toBeGreaterThan(0);
     // The run did cross the edge: the poor accounts were refused, and not only by the process that
@@ -74,6 +82,9 @@ describe("two API processes on one PostgreSQL database", () => {
     // nothing else is, and grants = balance + usage = balance + what clients were told.
     const audit = await auditDatabase(databaseUrl, load.accounts);
     expect(audit).toEqual({ problems: [], unanswered: [] });
+    // The limited key met its limit from both processes, and never spent past it.
+    expect(load.keyLimitRefusals).toBeGreaterThan(0);
+    expect(await auditKeyLimits(databaseUrl)).toEqual([]);
     // And through the Ledger port, as a third process sees it.
     for (const [index, { accountId, charges }] of load.accounts.entries()) {
       const reported = charges.reduce((sum, charge) => sum + charge.charged, 0);

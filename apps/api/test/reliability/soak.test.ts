@@ -11,7 +11,8 @@ describe("soak", () => {
   it("3,000 mixed requests from 64 clients over 8 accounts: the ledger balances, no 5xx", async () => {
     const report = await runSoak({ requests: 3000, concurrency: 64, accounts: 8, maxSeconds: 45 });
     expect(report.discrepancies).toEqual([]);
-    expect(report.requests).toBe(3000);
+    // A pair sent at once with one Idempotency-Key is one answer, or two when the first failed.
+    expect(report.requests).toBeGreaterThanOrEqual(3000);
     expect(Object.keys(report.statuses).every((status) => Number(status) < 500)).toBe(true);
     expect(report.statuses["200"]).toBeGreaterThan(0);
     // Half the accounts are granted too little: the run must actually cross the 402 edge.
@@ -85,7 +86,7 @@ describe("a request that costs more than the balance", () => {
     const refused = await readAnswer(response);
     expect(refused).toMatchObject({ status: 402, errorCode: "insufficient_credits", charged: 0, problems: [] });
     expect(await server.balance(accountId)).toBe(3);
-    // /2 names its page size max_results, not limit: the numbers come without a fit to follow.
-    expect(body.error.details).toEqual({ reason: "balance", required: 11, remaining: 3 });
+    // In /2's own name for the page size.
+    expect(body.error.details).toEqual({ reason: "balance", required: 11, remaining: 3, fits: { max_results: 2 } });
   });
 });

@@ -2,7 +2,7 @@
 // granted too little to last the run, so they hit 402 mid-way), a mixed load, then the ledger audit.
 // `bun run soak` runs it at full size; soak.test.ts runs a small one through this same code.
 import { auditKeyLimits, auditLedger } from "./ledger-audit.ts";
-import { driveLoad, openAccounts, quantile } from "./load.ts";
+import { driveLoad, everyFourthKeyLimited, openAccounts, quantile } from "./load.ts";
 import { spawnServer, worldCopy } from "./server-process.ts";
 
 export interface SoakOptions {
@@ -47,10 +47,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const world = worldCopy();
   try {
     const grants = Array.from({ length: options.accounts }, (_, index) => startingCredits(index, options));
-    // Every fourth key has a limit of its own, below what its account could pay: it meets 402 key_limit.
-    const accounts = openAccounts(world.databasePath, grants, (index) =>
-      index % 4 === 3 ? { limit: { credits: Math.floor((grants[index] ?? 0) / 3), per: "total" } } : {},
-    );
+    const accounts = openAccounts(world.databasePath, grants, everyFourthKeyLimited(grants));
     const workers = options.workers ?? 1;
     const server = await spawnServer(world.databasePath, workers > 1 ? { WEB_CONCURRENCY: String(workers) } : {});
     let load: Awaited<ReturnType<typeof driveLoad>>;
@@ -59,6 +56,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         requests: options.requests,
         concurrency: options.concurrency,
         deadline: Date.now() + options.maxSeconds * 1000,
+        pairs: true,
       });
     } finally {
       await server.stop();
@@ -71,7 +69,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ...(load.unanswered > 0 ? [`${load.unanswered} requests got no answer`] : []),
       ...(leakedKeys.length > 0 ? [`${leakedKeys.length} API keys appear in the server's logs`] : []),
       ...auditLedger(world.databasePath, load.accounts),
-      ...auditKeyLimits(world.databasePath),
+      ...(await auditKeyLimits(world.databasePath)),
     ];
     return {
       requests: answered,
