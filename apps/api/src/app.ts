@@ -30,6 +30,8 @@ export interface AppOptions {
   log?: LogSink;
   /** The database behind the dashboard and billing pages; without it the app serves the API alone. */
   dashboard?: DashboardOptions;
+  /** The most characters an MCP tool result's text holds (SOCIAL_MCP_MAX_CHARS); the MCP default when absent. */
+  mcpMaxChars?: number;
 }
 
 export function createApp(options: AppOptions) {
@@ -87,7 +89,12 @@ export function createApp(options: AppOptions) {
       .use(dashboardRoutes(context, options.dashboard))
       // MCP over Streamable HTTP: the same pipeline, key and ledger as /v1; the handler reads the body.
       .all("/mcp", ({ request, requestId, anonymousRate }) =>
-        handleMcpRequest(request, services, { helpUrl, requestId, anonymousRate }),
+        handleMcpRequest(request, services, {
+          helpUrl,
+          requestId,
+          anonymousRate,
+          ...(options.mcpMaxChars === undefined ? {} : { maxChars: options.mcpMaxChars }),
+        }),
       )
   );
 }

@@ -3,6 +3,7 @@
 import { availableParallelism } from "node:os";
 import { checkedRedisUrl, DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/backend";
 import { DEFAULT_RATE_LIMIT, parseDatabaseUrl, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
+import { maxCharsFrom } from "@social/mcp";
 import type { OidcSettings } from "./dashboard/oidc.ts";
 
 export interface ServerConfig {
@@ -26,6 +27,8 @@ export interface ServerConfig {
   oidc?: OidcSettings;
   /** Keys the stored session digests; when absent one is generated and kept in the database. */
   sessionSecret?: string;
+  /** The most characters an MCP tool result's text holds (SOCIAL_MCP_MAX_CHARS). */
+  mcpMaxChars?: number;
 }
 
 /** All three OIDC settings or none: a half-configured provider is a mistake to report at start-up. */
@@ -86,6 +89,7 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
     ...(env.TOKEN_SECRET ? { tokenSecret: env.TOKEN_SECRET } : {}),
     ...(oidc ? { oidc } : {}),
     ...(env.SESSION_SECRET ? { sessionSecret: env.SESSION_SECRET } : {}),
+    mcpMaxChars: maxCharsFrom(env.SOCIAL_MCP_MAX_CHARS),
   };
 }
 

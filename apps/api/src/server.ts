@@ -64,6 +64,7 @@ async function serve(config: ServerConfig, options: ServerOptions, backend: Back
     services,
     publicUrl: config.publicUrl,
     dashboard,
+    ...(config.mcpMaxChars === undefined ? {} : { mcpMaxChars: config.mcpMaxChars }),
     ...(options.log ? { log: options.log } : {}),
   });
   // Workers share the port: the kernel spreads connections between them. A lone server does not, so

@@ -432,7 +432,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
         expect(await server.balance(accountId)).toBe(1000 - charged);
         const changed = await client.callTool({ name, arguments: { ...args, max_credits: 3 } });
         expect(changed.isError).toBe(true);
-        expect(JSON.stringify(changed.content)).toContain("Idempotency-Key was already used for a different request");
+        expect(JSON.stringify(changed.content)).toContain("`idempotency_key` was already used for a different request");
       } finally {
         await client.close();
       }
@@ -513,7 +513,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
         expect(result.credits).toEqual({ charged: 4, remaining: 996, capped: true });
         const low = await client.callTool({ name, arguments: { id: examples.user_id, max_credits: 1 } });
         expect(low.isError).toBe(true);
-        expect(JSON.stringify(low.content)).toContain("max_credits must be at least 2");
+        expect(JSON.stringify(low.content)).toContain("`max_credits` must be at least 2");
         expect(await server.balance(accountId)).toBe(996);
         // get_credits: what is left, free.
         const credits = await client.callTool({ name: "get_credits", arguments: {} });

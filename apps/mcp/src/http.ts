@@ -20,7 +20,7 @@ import {
 } from "@social/core";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
-import { type AgentTool, parseToolsets, selectTools, UnknownToolsetError } from "./tools.ts";
+import { parseNames, selectTools, type ToolSelection, ToolSelectionError } from "./tools.ts";
 
 export interface McpHttpOptions {
   /** The billing page: linked from 402 envelopes and from insufficient-credit tool results. */
@@ -29,6 +29,8 @@ export interface McpHttpOptions {
   requestId?: string;
   /** Counts a request without a valid key against its client address, so key guessing is throttled too. */
   anonymousRate: () => Promise<RateState>;
+  /** The most characters a tool result's text holds (SOCIAL_MCP_MAX_CHARS). */
+  maxChars?: number;
   /** The JSON-RPC body, when the HTTP framework has already read the request's body. */
   parsedBody?: unknown;
   logError?: (message: string, error: unknown) => void;
@@ -51,21 +53,53 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 }
 
-function toolsFor(request: Request): readonly AgentTool[] | ApiError {
+/** What /mcp's query may say: which tools the connection holds, by toolset and by name. */
+const SELECTION_PARAMS = ["toolsets", "tools"] as const;
+
+/** The selection the query asks for; a parameter that is not one of the two, or is given twice, is refused. */
+function toolsFor(request: Request): ToolSelection | ApiError {
+  const query = requestTarget(request.url).query;
+  for (const name of new Set(query.keys())) {
+    if (!(SELECTION_PARAMS as readonly string[]).includes(name)) {
+      const message = `is not a parameter of /mcp: choose tools with ${SELECTION_PARAMS.join(" or ")}`;
+      return invalidRequest(`Invalid request: ${name} ${message}`, [{ parameter: name, message }]);
+    }
+    if (query.getAll(name).length > 1) {
+      return invalidRequest(`Invalid request: ${name} must be given only once`, [
+        { parameter: name, message: "must be given only once" },
+      ]);
+    }
+  }
   try {
-    return selectTools(parseToolsets(requestTarget(request.url).query.get("toolsets")));
+    return selectTools({ toolsets: parseNames(query.get("toolsets")), tools: parseNames(query.get("tools")) });
   } catch (error) {
-    if (!(error instanceof UnknownToolsetError)) throw error;
-    return invalidRequest(error.message, [{ parameter: "toolsets", message: error.message }]);
+    if (!(error instanceof ToolSelectionError)) throw error;
+    return invalidRequest(error.message, [{ parameter: error.parameter, message: error.message }]);
   }
 }
 
+/**
+ * RFC 6750's challenge: without a key, only the scheme; with a key that cannot be used, invalid_token
+ * and why, so that a client says "revoked" or "expired" instead of starting an OAuth sign-in.
+ */
+function bearerChallenge(error: ApiError, keyGiven: boolean): string {
+  if (!keyGiven) return 'Bearer realm="mcp"';
+  // A quoted-string of the characters RFC 6750 allows there: printable ASCII but " and \.
+  const description = error.message.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "");
+  return `Bearer realm="mcp", error="invalid_token", error_description="${description}"`;
+}
+
 /** A missing or bad key is counted against the client address, as on /v1: past the limit it is a 429. */
-async function refuseKey(error: ApiError, requestId: string, options: McpHttpOptions): Promise<Response> {
+async function refuseKey(
+  error: ApiError,
+  keyGiven: boolean,
+  requestId: string,
+  options: McpHttpOptions,
+): Promise<Response> {
   const rate = await options.anonymousRate();
   if (!rate.allowed) return errorResponse(rateLimitError(rate), requestId, options.helpUrl, rateHeaders(rate));
   return errorResponse(error, requestId, options.helpUrl, {
-    "www-authenticate": 'Bearer realm="mcp"',
+    "www-authenticate": bearerChallenge(error, keyGiven),
     ...rateHeaders(rate),
   });
 }
@@ -110,8 +144,9 @@ export async function handleMcpRequest(
   options: McpHttpOptions,
 ): Promise<Response> {
   const requestId = options.requestId ?? newRequestId();
-  const connection = await checkConnectionKey(services.ledger, bearerKey(request), HOW_TO_SEND_KEY);
-  if (connection instanceof ApiError) return refuseKey(connection, requestId, options);
+  const key = bearerKey(request);
+  const connection = await checkConnectionKey(services.ledger, key, HOW_TO_SEND_KEY);
+  if (connection instanceof ApiError) return refuseKey(connection, key !== undefined, requestId, options);
   // A stateless server has no stream to offer on GET and no session to end on DELETE; 405 is what
   // the Streamable HTTP specification asks for, and what the SDK's client expects.
   if (request.method !== "POST") {
@@ -128,8 +163,8 @@ export async function handleMcpRequest(
   if (!rate.allowed && !isToolCall(message)) {
     return errorResponse(rateLimitError(rate), requestId, options.helpUrl, headers);
   }
-  const tools = toolsFor(request);
-  if (tools instanceof ApiError) return errorResponse(tools, requestId, options.helpUrl, headers);
+  const selection = toolsFor(request);
+  if (selection instanceof ApiError) return errorResponse(selection, requestId, options.helpUrl, headers);
   if (message === undefined) return jsonRpcError(400, -32700, "Parse error: Invalid JSON", headers);
   // Refused before any call runs: two calls of one batch can share an id, and then both run and are
   // charged while only one answer comes back.
@@ -137,7 +172,8 @@ export async function handleMcpRequest(
 
   const response = await answer(request, message, services, {
     apiKey: connection.apiKey,
-    tools,
+    selection,
+    ...(options.maxChars === undefined ? {} : { maxChars: options.maxChars }),
     // Counted once above: the tool call it carries must not take a second token.
     rate,
     requestId,

@@ -1,2 +1,3 @@
 // What the HTTP app mounts at /mcp.
 export { handleMcpRequest, type McpHttpOptions } from "./http.ts";
+export { maxCharsFrom } from "./server.ts";

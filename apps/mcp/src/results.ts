@@ -1,24 +1,93 @@
-// Call outcomes as MCP tool results. Successes carry structuredContent (checked by clients against the
-// tool's outputSchema) and the same object as compact JSON text, for clients that read only text.
-// Failures are results with isError, worded as what the agent should change, because an agent reads
-// the text and decides its next call from it.
+// Call outcomes as MCP tool results. A success carries structuredContent (checked by clients against the
+// tool's outputSchema) and one text block for the agent that reads only text: first what it needs to go
+// on (the charge, what is left, the next_token, how many items and what was left out), then the data as
+// compact JSON. Failures are results with isError, worded as what the agent should change, because an
+// agent reads the text and decides its next call from it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type ApiError, describeShortfall, plainData, type ReadSuccess } from "@social/core";
+import {
+  type ApiError,
+  type Credits,
+  creditsText,
+  describeFit,
+  describeShortfall,
+  IDEMPOTENCY_PARAMETER,
+  plainData,
+  type ReadSuccess,
+} from "@social/core";
+import { type AccountTool, IDEMPOTENCY_ARGUMENT, type ReadTool } from "./tools.ts";
+import { type View, viewData } from "./views.ts";
 
-/** A result an agent reads either way: as structured content, and the same object as compact JSON text. */
-export function structuredResult(structured: Record<string, unknown>): CallToolResult {
-  return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
+/** Room a result's text keeps for its first line (credits, counts, a next_token of up to 512 characters). */
+export const HEADER_RESERVE = 1_000;
+
+/** A result an agent reads either way: as structured content, and as `text`. */
+function result(structured: Record<string, unknown>, text: string): CallToolResult {
+  return { structuredContent: structured, content: [{ type: "text", text }] };
 }
 
-export function successResult(outcome: ReadSuccess): CallToolResult {
-  const structured = outcome.dryRun
-    ? { data: null, credits: outcome.credits, dry_run: true }
-    : {
-        data: plainData(outcome.data),
-        credits: outcome.credits,
-        ...(outcome.nextToken === undefined ? {} : { next_token: outcome.nextToken }),
-      };
-  return structuredResult(structured);
+/** A free account read: the data and its zero charge. */
+export function accountResult(data: unknown, credits: Credits): CallToolResult {
+  const structured = { data, credits };
+  return result(structured, `Free; ${credits.remaining} credits remaining.\n${JSON.stringify(data)}`);
+}
+
+/** What a read's data looks like to an agent, and the size the output budget measures. */
+export function renderData(tool: ReadTool, data: unknown, view: View): string {
+  return JSON.stringify(viewData(tool.endpoint.data, plainData(data), view));
+}
+
+/** For an ids lookup: the ids asked for that were read and not found, and those past a cut, not read. */
+function idsReport(tool: ReadTool, args: Record<string, unknown>, outcome: ReadSuccess, found: unknown) {
+  if (!("ids" in tool.endpoint.params.entries) || typeof args.ids !== "string" || !Array.isArray(found)) return {};
+  const asked = [...new Set(args.ids.split(","))];
+  const read = asked.slice(0, outcome.maxItems);
+  const returned = new Set(found.map((item) => (item as { id?: unknown }).id));
+  const notFound = read.filter((id) => !returned.has(id));
+  const unread = asked.slice(read.length);
+  return { ...(notFound.length > 0 ? { not_found: notFound } : {}), ...(unread.length > 0 ? { unread } : {}) };
+}
+
+function chargeLine(credits: Credits): string {
+  const capped = credits.capped ? " (max_credits lowered what it could return)" : "";
+  return `Charged ${creditsText(credits.charged)}; ${credits.remaining} remaining${capped}.`;
+}
+
+export interface SuccessContext {
+  tool: ReadTool;
+  view: View;
+  args: Record<string, unknown>;
+  /** The output budget the read was cut to, named when it was. */
+  maxChars: number;
+}
+
+export function successResult(outcome: ReadSuccess, context: SuccessContext): CallToolResult {
+  const { tool, view, args, maxChars } = context;
+  const { credits } = outcome;
+  if (outcome.dryRun) {
+    const quote = `Quote, nothing charged: at most ${creditsText(credits.max ?? 0)} (${credits.rule}); ${credits.remaining} remaining.`;
+    return result({ data: null, credits, dry_run: true }, quote);
+  }
+  const data = viewData(tool.endpoint.data, plainData(outcome.data), view);
+  const ids = idsReport(tool, args, outcome, data);
+  const structured = {
+    data,
+    credits,
+    ...(outcome.nextToken === undefined ? {} : { next_token: outcome.nextToken }),
+    ...(outcome.shortened ? { shortened: true } : {}),
+    ...ids,
+  };
+  const count = Array.isArray(data) ? `${data.length} ${data.length === 1 ? "item" : "items"}.` : "";
+  const cut = outcome.shortened ? `Cut to fit ${maxChars} characters.` : "";
+  const next =
+    outcome.nextToken !== undefined
+      ? `More: call again with the same arguments and next_token "${outcome.nextToken}".`
+      : tool.endpoint.pageSize
+        ? "Last page."
+        : "";
+  const missing = ids.not_found ? `Not found: ${ids.not_found.join(", ")}.` : "";
+  const unread = ids.unread ? `Not read, to ask for again: ids=${ids.unread.join(",")}.` : "";
+  const header = [chargeLine(credits), count, cut, next, missing, unread].filter(Boolean).join(" ");
+  return result(structured, `${header}\n${JSON.stringify(data)}`);
 }
 
 /**
@@ -26,35 +95,53 @@ export function successResult(outcome: ReadSuccess): CallToolResult {
  * adding up what it spent does not count the first call's charge twice.
  */
 export function replayedResult(first: CallToolResult): CallToolResult {
-  return structuredResult({ ...first.structuredContent, replayed: true });
+  const [block] = first.content;
+  const text = block?.type === "text" ? block.text : "";
+  return result(
+    { ...first.structuredContent, replayed: true },
+    `Replayed: the first result for this idempotency_key, charged then, nothing now.\n${text}`,
+  );
 }
 
-/** The error's own message, except where the numbers an agent needs are better stated plainly. */
-function problem(error: ApiError): string {
+/** HTTP's names for what a tool takes as an argument. */
+const ARGUMENT_NAMES: Record<string, string> = { [IDEMPOTENCY_PARAMETER]: IDEMPOTENCY_ARGUMENT };
+
+/** `limit is required` → "`limit` is required"; "this endpoint" is a tool here. */
+function describeInvalid(error: ApiError, tool: string): string {
+  const named = (error.details ?? []).flatMap((detail) => {
+    if (!detail.parameter) return [];
+    const name = ARGUMENT_NAMES[detail.parameter] ?? detail.parameter;
+    return [`\`${name}\` ${detail.message.replace("this endpoint", tool)}`];
+  });
+  return named.length > 0 ? `Invalid arguments: ${named.join("; ")}.` : error.message;
+}
+
+/** The error's own message, except where the numbers or names an agent needs are better stated plainly. */
+function problem(error: ApiError, tool: string): string {
   if (error.code === "insufficient_credits" && error.credits)
     return `This call ${describeShortfall(error.credits, "call")}`;
+  if (error.code === "invalid_request") return describeInvalid(error, tool);
   return error.message;
 }
 
-function whatToChange(error: ApiError, tool: string, billingUrl: string | undefined): string {
+function whatToChange(error: ApiError, tool: AgentTool, billingUrl: string | undefined): string {
   switch (error.code) {
-    case "invalid_request": {
-      const named = (error.details ?? []).flatMap((detail) => (detail.parameter ? [detail.parameter] : []));
-      const which = named.length > 0 ? [...new Set(named)].join(", ") : "the arguments";
-      return `Change ${which} accordingly, then call ${tool} again.`;
-    }
+    case "invalid_request":
+      return `Fix the arguments named above, then call ${tool.name} again.`;
     case "endpoint_not_found":
-      return "Check the id or username; look it up with a search or by-username tool if unsure.";
+      return "Check the id or username passed: the read found nothing under it.";
     case "insufficient_credits": {
-      const limit = error.credits?.limit;
+      const { limit, fits } = error.credits ?? {};
+      const smaller = fits ? ` or call again with ${describeFit(fits)}` : "";
       if (limit) {
-        return `Ask for fewer items, or ask the key's owner to raise its limit${limit.per === "day" ? " (it starts over each UTC day)" : ""}.`;
+        const day = limit.per === "day" ? " (it starts over each UTC day)" : "";
+        return `Ask the key's owner to raise its limit${day}${smaller}.`;
       }
-      return `${billingUrl ? `Add credits at ${billingUrl}` : "Add credits"}, or ask for fewer items (a smaller limit, mode=ids).`;
+      return `${billingUrl ? `Add credits at ${billingUrl}` : "Add credits"}${smaller}.`;
     }
     case "rate_limited":
     case "request_in_progress":
-      return `Wait ${error.retryAfter ?? 1} seconds, then call ${tool} again.`;
+      return `Wait ${error.retryAfter ?? 1} seconds, then call ${tool.name} again.`;
     case "invalid_api_key":
     case "revoked_api_key":
       return "Reconnect with an active API key.";
@@ -64,13 +151,15 @@ function whatToChange(error: ApiError, tool: string, billingUrl: string | undefi
   }
 }
 
+type AgentTool = ReadTool | AccountTool;
+
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /** Every failure is uncharged, so every message can say so; the code and request id close it for support. */
-export function errorResult(error: ApiError, tool: string, requestId: string, billingUrl?: string): CallToolResult {
+export function errorResult(error: ApiError, tool: AgentTool, requestId: string, billingUrl?: string): CallToolResult {
   const change = whatToChange(error, tool, billingUrl);
-  const text = `${sentence(problem(error))} ${change} Nothing was charged. (${error.code}, request ${requestId})`;
+  const text = `${sentence(problem(error, tool.name))} ${change} Nothing was charged. (${error.code}, request ${requestId})`;
   return { isError: true, content: [{ type: "text", text }] };
 }

@@ -13,23 +13,42 @@ import {
   ApiError,
   executeAccountRead,
   executeRead,
+  invalidRequest,
   newRequestId,
   type RateState,
   type Services,
   separateControls,
 } from "@social/core";
-import { errorResult, replayedResult, structuredResult, successResult } from "./results.ts";
-import { type AgentTool, IDEMPOTENCY_ARGUMENT } from "./tools.ts";
+import { accountResult, errorResult, HEADER_RESERVE, renderData, replayedResult, successResult } from "./results.ts";
+import { IDEMPOTENCY_ARGUMENT, type ReadTool, type ToolSelection, VIEW_ARGUMENT } from "./tools.ts";
+import { VIEWS, type View } from "./views.ts";
 
 const SERVER_INFO = { name: "social-data-api", version: "1.0.0" };
 
-const INSTRUCTIONS =
-  "Read-only public social data (tweets, users, follower graphs, lists, communities). Every successful call costs credits, stated in each tool's description and reported in the result; failed calls are free. Prefer the workflow tools (get_profile_by_username, get_tweet_context, get_tweet_thread) over several basic reads.";
+/** The most characters a result's text holds unless SOCIAL_MCP_MAX_CHARS says otherwise. */
+export const DEFAULT_MAX_CHARS = 40_000;
+/** Below this a page of full tweets could not hold one item beside its first line. */
+export const MIN_MAX_CHARS = 4_000;
+const MAX_MAX_CHARS = 1_000_000;
+
+/** SOCIAL_MCP_MAX_CHARS: a whole number of characters; unset, the default; anything else is an error at start. */
+export function maxCharsFrom(text: string | undefined): number {
+  if (text === undefined || text === "") return DEFAULT_MAX_CHARS;
+  const chars = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(chars >= MIN_MAX_CHARS && chars <= MAX_MAX_CHARS)) {
+    throw new Error(
+      `SOCIAL_MCP_MAX_CHARS must be a whole number from ${MIN_MAX_CHARS} to ${MAX_MAX_CHARS}, not ${text}`,
+    );
+  }
+  return chars;
+}
 
 export interface McpServerOptions {
   /** The caller's key: every call is authenticated and billed with it. */
   apiKey: string;
-  tools: readonly AgentTool[];
+  selection: ToolSelection;
+  /** The most characters a result's text holds: larger pages are cut, and continue with next_token. */
+  maxChars?: number;
   /** Where credits can be added, named in insufficient-credit results. */
   billingUrl?: string;
   /** Where failures that are the service's fault are reported; never stdout, which stdio uses. */
@@ -45,32 +64,62 @@ export interface McpServerOptions {
   signal?: AbortSignal;
 }
 
-export function createMcpServer(services: Services, options: McpServerOptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const toolsByName = new Map(options.tools.map((tool) => [tool.definition.name, tool]));
+function isView(value: unknown): value is View {
+  return (VIEWS as readonly unknown[]).includes(value);
+}
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: options.tools.map((tool) => tool.definition),
-  }));
+/** The MCP-only arguments of a read, apart from the entry's parameters and the controls. */
+function readArguments(tool: ReadTool, args: Record<string, unknown>) {
+  const { [IDEMPOTENCY_ARGUMENT]: idempotencyKey, [VIEW_ARGUMENT]: given, ...rest } = args;
+  // Only tools whose data holds tweets or users take a view; elsewhere it is an unknown parameter.
+  if (!tool.views && given !== undefined) rest[VIEW_ARGUMENT] = given;
+  const view = tool.views ? (given ?? "compact") : "compact";
+  if (!isView(view)) {
+    const message = `must be one of ${VIEWS.join(", ")}`;
+    throw invalidRequest(`Invalid request: view ${message}`, [{ parameter: VIEW_ARGUMENT, message }]);
+  }
+  // An agent often writes a handle as it reads on the page.
+  for (const name of tool.usernames) {
+    const handle = rest[name];
+    if (typeof handle === "string" && handle.startsWith("@")) rest[name] = handle.slice(1);
+  }
+  return { idempotencyKey, view, ...separateControls(rest) };
+}
+
+export function createMcpServer(services: Services, options: McpServerOptions): Server {
+  const { selection } = options;
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: selection.instructions });
+  const toolsByName = new Map(selection.tools.map((tool) => [tool.name, tool]));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...selection.definitions] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const requestId = options.requestId ?? newRequestId();
+    const args = request.params.arguments ?? {};
+    const rate = options.rate ? { rate: options.rate } : {};
     try {
       if (tool.kind === "account") {
         const outcome = await executeAccountRead(services, {
           read: tool.read,
-          params: request.params.arguments ?? {},
+          params: args,
           apiKey: options.apiKey,
-          ...(options.rate ? { rate: options.rate } : {}),
+          ...rate,
         });
         return outcome.ok
-          ? structuredResult({ data: outcome.data, credits: outcome.credits })
-          : errorResult(outcome.error, tool.definition.name, requestId, options.billingUrl);
+          ? accountResult(outcome.data, outcome.credits)
+          : errorResult(outcome.error, tool, requestId, options.billingUrl);
       }
-      const { [IDEMPOTENCY_ARGUMENT]: idempotencyKey, ...args } = request.params.arguments ?? {};
-      const { params, controls } = separateControls(args);
+      let call: ReturnType<typeof readArguments>;
+      try {
+        call = readArguments(tool, args);
+      } catch (error) {
+        if (error instanceof ApiError) return errorResult(error, tool, requestId, options.billingUrl);
+        throw error;
+      }
+      const { idempotencyKey, view, params, controls } = call;
       const outcome = await executeRead(services, {
         endpoint: tool.endpoint,
         params,
@@ -80,17 +129,18 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         requestId,
         // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.
         signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
-        ...(options.rate ? { rate: options.rate } : {}),
+        outputLimit: { size: (data) => renderData(tool, data, view).length, max: maxChars - HEADER_RESERVE },
+        ...rate,
       });
-      if (!outcome.ok) return errorResult(outcome.error, tool.definition.name, requestId, options.billingUrl);
+      if (!outcome.ok) return errorResult(outcome.error, tool, requestId, options.billingUrl);
       if (outcome.replay) return replayedResult(JSON.parse(outcome.replay.body) as CallToolResult);
-      const result = successResult(outcome);
+      const result = successResult(outcome, { tool, view, args: params, maxChars });
       await outcome.remember?.({ status: 200, headers: {}, body: JSON.stringify(result) });
       return result;
     } catch (error) {
-      options.logError(`${tool.definition.name} failed (request ${requestId})`, error);
+      options.logError(`${tool.name} failed (request ${requestId})`, error);
       const failure = new ApiError("internal_error", "The read failed on the server.");
-      return errorResult(failure, tool.definition.name, requestId, options.billingUrl);
+      return errorResult(failure, tool, requestId, options.billingUrl);
     }
   });
 

@@ -1,5 +1,6 @@
 // The stdio MCP server: `bun run mcp`. Configuration comes from the environment (DATABASE_URL,
-// SOCIAL_API_KEY, SOCIAL_TOOLSETS, and TOKEN_SECRET / RATE_LIMIT_* / REDIS_URL as for the HTTP server). stdout
+// SOCIAL_API_KEY, SOCIAL_TOOLSETS, SOCIAL_TOOLS, SOCIAL_MCP_MAX_CHARS, and TOKEN_SECRET / RATE_LIMIT_* /
+// REDIS_URL as for the HTTP server). stdout
 // carries the protocol and nothing else; everything for people goes to stderr.
 import { existsSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -14,8 +15,8 @@ import {
 import { ApiError, parseDatabaseUrl, rateLimitFromEnv } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { checkConnectionKey } from "./auth.ts";
-import { createMcpServer } from "./server.ts";
-import { parseToolsets, selectTools } from "./tools.ts";
+import { createMcpServer, maxCharsFrom } from "./server.ts";
+import { parseNames, selectTools } from "./tools.ts";
 
 function fail(message: string): never {
   console.error(`social-data-api MCP server: ${message}`);
@@ -23,7 +24,8 @@ function fail(message: string): never {
 }
 
 async function main(env: Record<string, string | undefined>): Promise<void> {
-  const tools = selectTools(parseToolsets(env.SOCIAL_TOOLSETS));
+  const selection = selectTools({ toolsets: parseNames(env.SOCIAL_TOOLSETS), tools: parseNames(env.SOCIAL_TOOLS) });
+  const maxChars = maxCharsFrom(env.SOCIAL_MCP_MAX_CHARS);
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
   // Opening a missing SQLite file would create an empty database, and the key check would then report
   // a bad key where the real mistake is the path. A PostgreSQL database is the operator's to create,
@@ -59,11 +61,12 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
 
   const server = createMcpServer(services, {
     apiKey: connection.apiKey,
-    tools,
+    selection,
+    maxChars,
     logError: (message, error) => console.error(message, error),
   });
   await server.connect(new StdioServerTransport());
-  console.error(`social-data-api MCP server: ${tools.length} tools on stdio`);
+  console.error(`social-data-api MCP server: ${selection.tools.length} tools on stdio`);
 
   // The client closing stdin ends the session. An open PostgreSQL pool would keep the process alive
   // (and its connections held), so it is closed before leaving, as on a signal.

@@ -1,85 +1,132 @@
-// One MCP tool per catalogue entry, derived, never written by hand: the name, the description (what
-// it returns, when to prefer it, what it costs), the input schema and the output schema all come from
-// the entry, so the tools cannot drift from the HTTP surface.
+// One MCP tool per catalogue entry, derived, never written by hand: the name, the description (what it
+// returns, when to prefer it, what it costs), the input schema and the output schema all come from the
+// entry, so the tools cannot drift from the HTTP surface. Every tools/list is read by an agent that pays
+// for each token, so the schemas are lean, and a selection (toolsets, or tools by name) is described
+// by itself alone: no description or instruction names a tool it does not hold.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
   type AccountRead,
   accountReads,
-  CONTROL_PARAMS,
   catalogue,
-  DryRunEnvelopeSchema,
   describePrice,
   type Endpoint,
-  IdempotencyKeySchema,
-  type JsonSchemaMode,
   jsonSchemaOf,
+  renderGuidance,
   type Toolset,
+  USERNAME_PATTERN,
+  usernameParam,
 } from "@social/core";
-import * as v from "valibot";
+import type * as v from "valibot";
+import { hasViews, VIEWS, viewJsonSchema } from "./views.ts";
 
 /** A catalogue read (charged), or a free read about the caller's own account (get_credits). */
-export type AgentTool =
-  | { kind: "read"; endpoint: Endpoint; definition: Tool }
-  | { kind: "account"; read: AccountRead; definition: Tool };
+export type AgentTool = ReadTool | AccountTool;
+
+export interface ReadTool {
+  kind: "read";
+  name: string;
+  endpoint: Endpoint;
+  /** Whether its data holds tweets or users, which `view` shapes. */
+  views: boolean;
+  /** Its parameters that name a user by handle, where an agent's `@name` means `name`. */
+  usernames: readonly string[];
+}
+
+export interface AccountTool {
+  kind: "account";
+  name: string;
+  read: AccountRead;
+}
+
+/** What an agent sends to retry a call safely: MCP has no headers of its own over stdio. */
+export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
+export const VIEW_ARGUMENT = "view";
 
 /** The toolsets in catalogue order, each named once. */
 export const TOOLSETS: readonly Toolset[] = [...new Set(catalogue.map((endpoint) => endpoint.toolset))];
 
-const PAGING_NOTE =
-  "Paging: call again with the same arguments plus the result's next_token for the next page; no next_token means the last page.";
+const READ_TOOLS: readonly ReadTool[] = catalogue.map((endpoint) => ({
+  kind: "read",
+  name: endpoint.tool,
+  endpoint,
+  views: hasViews(endpoint.data),
+  usernames: Object.entries(endpoint.params.entries)
+    .filter(([, schema]) => schema === usernameParam)
+    .map(([name]) => name),
+}));
 
-const Credits = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** The free account reads, in every selection: an agent must see its budget whatever it reads. */
+const ACCOUNT_TOOLS: readonly AccountTool[] = accountReads.flatMap((read) =>
+  read.tool ? [{ kind: "account" as const, name: read.tool, read }] : [],
+);
+
+export const ALL_TOOLS: readonly AgentTool[] = [...READ_TOOLS, ...ACCOUNT_TOOLS];
+
+type JsonObjectSchema = Tool["inputSchema"];
+
+/** The converter's schema of an object, in the SDK's type (which leaves every keyword but a few open). */
+function objectSchema(schema: v.GenericSchema, mode: "input" | "output"): JsonObjectSchema {
+  const converted: Record<string, unknown> = { ...jsonSchemaOf(schema, "mcp", mode) };
+  return { ...converted, type: "object" };
+}
 
 /**
- * The structured result of a successful call: the read's data, the credits, and the next page; for
- * dry_run=true, data null, dry_run true and the quote (credits.max, credits.rule).
+ * What every charged call takes besides the entry's own parameters, described in a few words: the server's
+ * instructions say the rest once, not in each of the 31 tools. The pipeline checks them whole.
  */
-export function toolResultSchema(endpoint: Endpoint) {
-  const quote = DryRunEnvelopeSchema.entries.meta.entries.credits.entries;
-  return v.strictObject({
-    data: v.nullable(endpoint.data),
-    credits: v.strictObject({
-      charged: Credits,
-      remaining: Credits,
-      capped: v.exactOptional(v.literal(true)),
-      max: v.exactOptional(quote.max),
-      rule: v.exactOptional(quote.rule),
-    }),
-    next_token: v.exactOptional(v.pipe(v.string(), v.minLength(1))),
-    dry_run: v.exactOptional(v.literal(true)),
-    /** A retry with the same idempotency_key: the first call's result, charged then and not again. */
-    replayed: v.exactOptional(v.literal(true)),
+const CONTROL_ARGUMENTS = {
+  max_credits: { type: "integer", minimum: 1, description: "Most credits this call may spend" },
+  dry_run: { type: "boolean", description: "true: only price it, free" },
+  [IDEMPOTENCY_ARGUMENT]: { type: "string", maxLength: 255, description: "Repeating a call with it is free" },
+};
+
+const VIEW_PROPERTY = { type: "string", enum: [...VIEWS], default: "compact" };
+
+/** An agent may write a handle as @name: the pattern says so, and the call strips the @. */
+const HANDLE_PATTERN = `^@?${USERNAME_PATTERN.source.slice(1)}`;
+
+function inputSchema(tool: ReadTool): JsonObjectSchema {
+  const own = objectSchema(tool.endpoint.params, "input");
+  const properties: Record<string, object> = { ...own.properties };
+  for (const name of tool.usernames) properties[name] = { ...properties[name], pattern: HANDLE_PATTERN };
+  if (tool.views) properties[VIEW_ARGUMENT] = VIEW_PROPERTY;
+  return { ...own, properties: { ...properties, ...CONTROL_ARGUMENTS } };
+}
+
+/**
+ * A successful call's structured result: the data in its view (null for a quote) and the credits; what
+ * else a result may hold (next_token, dry_run, replayed, shortened, not_found) its text says first.
+ */
+function outputSchema(tool: ReadTool): JsonObjectSchema {
+  return {
+    type: "object",
+    properties: {
+      data: { anyOf: [viewJsonSchema(tool.endpoint.data), { type: "null" }] },
+      credits: { type: "object" },
+    },
+    required: ["data", "credits"],
+  };
+}
+
+/** Rules between parameters (limit only with mode=ids, ...) have no JSON Schema form: the description states them. */
+function describeCrossFieldChecks(endpoint: Endpoint): string[] {
+  const pipe = "pipe" in endpoint.params ? (endpoint.params.pipe as readonly unknown[]) : [];
+  return pipe.flatMap((item) => {
+    const check = item as { type?: unknown; paths?: readonly (readonly string[])[]; message?: unknown };
+    return check.type === "partial_check" ? [`${check.paths?.at(-1)?.join(".")} ${String(check.message)}.`] : [];
   });
 }
 
-interface CrossFieldCheck {
-  type: "partial_check";
-  paths: readonly (readonly string[])[];
-  message: string;
-}
-
-function isCrossFieldCheck(item: unknown): item is CrossFieldCheck {
-  return typeof item === "object" && item !== null && (item as { type?: unknown }).type === "partial_check";
-}
-
-/**
- * Rules between parameters (limit only with mode=ids, ...) have no JSON Schema form, so they are
- * stated in the description. The catalogue reports each on its last parameter, which the message is about.
- */
-function describeCrossFieldChecks(endpoint: Endpoint): string[] {
-  const pipe = "pipe" in endpoint.params ? (endpoint.params.pipe as readonly unknown[]) : [];
-  return pipe.filter(isCrossFieldCheck).map((check) => `${check.paths.at(-1)?.join(".")} ${check.message}.`);
-}
-
-function toolDescription(endpoint: Endpoint): string {
-  const paged = endpoint.pageSize !== undefined;
+function readDescription(tool: ReadTool, nameOf: (id: string) => string | undefined): string {
+  const { endpoint } = tool;
   return [
     endpoint.summary,
-    endpoint.guidance,
+    renderGuidance(endpoint.guidance, nameOf),
     ...describeCrossFieldChecks(endpoint),
-    `Cost: ${describePrice(endpoint)}; failed calls are free. max_credits caps a call; dry_run=true prices it for free.`,
-    ...(paged ? [PAGING_NOTE] : []),
-  ].join("\n");
+    `Cost: ${describePrice(endpoint)}.`,
+  ]
+    .filter(Boolean)
+    .join("\n");
 }
 
 /** `get_user_by_username` → `Get user by username`. */
@@ -88,93 +135,122 @@ function toolTitle(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** The converter's schema of an object, in the SDK's type (which leaves every keyword but a few open). */
-function toolSchema(schema: v.GenericSchema, mode: JsonSchemaMode): Tool["inputSchema"] {
-  const converted: Record<string, unknown> = { ...jsonSchemaOf(schema, "mcp", mode) };
-  return { ...converted, type: "object" };
+// Read-only (MCP then reads neither destructiveHint nor idempotentHint), and public social data is an
+// open world: what a read returns depends on who posted what, not on this API.
+const ANNOTATIONS = { readOnlyHint: true, openWorldHint: true };
+
+const READ_SCHEMAS = new Map(READ_TOOLS.map((tool) => [tool.name, [inputSchema(tool), outputSchema(tool)] as const]));
+
+const ACCOUNT_DEFINITIONS: readonly Tool[] = ACCOUNT_TOOLS.map((tool) => ({
+  name: tool.name,
+  title: toolTitle(tool.name),
+  description: `${tool.read.summary}\nCall it before a costly series of calls, and whenever a result says credits are short.\nCost: none, never charged.`,
+  inputSchema: objectSchema(tool.read.params, "input"),
+  outputSchema: { type: "object", properties: { data: { type: "object" }, credits: { type: "object" } } },
+  annotations: ANNOTATIONS,
+}));
+
+/** The tools one connection holds, described for that selection alone. */
+export interface ToolSelection {
+  tools: readonly AgentTool[];
+  definitions: readonly Tool[];
+  instructions: string;
 }
 
-/** What an agent sends to retry a call safely: MCP has no headers of its own over stdio. */
-export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
-const IdempotencyArgument = v.strictObject({
-  [IDEMPOTENCY_ARGUMENT]: v.optional(
-    v.pipe(
-      IdempotencyKeySchema,
-      v.description(
-        "Any unique text: the same call made again with the same idempotency_key within 24 hours returns the first result again, marked replayed: true, and is not charged again; the same key with other arguments is an error; while the first call runs, a retry waits for its result.",
-      ),
-    ),
-  ),
-});
-
-/** The entry's parameters and what every call takes: max_credits, dry_run and idempotency_key. */
-function inputSchema(endpoint: Endpoint): Tool["inputSchema"] {
-  const own = toolSchema(endpoint.params, "input");
-  const controls = toolSchema(v.strictObject({ ...CONTROL_PARAMS, ...IdempotencyArgument.entries }), "input");
-  return { ...own, properties: { ...own.properties, ...controls.properties } };
+function instructionsFor(tools: readonly AgentTool[]): string {
+  const workflows = tools.filter((tool) => tool.kind === "read" && tool.endpoint.toolset === "workflows");
+  return [
+    "Read-only public social data (tweets, users, follower graphs, lists, communities).",
+    "Every successful call costs credits, stated in each tool's description; each result starts with what it charged, what is left and, for a paged read, the next_token to pass for the next page. Failed calls are free.",
+    "Tweets and users come compact (view=full for every field), id pages as plain ids, and a result is cut to fit its size limit, with a next_token that continues right after it.",
+    "max_credits caps what a call may cost, dry_run=true prices it for free, and a call repeated with the same idempotency_key is free.",
+    ...(workflows.length > 0
+      ? [`Prefer the workflow tools (${workflows.map((tool) => tool.name).join(", ")}) over several basic reads.`]
+      : []),
+  ].join(" ");
 }
 
-function toolDefinition(name: string, description: string, input: Tool["inputSchema"], output: Tool["outputSchema"]) {
-  const title = toolTitle(name);
-  return {
-    name,
-    title,
-    description,
-    inputSchema: input,
-    outputSchema: output,
-    annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  } satisfies Tool;
-}
-
-function defineTool(endpoint: Endpoint): AgentTool {
-  const output = toolSchema(toolResultSchema(endpoint), "output");
-  return {
-    kind: "read",
-    endpoint,
-    definition: toolDefinition(endpoint.tool, toolDescription(endpoint), inputSchema(endpoint), output),
-  };
-}
-
-/** The free account reads an agent calls as tools, in every toolset: it must see its budget whatever it reads. */
-const ACCOUNT_TOOLS: readonly AgentTool[] = accountReads.flatMap((read) => {
-  if (!read.tool) return [];
-  const output = v.strictObject({
-    data: read.data,
-    credits: v.strictObject({ charged: v.literal(0), remaining: Credits }),
-  });
-  const definition = toolDefinition(
-    read.tool,
-    `${read.summary}\nCall it before a costly series of calls, and whenever a result says credits are short.\nCost: none, never charged.`,
-    toolSchema(read.params, "input"),
-    toolSchema(output, "output"),
+function describeSelection(tools: readonly AgentTool[]): ToolSelection {
+  const loaded = new Map(
+    tools.flatMap((tool): [string, string][] => (tool.kind === "read" ? [[tool.endpoint.id, tool.name]] : [])),
   );
-  return [{ kind: "account" as const, read, definition }];
-});
+  const nameOf = (id: string) => loaded.get(id);
+  const definitions = tools.map((tool): Tool => {
+    if (tool.kind === "account") return ACCOUNT_DEFINITIONS.find((each) => each.name === tool.name) as Tool;
+    const [input, output] = READ_SCHEMAS.get(tool.name) ?? [];
+    return {
+      name: tool.name,
+      title: toolTitle(tool.name),
+      description: readDescription(tool, nameOf),
+      inputSchema: input as JsonObjectSchema,
+      outputSchema: output as JsonObjectSchema,
+      annotations: ANNOTATIONS,
+    };
+  });
+  return { tools, definitions, instructions: instructionsFor(tools) };
+}
 
-export const ALL_TOOLS: readonly AgentTool[] = [...catalogue.map(defineTool), ...ACCOUNT_TOOLS];
-
-export class UnknownToolsetError extends Error {
-  constructor(unknown: readonly string[]) {
-    super(`Unknown toolset ${unknown.join(", ")}: choose from ${TOOLSETS.join(", ")}`);
-    this.name = "UnknownToolsetError";
+export class ToolSelectionError extends Error {
+  constructor(
+    readonly parameter: "toolsets" | "tools",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ToolSelectionError";
   }
 }
 
-function isToolset(name: string): name is Toolset {
-  return (TOOLSETS as readonly string[]).includes(name);
+/** What a connection asks for: toolsets, tools by name, or both (their union); nothing means all. */
+export interface SelectionRequest {
+  toolsets?: readonly string[];
+  tools?: readonly string[];
 }
 
-/** The tools of the named toolsets; no names (or an empty list) means every tool. */
-export function selectTools(toolsets: readonly string[] = []): readonly AgentTool[] {
-  if (toolsets.length === 0) return ALL_TOOLS;
-  const unknown = toolsets.filter((name) => !isToolset(name));
-  if (unknown.length > 0) throw new UnknownToolsetError(unknown);
-  const chosen = new Set(toolsets);
-  return ALL_TOOLS.filter((tool) => tool.kind === "account" || chosen.has(tool.endpoint.toolset));
+const selections = new Map<string, ToolSelection>();
+/** Bounds the descriptions kept: selections are the callers' to choose, and there are 2^39 of them. */
+const MAX_SELECTIONS = 256;
+
+/**
+ * The tools of the named toolsets and the tools named, with get_credits always; unknown names are an
+ * error that lists the known ones. Described once per distinct selection: /mcp asks again on every
+ * request.
+ */
+export function selectTools(request: SelectionRequest = {}): ToolSelection {
+  const toolsets = [...new Set(request.toolsets ?? [])];
+  const names = [...new Set(request.tools ?? [])];
+  const key = JSON.stringify([toolsets.sort(), names.sort()]);
+  const cached = selections.get(key);
+  if (cached) return cached;
+  const unknownToolsets = toolsets.filter((name) => !(TOOLSETS as readonly string[]).includes(name));
+  if (unknownToolsets.length > 0) {
+    throw new ToolSelectionError(
+      "toolsets",
+      `Unknown toolset ${unknownToolsets.join(", ")}: choose from ${TOOLSETS.join(", ")}`,
+    );
+  }
+  const unknownTools = names.filter((name) => !ALL_TOOLS.some((tool) => tool.name === name));
+  if (unknownTools.length > 0) {
+    throw new ToolSelectionError(
+      "tools",
+      `Unknown tool ${unknownTools.join(", ")}: choose from ${ALL_TOOLS.map((tool) => tool.name).join(", ")}`,
+    );
+  }
+  const everything = toolsets.length === 0 && names.length === 0;
+  const chosen = ALL_TOOLS.filter(
+    (tool) =>
+      everything ||
+      tool.kind === "account" ||
+      names.includes(tool.name) ||
+      (toolsets as string[]).includes(tool.endpoint.toolset),
+  );
+  const selection = describeSelection(chosen);
+  if (selections.size >= MAX_SELECTIONS) selections.clear();
+  selections.set(key, selection);
+  return selection;
 }
 
 /** `search, users` → `["search", "users"]`; blank entries are ignored. */
-export function parseToolsets(text: string | null | undefined): string[] {
+export function parseNames(text: string | null | undefined): string[] {
   return (text ?? "")
     .split(",")
     .map((name) => name.trim())

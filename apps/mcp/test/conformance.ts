@@ -8,19 +8,25 @@ import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import * as v from "valibot";
-import { toolResultSchema } from "../src/tools.ts";
+import { ALL_TOOLS } from "../src/tools.ts";
+import { type View, viewData } from "../src/views.ts";
 import { EXAMPLE_ARGUMENTS, examples } from "./examples.ts";
 import type { Connect, Connection, TestWorld } from "./harness.ts";
 
-const validators = [new Ajv({ strict: true, allErrors: true }), new Ajv2020({ strict: true, allErrors: true })];
+// The output schemas name a result's members without describing each: strictRequired would flag that.
+const strict = { strict: true, strictRequired: false, allErrors: true } as const;
+const validators = [new Ajv(strict), new Ajv2020(strict)];
 for (const ajv of validators) addFormats(ajv);
 
-const endpointsByTool = new Map(catalogue.map((endpoint) => [endpoint.tool, endpoint]));
+const readTools = new Map(ALL_TOOLS.flatMap((tool) => (tool.kind === "read" ? [[tool.name, tool] as const] : [])));
 
 interface Structured {
   data: unknown;
   credits: { charged: number; remaining: number };
   next_token?: string;
+  shortened?: true;
+  not_found?: string[];
+  unread?: string[];
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -34,23 +40,34 @@ function text(result: CallToolResult): string {
   return block.text;
 }
 
+/** A success's text: a first line that leads with the charge, what is left and the next_token, then the data. */
+function textParts(result: CallToolResult): { header: string; data: unknown } {
+  const [header = "", ...rest] = text(result).split("\n");
+  return { header, data: JSON.parse(rest.join("\n")) };
+}
+
 /** Checks a successful result against every schema it must meet and returns its structured content. */
-function successOf(tool: Tool, result: CallToolResult): Structured {
+function successOf(tool: Tool, result: CallToolResult, view: View = "compact"): Structured {
   expect(result.isError ?? false).toBe(false);
-  const structured = result.structuredContent;
+  const structured = result.structuredContent as unknown as Structured;
   for (const ajv of validators) {
     const validate = ajv.compile(tool.outputSchema ?? {});
     expect([tool.name, validate(structured), validate.errors ?? []]).toEqual([tool.name, true, []]);
   }
-  const endpoint = endpointsByTool.get(tool.name);
-  if (!endpoint) throw new Error(`no endpoint for ${tool.name}`);
-  const parsed = v.safeParse(toolResultSchema(endpoint), structured);
-  expect([tool.name, parsed.issues ?? []]).toEqual([tool.name, []]);
-  if (!parsed.success) throw new Error(`${tool.name}: structuredContent does not match its schema`);
-  expect(v.is(endpoint.data, parsed.output.data)).toBe(true);
-  // The text block is the same object, as compact JSON.
-  expect(text(result)).toBe(JSON.stringify(structured));
-  return parsed.output;
+  const read = readTools.get(tool.name);
+  if (!read) throw new Error(`no read tool ${tool.name}`);
+  // In full view the data is the entry's, whole, but for id pages (plain ids).
+  if (view === "full" && !isIdPage(structured.data)) expect(v.is(read.endpoint.data, structured.data)).toBe(true);
+  const { header, data } = textParts(result);
+  expect(header).toStartWith(`Charged ${structured.credits.charged} credit`);
+  expect(header).toContain(`; ${structured.credits.remaining} remaining`);
+  if (structured.next_token) expect(header).toContain(`next_token "${structured.next_token}"`);
+  expect(data).toEqual(structured.data);
+  return structured;
+}
+
+function isIdPage(data: unknown): boolean {
+  return Array.isArray(data) && typeof data[0] === "string";
 }
 
 function errorText(result: CallToolResult): string {
@@ -72,7 +89,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
     });
     afterAll(() => connection.close());
 
-    test("lists all 32 tools, each with valid JSON Schemas and read-only annotations", () => {
+    test("lists all 32 tools, each with valid JSON Schemas and read-only, open-world annotations", () => {
       expect(tools.map((tool) => tool.name)).toEqual([...catalogue.map((endpoint) => endpoint.tool), "get_credits"]);
       for (const tool of tools) {
         for (const ajv of validators) {
@@ -80,13 +97,8 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
           ajv.compile(tool.outputSchema ?? {});
         }
         expect(tool.outputSchema?.type).toBe("object");
-        expect(tool.annotations).toMatchObject({
-          readOnlyHint: true,
-          destructiveHint: false,
-          idempotentHint: true,
-          openWorldHint: false,
-        });
-        expect(tool.annotations?.title).toBeString();
+        expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: true });
+        expect(tool.title).toBeString();
       }
     });
 
@@ -94,7 +106,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
       const before = await world().balance(rich.accountId);
       let charged = 0;
       let remaining = before;
-      for (const tool of tools.filter((each) => endpointsByTool.has(each.name))) {
+      for (const tool of tools.filter((each) => readTools.has(each.name))) {
         const toolArgs = EXAMPLE_ARGUMENTS[tool.name];
         if (!toolArgs) throw new Error(`no example arguments for ${tool.name}`);
         const result = successOf(tool, await call(connection.client, tool.name, toolArgs));
@@ -106,6 +118,26 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
         remaining = result.credits.remaining;
       }
       expect(await world().balance(rich.accountId)).toBe(before - charged);
+    });
+
+    test("in full view every field comes back; compact keeps the same items with fewer fields", async () => {
+      let compactChars = 0;
+      let fullChars = 0;
+      for (const tool of tools.filter((each) => readTools.get(each.name)?.views)) {
+        const read = readTools.get(tool.name);
+        const toolArgs = EXAMPLE_ARGUMENTS[tool.name] ?? {};
+        const full = successOf(tool, await call(connection.client, tool.name, { ...toolArgs, view: "full" }), "full");
+        const compactResult = await call(connection.client, tool.name, toolArgs);
+        const compact = successOf(tool, compactResult, "compact");
+        if (isIdPage(full.data) || !read) continue;
+        expect([tool.name, compact.data]).toEqual([tool.name, viewData(read.endpoint.data, full.data, "compact")]);
+        compactChars += JSON.stringify(compact.data).length;
+        fullChars += JSON.stringify(full.data).length;
+      }
+      console.log(
+        `${transport}: the examples' data in compact view is ${compactChars} characters, in full ${fullChars} (${Math.round((100 * compactChars) / fullChars)}%)`,
+      );
+      expect(compactChars).toBeLessThan(fullChars / 2);
     });
 
     test("get_credits is free and says the balance and the key as the ledger has them", async () => {
@@ -161,27 +193,73 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
     test("bad arguments are an error result naming the parameter, uncharged", async () => {
       const before = await world().balance(rich.accountId);
       const tooMany = errorText(await call(connection.client, "search_recent_tweets", { query: "a", limit: 21 }));
-      expect(tooMany).toContain("invalid_request");
-      expect(tooMany).toContain("limit must be an integer from 1 to 20");
-      expect(tooMany).toContain("Change limit accordingly, then call search_recent_tweets again.");
+      expect(tooMany).toStartWith("Invalid arguments: `limit` must be an integer from 1 to 20.");
+      expect(tooMany).toContain("Fix the arguments named above, then call search_recent_tweets again.");
+      expect(tooMany).toContain("(invalid_request, request req_");
       const crossField = errorText(
         await call(connection.client, "get_user_followers", { id: "1", mode: "profiles", limit: 5 }),
       );
-      expect(crossField).toContain("limit is supported only with mode=ids");
-      const missing = errorText(await call(connection.client, "get_user", {}));
-      expect(missing).toContain("Change id");
+      expect(crossField).toContain("`limit` is supported only with mode=ids");
+      const missing = errorText(await call(connection.client, "get_relationship", { source: "someone" }));
+      expect(missing).toStartWith("Invalid arguments: `target` is required.");
       const unknown = errorText(await call(connection.client, "get_user", { id: "1", expand: true }));
-      expect(unknown).toContain("expand");
+      expect(unknown).toContain("`expand` is not a parameter of get_user");
+      const view = errorText(await call(connection.client, "get_user", { id: "1", view: "tiny" }));
+      expect(view).toContain("`view` must be one of compact, full");
+      const noView = errorText(await call(connection.client, "get_trends", { view: "full" }));
+      expect(noView).toContain("`view` is not a parameter of get_trends");
       expect(await world().balance(rich.accountId)).toBe(before);
     });
 
-    test("an unknown id is a not-found error result, uncharged", async () => {
+    test("not found says what was not found, uncharged", async () => {
       const before = await world().balance(rich.accountId);
-      const message = errorText(await call(connection.client, "get_user", { id: "1" }));
-      expect(message).toStartWith("No user with id 1. Check the id");
-      expect(message).toContain("(endpoint_not_found, request req_");
-      expect(message).toContain("Nothing was charged");
+      const user = errorText(await call(connection.client, "get_user", { id: "1" }));
+      expect(user).toStartWith("No user with id 1. Check the id or username passed");
+      expect(user).toContain("(endpoint_not_found, request req_");
+      expect(user).toContain("Nothing was charged");
+      const article = errorText(await call(connection.client, "get_tweet_article", { id: examples.tweet_id }));
+      expect(article).toStartWith(`Tweet ${examples.tweet_id} has no article: only some tweets carry one.`);
+      const noTweet = errorText(await call(connection.client, "get_tweet_article", { id: "1" }));
+      expect(noTweet).toStartWith("No tweet with id 1.");
+      const trends = errorText(await call(connection.client, "get_trends", { woeid: "424242" }));
+      expect(trends).toStartWith("No trends for woeid 424242");
+      expect(trends).toContain("woeid 1 is worldwide");
       expect(await world().balance(rich.accountId)).toBe(before);
+    });
+
+    test("get_users and get_tweets say which ids were not found", async () => {
+      const users = await call(connection.client, "get_users", { ids: `${examples.user_id},1,2` });
+      const found = successOf(tools.find((each) => each.name === "get_users") as Tool, users);
+      expect(found.not_found).toEqual(["1", "2"]);
+      expect(textParts(users).header).toContain("Not found: 1, 2.");
+      const tweets = await call(connection.client, "get_tweets", { ids: "3" });
+      expect((tweets.structuredContent as unknown as Structured).not_found).toEqual(["3"]);
+    });
+
+    test("a handle may be written @name", async () => {
+      const tool = tools.find((each) => each.name === "get_user_by_username") as Tool;
+      const user = successOf(tool, await call(connection.client, tool.name, { username: `@${examples.username}` }));
+      expect((user.data as { username: string }).username.toLowerCase()).toBe(examples.username.toLowerCase());
+    });
+
+    test("a next_token sent back with changed arguments is refused as such, uncharged", async () => {
+      const before = await world().balance(rich.accountId);
+      const first = await call(connection.client, "search_recent_tweets", { query: examples.search_query, limit: 5 });
+      const token = (first.structuredContent as unknown as Structured).next_token;
+      const charged = (first.structuredContent as unknown as Structured).credits.charged;
+      const changed = errorText(
+        await call(connection.client, "search_recent_tweets", { query: "another", limit: 5, next_token: token }),
+      );
+      expect(changed).toContain("`next_token` was returned for other arguments");
+      // limit may change: the next page comes back.
+      const next = await call(connection.client, "search_recent_tweets", {
+        query: examples.search_query,
+        limit: 3,
+        next_token: token,
+      });
+      expect(next.isError ?? false).toBe(false);
+      const nextCharge = (next.structuredContent as unknown as Structured).credits.charged;
+      expect(await world().balance(rich.accountId)).toBe(before - charged - nextCharge);
     });
 
     test("a tool that does not exist is the protocol's invalid-params error", async () => {
@@ -193,7 +271,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
   });
 
   describe(`${transport}: limits`, () => {
-    test("insufficient credits: an error result with the credits needed and remaining and the limit that fits, nothing charged", async () => {
+    test("insufficient credits: the credits needed and remaining and the smaller limit that fits, nothing charged", async () => {
       const poor = world().account(3);
       const connection = await connect({ key: poor.key });
       try {
@@ -202,10 +280,62 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
         expect(message).toStartWith(
           "This call costs 21 credits and the account has 3 remaining. The same call with limit=2 fits the balance now. Add credits",
         );
+        expect(message).toContain("or call again with limit=2.");
         expect(message).toContain("insufficient_credits");
         expect(await world().balance(poor.accountId)).toBe(3);
       } finally {
         await connection.close();
+      }
+    });
+
+    test("insufficient credits on a flat-cost tool: 1 credit, and no smaller call suggested", async () => {
+      const broke = world().account(0);
+      const connection = await connect({ key: broke.key });
+      try {
+        const message = errorText(await call(connection.client, "get_tweet", { id: examples.tweet_id }));
+        expect(message).toStartWith("This call costs 1 credit and the account has 0 remaining.");
+        expect(message).not.toContain("limit");
+        expect(message).not.toContain("fewer");
+      } finally {
+        await connection.close();
+      }
+    });
+
+    test("a page larger than the output budget is cut, charged for what it holds, and its next_token loses and repeats nothing", async () => {
+      const caller = world().account(100_000);
+      const maxChars = 4_000;
+      const small = await connect({ key: caller.key, maxChars });
+      const roomy = await connect({ key: caller.key });
+      try {
+        const args = { id: examples.user_id, mode: "ids", limit: 5000 };
+        const whole = (await call(roomy.client, "get_user_followers", args)).structuredContent as unknown as Structured;
+        const everyone = whole.data as string[];
+        expect(everyone.length).toBeGreaterThan(500);
+        const seen: string[] = [];
+        let token: string | undefined;
+        let pages = 0;
+        do {
+          const result = await call(small.client, "get_user_followers", {
+            ...args,
+            ...(token ? { next_token: token } : {}),
+          });
+          expect(text(result).length).toBeLessThanOrEqual(maxChars);
+          const page = result.structuredContent as unknown as Structured;
+          const ids = page.data as string[];
+          expect(page.credits.charged).toBe(1 + Math.ceil(ids.length / 50));
+          if (page.next_token) {
+            expect(page.shortened).toBe(true);
+            expect(textParts(result).header).toContain(`Cut to fit ${maxChars} characters.`);
+          }
+          seen.push(...ids);
+          token = page.next_token;
+          pages += 1;
+        } while (token && pages < 50);
+        expect(pages).toBeGreaterThan(2);
+        expect(seen).toEqual(everyone);
+      } finally {
+        await small.close();
+        await roomy.close();
       }
     });
 
@@ -231,17 +361,20 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
       }
     });
 
-    test("toolsets: only the chosen toolsets are listed and callable", async () => {
+    test("toolsets and tools: only the chosen ones are listed and callable", async () => {
       const caller = world().account();
-      const connection = await connect({ key: caller.key, toolsets: "search" });
+      const connection = await connect({ key: caller.key, toolsets: "search", tools: "get_tweet" });
       try {
         const { tools } = await connection.client.listTools();
         expect(tools.map((tool) => tool.name)).toEqual([
           "search_recent_tweets",
+          "get_tweet",
           "get_trends",
           "search_recent_tweets_enriched",
           "get_credits",
         ]);
+        // get_tweet_context is not held, so get_tweet's description no longer points to it.
+        expect(tools.find((tool) => tool.name === "get_tweet")?.description).not.toContain("get_tweet_context");
         const outside = await call(connection.client, "get_user", { id: "1" }).catch((error: unknown) => error);
         expect(outside).toBeInstanceOf(McpError);
       } finally {

@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { rateLimitFromEnv, requestPath } from "@social/core";
-import { DEFAULT_WORLD } from "@social/fixtures";
+import { DEFAULT_WORLD, type WorldOptions } from "@social/fixtures";
 import {
   buildWorld,
   createAccount,
@@ -17,20 +17,26 @@ import {
   SqliteLedger,
   sqliteServices,
 } from "@social/store-sqlite";
+import { afterProcessExit } from "@social/testing";
 import { handleMcpRequest } from "../src/http.ts";
 
 export const STDIO_ENTRY = join(import.meta.dir, "..", "src", "stdio.ts");
 export const HELP_URL = "http://127.0.0.1/billing";
 
-let template: string | undefined;
+const templates = new Map<string, string>();
 
-function worldTemplate(): string {
+/** A world built once per test process into a template file, copied for each test world. */
+function worldTemplate(options: WorldOptions): string {
+  const key = JSON.stringify(options);
+  let template = templates.get(key);
   if (!template) {
     const dir = mkdtempSync(join(tmpdir(), "social-mcp-world-"));
+    afterProcessExit(`rm -rf '${dir}'`);
     template = join(dir, "world.db");
     const db = openDatabase(template);
-    buildWorld(db, DEFAULT_WORLD);
+    buildWorld(db, options);
     db.close();
+    templates.set(key, template);
   }
   return template;
 }
@@ -47,7 +53,10 @@ export type RateLimitEnv = { RATE_LIMIT_RPS: string; RATE_LIMIT_BURST?: string }
 export interface ConnectOptions {
   key: string;
   toolsets?: string;
+  tools?: string;
   rateLimit?: RateLimitEnv;
+  /** SOCIAL_MCP_MAX_CHARS. */
+  maxChars?: number;
 }
 
 export interface Connection {
@@ -65,10 +74,10 @@ export interface TestWorld {
   close(): void;
 }
 
-export function openTestWorld(): TestWorld {
+export function openTestWorld(options: WorldOptions = DEFAULT_WORLD): TestWorld {
   const dir = mkdtempSync(join(tmpdir(), "social-mcp-test-"));
   const databaseUrl = join(dir, "social.db");
-  copyFileSync(worldTemplate(), databaseUrl);
+  copyFileSync(worldTemplate(options), databaseUrl);
   const db = openDatabase(databaseUrl);
   const ledger = new SqliteLedger(db);
   return {
@@ -102,6 +111,8 @@ export function stdioEnvironment(world: TestWorld, options: Partial<ConnectOptio
     ...(options.rateLimit ?? NO_RATE_LIMIT),
     ...(options.key === undefined ? {} : { SOCIAL_API_KEY: options.key }),
     ...(options.toolsets === undefined ? {} : { SOCIAL_TOOLSETS: options.toolsets }),
+    ...(options.tools === undefined ? {} : { SOCIAL_TOOLS: options.tools }),
+    ...(options.maxChars === undefined ? {} : { SOCIAL_MCP_MAX_CHARS: String(options.maxChars) }),
   };
 }
 
@@ -126,7 +137,11 @@ export interface McpHttpServer {
 }
 
 /** A real HTTP server on a free loopback port that routes /mcp to handleMcpRequest, as the API does. */
-export async function startMcpHttpServer(world: TestWorld, rateLimit = NO_RATE_LIMIT): Promise<McpHttpServer> {
+export async function startMcpHttpServer(
+  world: TestWorld,
+  rateLimit = NO_RATE_LIMIT,
+  maxChars?: number,
+): Promise<McpHttpServer> {
   const services = await sqliteServices(openDatabase(world.databaseUrl), {
     rateLimit: rateLimitFromEnv(rateLimit.RATE_LIMIT_RPS, rateLimit.RATE_LIMIT_BURST),
   });
@@ -138,6 +153,7 @@ export async function startMcpHttpServer(world: TestWorld, rateLimit = NO_RATE_L
         ? handleMcpRequest(request, services, {
             helpUrl: HELP_URL,
             anonymousRate: () => services.limiter.take(`address:${server.requestIP(request)?.address}`),
+            ...(maxChars === undefined ? {} : { maxChars }),
           })
         : new Response("not found", { status: 404 }),
   });
@@ -146,9 +162,10 @@ export async function startMcpHttpServer(world: TestWorld, rateLimit = NO_RATE_L
 
 export function httpConnector(world: TestWorld): Connect {
   return async (options) => {
-    const server = await startMcpHttpServer(world, options.rateLimit);
+    const server = await startMcpHttpServer(world, options.rateLimit, options.maxChars);
     const url = new URL(server.url);
     if (options.toolsets !== undefined) url.searchParams.set("toolsets", options.toolsets);
+    if (options.tools !== undefined) url.searchParams.set("tools", options.tools);
     const transport = new StreamableHTTPClientTransport(url, {
       requestInit: { headers: { authorization: `Bearer ${options.key}` } },
     });

@@ -54,7 +54,8 @@ describe("Streamable HTTP: authentication before any MCP processing", () => {
     const response = await post({});
     const error = await expectEnvelope(response, 401, "invalid_api_key");
     expect(error.message).toContain("Authorization: Bearer");
-    expect(response.headers.get("www-authenticate")).toStartWith("Bearer");
+    // No key: the scheme alone (RFC 6750), so a client may ask its user for one.
+    expect(response.headers.get("www-authenticate")).toBe('Bearer realm="mcp"');
   });
 
   test("an unknown key: 401 invalid_api_key", async () => {
@@ -64,7 +65,12 @@ describe("Streamable HTTP: authentication before any MCP processing", () => {
   test("a revoked key: 401 revoked_api_key, and the SDK client cannot connect", async () => {
     const revoked = world.account();
     world.revoke(revoked.keyId);
-    await expectEnvelope(await post({ authorization: `Bearer ${revoked.key}` }), 401, "revoked_api_key");
+    const refused = await post({ authorization: `Bearer ${revoked.key}` });
+    const error = await expectEnvelope(refused, 401, "revoked_api_key");
+    // invalid_token and why, so that a client says "revoked" rather than starting an OAuth sign-in.
+    expect(refused.headers.get("www-authenticate")).toBe(
+      `Bearer realm="mcp", error="invalid_token", error_description="${error.message}"`,
+    );
 
     const transport = new StreamableHTTPClientTransport(server.url, {
       requestInit: { headers: { authorization: `Bearer ${revoked.key}` } },
@@ -82,6 +88,19 @@ describe("Streamable HTTP: authentication before any MCP processing", () => {
       "invalid_request",
     );
     expect(error.message).toContain("Unknown toolset dms: choose from search");
+  });
+
+  test("an unknown tool, or a query parameter that is not toolsets or tools, or one given twice: 400", async () => {
+    const key = { authorization: `Bearer ${world.account().key}` };
+    const cases: [string, string][] = [
+      ["tools=post_tweet", "Unknown tool post_tweet: choose from search_recent_tweets"],
+      ["toolset=search", "toolset is not a parameter of /mcp: choose tools with toolsets or tools"],
+      ["toolsets=search&toolsets=users", "toolsets must be given only once"],
+    ];
+    for (const [query, message] of cases) {
+      const error = await expectEnvelope(await post(key, new URL(`${server.url}?${query}`)), 400, "invalid_request");
+      expect(error.message).toContain(message);
+    }
   });
 
   test("GET (no server-sent stream in stateless mode): 405", async () => {

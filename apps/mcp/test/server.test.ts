@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Services, UserLookup } from "@social/core";
 import { openDatabase, SqliteStore, sqliteServices } from "@social/store-sqlite";
 import { createMcpServer } from "../src/server.ts";
-import { ALL_TOOLS } from "../src/tools.ts";
+import { selectTools } from "../src/tools.ts";
 import { openTestWorld, type TestWorld } from "./harness.ts";
 
 // Real servers, a real world build and spawned processes: slow on a busy two-core machine, never stuck.
@@ -22,7 +22,7 @@ afterAll(() => world.close());
 async function connect(serverServices: Services, apiKey: string, logged: unknown[] = []) {
   const server = createMcpServer(serverServices, {
     apiKey,
-    tools: ALL_TOOLS,
+    selection: selectTools(),
     logError: (message, error) => logged.push(message, error),
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -98,6 +98,18 @@ describe("stdio: the connection fails at start", () => {
     expect(run.exitCode).not.toBe(0);
     expect(run.stderr).toContain("Unknown toolset dms: choose from search, users, graph");
   });
+
+  test("with an unknown tool in SOCIAL_TOOLS", () => {
+    const run = startBinary({ key: world.account().key, tools: "get_user,post_tweet" });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr).toContain("Unknown tool post_tweet: choose from search_recent_tweets");
+  });
+
+  test("with a SOCIAL_MCP_MAX_CHARS too small to hold a page", () => {
+    const run = startBinary({ key: world.account().key, maxChars: 100 });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr).toContain("SOCIAL_MCP_MAX_CHARS must be a whole number from 4000 to 1000000, not 100");
+  });
 });
 
 /** A stdio server on `databaseUrl`, whose only content is `key`'s account: the first call builds the world. */

@@ -70,6 +70,28 @@ export interface ReadContext<P> {
   maxItems: number;
 }
 
+/**
+ * When to prefer a read over its neighbours: sentences, naming other entries as `{entry_id}`. Each
+ * surface names them its own way (an MCP tool, a path) and leaves out a sentence naming an entry it
+ * does not offer, so an agent is never pointed at a tool it was not given.
+ */
+export type Guidance = readonly string[];
+
+const ENTRY_REFERENCE = /\{([a-z_]+)\}/g;
+
+/** The entry ids a guidance sentence names. */
+export function guidanceReferences(sentence: string): string[] {
+  return [...sentence.matchAll(ENTRY_REFERENCE)].map((match) => match[1] as string);
+}
+
+/** Guidance as one text, each entry named by `nameOf`; sentences naming an entry it has no name for are left out. */
+export function renderGuidance(guidance: Guidance, nameOf: (id: string) => string | undefined): string {
+  return guidance
+    .filter((sentence) => guidanceReferences(sentence).every((id) => nameOf(id) !== undefined))
+    .map((sentence) => sentence.replace(ENTRY_REFERENCE, (_, id: string) => nameOf(id) ?? id))
+    .join(" ");
+}
+
 /** An entry as it is written: `P` its parameters schema, `S` its data schema. */
 export interface EndpointDefinition<Id extends string, P extends ParamsSchema, S extends v.GenericSchema> {
   /** Stable operation id; also the scope that binds pagination tokens. */
@@ -83,7 +105,7 @@ export interface EndpointDefinition<Id extends string, P extends ParamsSchema, S
   /** One line, fit for docs and agent tools. */
   summary: string;
   /** When an agent should prefer this read over its neighbours. */
-  guidance: string;
+  guidance: Guidance;
   params: P;
   /** Which world example fills each required parameter in example requests (OpenAPI, docs, tests). */
   examples: ExampleValues<P>;

@@ -66,6 +66,8 @@ export interface ReadRequest<X = undefined> {
   requestId: string;
   /** A surface's own page size (the /2 layer's max_results), overriding the endpoint's. */
   pageSize?: number;
+  /** The most an answer may hold as the surface renders it (MCP's output budget); see OutputLimit. */
+  outputLimit?: OutputLimit;
   /**
    * How a 402 names a smaller request in the surface's own parameters (the /2 layer's max_results);
    * by default the endpoint's, unless `paramsSchema` gives the caller other names.
@@ -85,6 +87,16 @@ export interface ReadRequest<X = undefined> {
   idempotency?: { key: unknown; surface: "v1" | "v2" | "mcp" };
 }
 
+/**
+ * A bound on an answer's size as its surface renders it: a read whose data measures more than `max` is
+ * read again with fewer items (its next_token resuming right after the last one returned) and charged
+ * for those.
+ */
+export interface OutputLimit {
+  size: (data: unknown) => number;
+  max: number;
+}
+
 export interface ReadSuccess<X = undefined> {
   ok: true;
   /** null for a dry run, which reads nothing: its credits hold the quote. */
@@ -94,8 +106,10 @@ export interface ReadSuccess<X = undefined> {
   credits: Credits;
   /** Set when the request was dry_run=true: nothing was read or charged. */
   dryRun?: true;
-  /** The most items the read was allowed: fewer than asked when max_credits capped it. */
+  /** The most items the read was allowed: fewer than asked when max_credits or the output limit cut it. */
   maxItems: number;
+  /** Set when the output limit cut the read to fewer items than it could return. */
+  shortened?: true;
   /** An Idempotency-Key retry: the first request's answer, to send again as it is. Nothing was read. */
   replay?: StoredAnswer;
   /** With an Idempotency-Key: stores the answer for retries; the surface calls it before sending. */
@@ -374,7 +388,9 @@ async function readAndCharge(
   const short = shortfallOf(key.balance, key.allowance, base);
   if (short) throw insufficientCredits(base, short, refused);
   const page = { size: Math.min(size, maxItems), owner: key.accountId, ...(after ? { after } : {}) };
-  const result = await runRead(endpoint, services.store, params, page, maxItems);
+  const read = (items: number) =>
+    runRead(endpoint, services.store, params, { ...page, size: Math.min(size, items) }, items);
+  const { result, items, shortened } = await withinOutputLimit(endpoint, read, maxItems, request.outputLimit);
   const enriched = await request.enrich?.(services.store, result.data);
 
   const cost = costOf(rule, countedItems(endpoint, result));
@@ -412,8 +428,34 @@ async function readAndCharge(
     data: result.data,
     enriched,
     credits: { charged: cost, remaining: debit.remaining, ...capped },
-    maxItems,
+    maxItems: items,
+    ...(shortened ? { shortened } : {}),
     ...(nextToken ? { nextToken } : {}),
     rate,
   };
+}
+
+/**
+ * Reads at most `maxItems`, and again with fewer while the answer is larger than the surface's output
+ * limit: each time as many as the last read's size says will fit, a little under, so one more read is
+ * the usual case. A read of one item is never cut.
+ */
+async function withinOutputLimit(
+  endpoint: Endpoint,
+  read: (items: number) => Promise<ReadResult<unknown>>,
+  maxItems: number,
+  limit: OutputLimit | undefined,
+): Promise<{ result: ReadResult<unknown>; items: number; shortened?: true }> {
+  let result = await read(maxItems);
+  if (!limit) return { result, items: maxItems };
+  let items = maxItems;
+  let size = limit.size(result.data);
+  while (size > limit.max) {
+    const count = countedItems(endpoint, result);
+    if (count <= 1) break;
+    items = Math.max(1, Math.min(count - 1, Math.floor(((count * limit.max) / size) * 0.95)));
+    result = await read(items);
+    size = limit.size(result.data);
+  }
+  return items < maxItems ? { result, items, shortened: true } : { result, items };
 }

@@ -18,6 +18,8 @@ export const ABANDONED_AFTER_MS = 60_000;
 /** How long a retry waits for the first request's answer before it is told to come back. */
 export const IN_PROGRESS_WAIT_MS = 10_000;
 export const IDEMPOTENCY_HEADER = "idempotency-key";
+/** How errors name the key: the header as people write it. */
+export const IDEMPOTENCY_PARAMETER = "Idempotency-Key";
 
 /** An answer as a surface sent it, to be sent again: a JSON body and the headers that describe it. */
 export interface StoredAnswer {
@@ -70,7 +72,7 @@ export function idempotencyKeyOf(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (!v.is(IdempotencyKeySchema, value)) {
     throw invalidRequest(`Invalid request: Idempotency-Key ${KEY_RULE}`, [
-      { parameter: "Idempotency-Key", message: KEY_RULE },
+      { parameter: IDEMPOTENCY_PARAMETER, message: KEY_RULE },
     ]);
   }
   return value;
@@ -83,7 +85,7 @@ export function requestFingerprint(operation: string, values: Record<string, unk
 
 export function idempotencyMismatch(): ApiError {
   const message = "was already used for a different request: send a new key for a new request";
-  return invalidRequest(`Invalid request: Idempotency-Key ${message}`, [{ parameter: "Idempotency-Key", message }]);
+  return invalidRequest(`Invalid request: Idempotency-Key ${message}`, [{ parameter: IDEMPOTENCY_PARAMETER, message }]);
 }
 
 export function idempotencyInProgress(): ApiError {

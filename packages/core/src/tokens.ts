@@ -1,8 +1,10 @@
 // Opaque pagination tokens: the keyset cursor, signed with HMAC-SHA-256 (WebCrypto) over the endpoint
-// and its normalized query, so a token is useless on another endpoint, with other filters, or after
-// any change to a single character. Format: base64url(JSON cursor) "." base64url(MAC).
+// and a digest of its normalized query, so a token is useless on another endpoint, with other filters,
+// or after any change to a single character. The query's digest travels in the token, so a genuine
+// token sent with changed arguments is told apart from a broken one, and the caller told which it is.
+// Format: base64url(JSON cursor) "." base64url(query digest) "." base64url(MAC).
 
-import { invalidPageToken } from "./errors.ts";
+import { changedPageArguments, invalidPageToken } from "./errors.ts";
 import type { Cursor } from "./ports.ts";
 
 const encoder = new TextEncoder();
@@ -38,29 +40,38 @@ export interface TokenCodec {
   verify(token: string, scope: string, query: string): Promise<Cursor>;
 }
 
+/** Bytes of a query's HMAC kept in a token: enough that no other query shares them by chance. */
+const QUERY_DIGEST_BYTES = 9;
+
 export async function createTokenCodec(secret: string): Promise<TokenCodec> {
   if (secret.length < 32) throw new Error("the pagination token secret must be at least 32 characters");
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
     "verify",
   ]);
-  const signed = (scope: string, query: string, payload: string) => encoder.encode(`${scope}\n${query}\n${payload}`);
+  const hmac = async (text: string) => new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)));
+  const queryDigest = async (query: string) =>
+    toBase64Url((await hmac(`query\n${query}`)).subarray(0, QUERY_DIGEST_BYTES));
+  const signed = (scope: string, digest: string, payload: string) => encoder.encode(`${scope}\n${digest}\n${payload}`);
   const invalid = invalidPageToken;
 
   return {
     async sign(scope, query, cursor) {
       const payload = toBase64Url(encoder.encode(JSON.stringify(cursor)));
-      const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, signed(scope, query, payload)));
-      return `${payload}.${toBase64Url(mac)}`;
+      const digest = await queryDigest(query);
+      const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, signed(scope, digest, payload)));
+      return `${payload}.${digest}.${toBase64Url(mac)}`;
     },
     async verify(token, scope, query) {
       if (token.length > MAX_TOKEN_LENGTH) throw invalid();
-      const [payload, macText, ...rest] = token.split(".");
-      if (payload === undefined || macText === undefined || rest.length > 0) throw invalid();
+      const [payload, digest, macText, ...rest] = token.split(".");
+      if (payload === undefined || digest === undefined || macText === undefined || rest.length > 0) throw invalid();
       const mac = fromBase64Url(macText);
       const body = fromBase64Url(payload);
-      if (!mac || !body) throw invalid();
-      if (!(await crypto.subtle.verify("HMAC", key, mac, signed(scope, query, payload)))) throw invalid();
+      if (!mac || !body || !fromBase64Url(digest)) throw invalid();
+      if (!(await crypto.subtle.verify("HMAC", key, mac, signed(scope, digest, payload)))) throw invalid();
+      // Genuine, and for this endpoint: made for other arguments, or for these.
+      if (digest !== (await queryDigest(query))) throw changedPageArguments();
       let cursor: unknown;
       try {
         cursor = JSON.parse(decoder.decode(body));

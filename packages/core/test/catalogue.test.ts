@@ -17,7 +17,9 @@ import {
   describeCostRule,
   describeEndpointCost,
   type Endpoint,
+  guidanceReferences,
   pathParamNames,
+  renderGuidance,
 } from "../src/index.ts";
 
 const spec = readFileSync(new URL("../../../../shared/SPEC.md", import.meta.url), "utf8");
@@ -107,7 +109,10 @@ describe("catalogue", () => {
     for (const endpoint of catalogue) {
       assert.match(endpoint.tool, /^[a-z][a-z_]*$/);
       assert.ok(endpoint.summary.length > 10 && !endpoint.summary.includes("\n"), endpoint.id);
-      assert.ok(endpoint.guidance.length > 10, endpoint.id);
+      assert.ok(
+        endpoint.guidance.length > 0 && endpoint.guidance.every((sentence) => sentence.length > 10),
+        endpoint.id,
+      );
     }
   });
 
@@ -220,5 +225,33 @@ describe("parameter rules", () => {
 
   it("refuses unknown parameters by name", () => {
     rejects("/v1/tweets/{id}", { id: "1", expansions: "author_id" }, "expansions");
+  });
+});
+
+describe("guidance", () => {
+  const ids = new Set(catalogue.map((endpoint) => endpoint.id));
+
+  it("names other entries only, by id, in sentences of their own", () => {
+    for (const endpoint of catalogue) {
+      for (const sentence of endpoint.guidance) {
+        assert.match(sentence, /^[A-Z"'a-z{].*\.$/, `${endpoint.id}: "${sentence}" is one sentence`);
+        for (const id of guidanceReferences(sentence)) {
+          assert.ok(ids.has(id as Endpoint["id"]), `${endpoint.id} names ${id}, which is no entry`);
+          assert.notEqual(id, endpoint.id, `${endpoint.id} names itself`);
+        }
+      }
+    }
+  });
+
+  it("leaves out the sentences that name an entry the surface does not offer", () => {
+    const guidance = ["Who is in the community.", "Use {community_moderators} for who runs it."];
+    assert.equal(
+      renderGuidance(guidance, (id) => (id === "community_moderators" ? "get_community_moderators" : undefined)),
+      "Who is in the community. Use get_community_moderators for who runs it.",
+    );
+    assert.equal(
+      renderGuidance(guidance, () => undefined),
+      "Who is in the community.",
+    );
   });
 });

@@ -343,4 +343,35 @@ describe("executeRead", () => {
     assert.deepEqual(reads, []);
     assert.deepEqual(ledger.usage, []);
   });
+
+  it("cuts a page larger than the output limit to what fits, charged for it, its token resuming after it", async () => {
+    const reads: string[] = [];
+    const { ledger, services } = await setup(undefined, reads);
+    ledger.balance_ = 1000;
+    // Each quote is {"id":"1000"}: 13 characters, and a comma between two.
+    const outputLimit = { size: (data: unknown) => JSON.stringify(data).length, max: 100 };
+    const seen: string[] = [];
+    let token: string | undefined;
+    let n = 0;
+    do {
+      const outcome = await executeRead(services, {
+        endpoint: quotes,
+        params: { id: "7", ...(token ? { next_token: token } : {}) },
+        apiKey: GOOD,
+        requestId: `r-cut-${++n}`,
+        outputLimit,
+      });
+      assert.ok(outcome.ok);
+      const page = (outcome.data as { id: string }[]).map((q) => q.id);
+      assert.ok(JSON.stringify(outcome.data).length <= 100);
+      assert.equal(outcome.credits.charged, 1 + page.length);
+      // Every page but the last is cut; the last holds what is left.
+      if (outcome.nextToken) assert.equal(outcome.shortened, true);
+      seen.push(...page);
+      token = outcome.nextToken;
+    } while (token);
+    assert.deepEqual(seen, ids);
+    assert.ok(n > 3, "pages of 7 quotes, not 20");
+    assert.equal(ledger.balance_, 1000 - n - ids.length);
+  });
 });

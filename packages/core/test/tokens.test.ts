@@ -60,6 +60,22 @@ describe("pagination tokens", () => {
     assert.ok(await isRefused(other.verify(token, "user_tweets", "q")));
   });
 
+  it("says when a genuine token comes back with other arguments, and only then", async () => {
+    const token = await codec.sign("user_tweets", "q", ["1"]);
+    const messageOf = (promise: Promise<unknown>) =>
+      promise.then(
+        () => "accepted",
+        (error: Error) => error.message,
+      );
+    assert.match(await messageOf(codec.verify(token, "user_tweets", "other")), /was returned for other arguments/);
+    // Another endpoint's, another secret's or a broken token is only invalid.
+    const other = await createTokenCodec(`${SECRET}-rotated`);
+    const broken = token.replace(/\.([^.])/, ".A$1");
+    assert.match(await messageOf(codec.verify(token, "user_media", "other")), /next_token is invalid/);
+    assert.match(await messageOf(other.verify(token, "user_tweets", "other")), /next_token is invalid/);
+    assert.match(await messageOf(codec.verify(broken, "user_tweets", "other")), /next_token is invalid/);
+  });
+
   it("refuses arbitrary strings with invalid_request only", async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 600 }), async (text) => {

@@ -13,10 +13,12 @@ import {
   type Endpoint,
   ERROR_STATUS,
   ErrorEnvelopeSchema,
+  endpointsById,
   IdempotencyKeySchema,
   MAX_CREDITS_HEADER,
   openPointDecisions,
   pathParamNames,
+  renderGuidance,
   successEnvelopeSchema,
 } from "@social/core";
 import { examples } from "@social/fixtures";
@@ -104,12 +106,17 @@ const rateLimitHeaders = {
   "x-rate-limit-reset": { schema: { type: "integer" }, description: "Unix seconds when the bucket is full again." },
 };
 
+/** An entry's guidance with the entries it names as their /v1 paths. */
+export function httpGuidance(endpoint: Endpoint): string {
+  return renderGuidance(endpoint.guidance, (id) => endpointsById.get(id)?.path);
+}
+
 function operation(endpoint: Endpoint): Json {
   const paged = endpoint.pageSize ? " Paginated: pass meta.pagination.next_token as next_token for the next page." : "";
   return {
     operationId: endpoint.id,
     summary: endpoint.summary,
-    description: `${endpoint.summary} ${endpoint.guidance}\n\nCost: ${describePrice(endpoint)}.${paged}`,
+    description: `${endpoint.summary} ${httpGuidance(endpoint)}\n\nCost: ${describePrice(endpoint)}.${paged}`,
     tags: [endpoint.toolset],
     "x-cost": describeEndpointCost(endpoint),
     parameters: [...parameterObjects(endpoint.path, endpoint.params, exampleParams(endpoint)), ...controlParameters],

@@ -15,7 +15,7 @@ import {
 import * as v from "valibot";
 import { SECURITY_HEADERS } from "../dashboard/html.ts";
 import { entrySchemas } from "./json-schema.ts";
-import { DECISIONS, exampleParams } from "./openapi.ts";
+import { DECISIONS, exampleParams, httpGuidance } from "./openapi.ts";
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -85,7 +85,7 @@ function section(baseUrl: string, endpoint: Endpoint): string {
   const v2 = endpoint.v2 ? ` Also at <code>${escapeHtml(endpoint.v2.path)}</code> (X API v2 shape).` : "";
   return operationSection(
     endpoint,
-    `${endpoint.summary} ${endpoint.guidance}`,
+    `${endpoint.summary} ${httpGuidance(endpoint)}`,
     `${escapeHtml(describePrice(endpoint))}.${v2}`,
     exampleUrl(baseUrl, endpoint),
   );

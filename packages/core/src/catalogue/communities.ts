@@ -15,7 +15,7 @@ export const community = defineEndpoint({
   toolset: "communities",
   tool: "get_community",
   summary: "One community by id: name, description and member count.",
-  guidance: "Use search_communities to find a community's id from words in its name.",
+  guidance: ["Use {communities_search} to find a community's id from words in its name."],
   params: byId,
   examples: { id: "community_id" },
   cost: FLAT,
@@ -30,7 +30,11 @@ export const communitySearch = defineEndpoint({
   toolset: "communities",
   tool: "search_communities",
   summary: "Communities whose name or description contains every word of the query, largest first.",
-  guidance: "Find a community's id, then get_community_tweets or get_community_members.",
+  guidance: [
+    "Finds a community's id.",
+    "Then read its posts with {community_tweets}.",
+    "Then see who is in it with {community_members}.",
+  ],
   params: strict({
     query: v.pipe(
       v.string("must be a string"),
@@ -63,7 +67,7 @@ export const communityMembers = defineEndpoint({
   path: "/v1/communities/{id}/members",
   tool: "get_community_members",
   summary: "The users who are members of a community, newest member first.",
-  guidance: "Who is in the community; get_community_moderators for who runs it.",
+  guidance: ["Who is in the community.", "Use {community_moderators} for who runs it."],
   run: ({ store, params, page }) => pageResult(store.communityMembers(params.id, page), missing(params.id)),
 });
 
@@ -73,7 +77,7 @@ export const communityModerators = defineEndpoint({
   path: "/v1/communities/{id}/moderators",
   tool: "get_community_moderators",
   summary: "The users who moderate a community.",
-  guidance: "Who runs the community; get_community_members for everyone in it.",
+  guidance: ["Who runs the community.", "Use {community_members} for everyone in it."],
   run: ({ store, params, page }) => pageResult(store.communityModerators(params.id, page), missing(params.id)),
 });
 
@@ -84,7 +88,7 @@ export const communityTweets = defineEndpoint({
   toolset: "communities",
   tool: "get_community_tweets",
   summary: "Tweets posted in a community, by relevance (default), recency, or likes within a time window.",
-  guidance: "sort=likes with time_filter=day|week|month|year|all finds the community's best posts of a period.",
+  guidance: ["sort=likes with time_filter=day|week|month|year|all finds the community's best posts of a period."],
   params: v.pipe(
     strict({
       id: idParam,

@@ -14,8 +14,10 @@ export const searchRecent = defineEndpoint({
   toolset: "search",
   tool: "search_recent_tweets",
   summary: "Tweets from the last 7 days matching a query with search operators, newest or most relevant first.",
-  guidance:
-    'Supports "phrases", OR, (), -negation, #hashtag, $cashtag, from:, lang:, since:/until: (YYYY-MM-DD), min_faves:, min_retweets:, filter:links and filter:replies. Use search_recent_tweets_enriched when you also need the authors\' profiles.',
+  guidance: [
+    'Supports "phrases", OR, (), -negation, #hashtag, $cashtag, from:, lang:, since:/until: (YYYY-MM-DD), min_faves:, min_retweets:, filter:links and filter:replies.',
+    "Use {search_recent_enriched} when you also need the authors' profiles.",
+  ],
   params: strict({
     query: searchQueryParam,
     sort_order: v.optional(choiceParam(["recency", "relevancy"]), "recency"),
@@ -44,8 +46,10 @@ export const searchRecentEnriched = defineEndpoint({
   toolset: "search",
   tool: "search_recent_tweets_enriched",
   summary: "Recent search with the authors' profiles joined in: tweets plus their deduplicated authors.",
-  guidance:
-    "Prefer it over search_recent_tweets followed by get_users when you need who wrote each tweet; costs 2 credits per tweet.",
+  guidance: [
+    "Costs 2 credits per tweet, with each author's profile.",
+    "Prefer it over {search_recent} followed by {users} when you need who wrote each tweet.",
+  ],
   params: strict({ query: searchQueryParam, limit: integerParam(1, 20, 20), next_token: nextTokenParam }),
   examples: { query: "search_query" },
   cost: TWO_PER_ITEM,
@@ -67,7 +71,7 @@ export const trends = defineEndpoint({
   toolset: "search",
   tool: "get_trends",
   summary: "The top trending topics of a location (a Yahoo WOEID; 1 is worldwide), by rank.",
-  guidance: "Each trend carries a query to pass to search_recent_tweets; flat 1 credit.",
+  guidance: ["Flat 1 credit.", "Each trend carries a query to pass to {search_recent}."],
   params: strict({
     woeid: v.optional(
       v.pipe(v.string("must be a string"), v.regex(/^\d{1,12}$/, "must be a numeric WOEID such as 1 (worldwide)")),
@@ -79,5 +83,8 @@ export const trends = defineEndpoint({
   cost: FLAT,
   data: v.array(model.Trend),
   run: ({ store, params }) =>
-    oneResult(store.trends(params.woeid, params.limit), `No trends for woeid ${params.woeid}`),
+    oneResult(
+      store.trends(params.woeid, params.limit),
+      `No trends for woeid ${params.woeid}: no such place has trends here; woeid 1 is worldwide`,
+    ),
 });

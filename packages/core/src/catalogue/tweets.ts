@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { FLAT, PER_ITEM } from "../costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
+import { notFound } from "../errors.ts";
 import * as model from "../model.ts";
 import { idsParam } from "../params.ts";
 import {
@@ -23,7 +24,7 @@ export const tweet = defineEndpoint({
   toolset: "tweets",
   tool: "get_tweet",
   summary: "One tweet by id.",
-  guidance: "Use get_tweet_context for the tweet with its author, quotes and retweeters in one call.",
+  guidance: ["Use {tweet_context} for the tweet with its author, quotes and retweeters in one call."],
   params: byId,
   examples: { id: "tweet_id" },
   cost: FLAT,
@@ -43,7 +44,7 @@ export const tweets = defineEndpoint({
   toolset: "tweets",
   tool: "get_tweets",
   summary: "Several tweets by comma-separated ids (up to 100); ids not found are left out.",
-  guidance: "Batch lookups: one request for up to 100 tweets instead of one get_tweet call each.",
+  guidance: ["Batch lookups: one request for up to 100 tweets instead of one {tweet} call each."],
   params: strict({ ids: idsParam }),
   examples: { ids: ["tweet_id", "quoted_tweet_id"] },
   cost: PER_ITEM,
@@ -60,7 +61,7 @@ export const quotes = defineEndpoint({
   toolset: "tweets",
   tool: "get_quote_tweets",
   summary: "Tweets that quote a tweet, most recent first.",
-  guidance: "What people said when they shared it; get_retweeters for who shared it without comment.",
+  guidance: ["What people said when they shared it.", "Use {tweet_retweeters} for who shared it without comment."],
   params: byIdPaged,
   examples: { id: "quoted_tweet_id" },
   cost: PER_ITEM,
@@ -77,7 +78,7 @@ export const retweeters = defineEndpoint({
   toolset: "tweets",
   tool: "get_retweeters",
   summary: "Users who retweeted a tweet, most recent retweet first.",
-  guidance: "Who amplified a tweet; get_quote_tweets for those who added commentary.",
+  guidance: ["Who amplified a tweet.", "Use {tweet_quotes} for those who added commentary."],
   params: byIdPaged,
   examples: { id: "quoted_tweet_id" },
   cost: PER_ITEM,
@@ -94,10 +95,18 @@ export const article = defineEndpoint({
   toolset: "tweets",
   tool: "get_tweet_article",
   summary: "The long-form article attached to a tweet: title, cover, content blocks in reading order, metrics, author.",
-  guidance: "Only tweets that carry an article have one; others answer not found.",
+  guidance: ["Only tweets that carry an article have one; others answer not found."],
   params: byId,
   examples: { id: "article_tweet_id" },
   cost: FLAT,
   data: model.Article,
-  run: ({ store, params }) => oneResult(store.article(params.id), `No article on tweet ${params.id}`),
+  run: async ({ store, params }) => {
+    const found = await store.article(params.id);
+    if (found) return { data: found };
+    // Which of the two is missing, so that the caller knows whether to look further: read on failure only.
+    const [tweet] = await store.tweetsByIds([params.id]);
+    throw notFound(
+      tweet ? `Tweet ${params.id} has no article: only some tweets carry one` : `No tweet with id ${params.id}`,
+    );
+  },
 });

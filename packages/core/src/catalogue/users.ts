@@ -1,7 +1,7 @@
 // The users toolset: profiles by id, username or ids, and a user's timelines.
 import * as v from "valibot";
 import { FLAT, PER_ITEM } from "../costs.ts";
-import { defineEndpoint, type ExampleName } from "../endpoint.ts";
+import { defineEndpoint, type ExampleName, type Guidance } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { idsParam, usernameParam } from "../params.ts";
 import type { TimelineKind } from "../ports.ts";
@@ -25,7 +25,7 @@ export const user = defineEndpoint({
   toolset: "users",
   tool: "get_user",
   summary: "One user's profile by numeric id.",
-  guidance: "Use get_user_by_username when you have a handle; get_profile when you also want their recent tweets.",
+  guidance: ["Use {user_by_username} when you have a handle.", "Use {profile} when you also want their recent tweets."],
   params: byId,
   examples: { id: "user_id" },
   cost: FLAT,
@@ -45,7 +45,7 @@ export const userByUsername = defineEndpoint({
   toolset: "users",
   tool: "get_user_by_username",
   summary: "One user's profile by username (case-insensitive, without the @).",
-  guidance: "The usual entry point from a handle; the returned id is what every other user read takes.",
+  guidance: ["The usual entry point from a handle; the returned id is what every other user read takes."],
   params: strict({ username: usernameParam }),
   examples: { username: "username" },
   cost: FLAT,
@@ -61,7 +61,7 @@ export const users = defineEndpoint({
   toolset: "users",
   tool: "get_users",
   summary: "Several users' profiles by comma-separated ids (up to 100); ids not found are left out.",
-  guidance: "Batch lookups: one request for up to 100 users instead of one get_user call each.",
+  guidance: ["Batch lookups: one request for up to 100 users instead of one {user} call each."],
   params: strict({ ids: idsParam }),
   examples: { ids: ["user_id"] },
   cost: PER_ITEM,
@@ -78,7 +78,7 @@ interface TimelineShape<Id extends string> {
   path: string;
   tool: string;
   summary: string;
-  guidance: string;
+  guidance: Guidance;
   user: ExampleName;
   v2?: V2Mapping<model.Tweet[]>;
 }
@@ -102,7 +102,7 @@ export const userTweets = timeline("tweets", {
   path: "/v1/users/{id}/tweets",
   tool: "get_user_tweets",
   summary: "A user's recent original tweets and retweets, newest first (replies excluded).",
-  guidance: "Use get_user_tweets_and_replies to include replies, get_user_media for tweets with media only.",
+  guidance: ["Use {user_replies} to include replies.", "Use {user_media} for tweets with media only."],
   user: "user_id",
   v2: {
     path: "/2/users/{id}/tweets",
@@ -118,7 +118,7 @@ export const userReplies = timeline("replies", {
   path: "/v1/users/{id}/tweets/replies",
   tool: "get_user_tweets_and_replies",
   summary: "A user's recent tweets including replies, newest first.",
-  guidance: "Use it to see a user's conversations; get_user_tweets when replies are noise.",
+  guidance: ["Use it to see a user's conversations.", "Use {user_tweets} when replies are noise."],
   user: "user_id",
 });
 
@@ -127,6 +127,6 @@ export const userMedia = timeline("media", {
   path: "/v1/users/{id}/media",
   tool: "get_user_media",
   summary: "A user's recent tweets that carry media (photos), newest first.",
-  guidance: "Only tweets with a media array; use get_user_tweets for everything.",
+  guidance: ["Only tweets with a media array.", "Use {user_tweets} for everything."],
   user: "media_user_id",
 });
