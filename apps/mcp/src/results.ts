@@ -11,14 +11,22 @@ import {
   describeFit,
   describeShortfall,
   IDEMPOTENCY_PARAMETER,
+  MAX_ID_DIGITS,
+  MAX_IDS,
   plainData,
   type ReadSuccess,
 } from "@social/core";
-import { type AccountTool, IDEMPOTENCY_ARGUMENT, type ReadTool } from "./tools.ts";
+import { type AgentTool, IDEMPOTENCY_ARGUMENT, type ReadTool } from "./tools.ts";
 import { type View, viewData } from "./views.ts";
 
 /** Room a result's text keeps for its first line (credits, counts, a next_token of up to 512 characters). */
-export const HEADER_RESERVE = 1_000;
+const HEADER_RESERVE = 1_000;
+
+/** How much of a tool's output budget its data may take: the first line's room, and the ids it may list. */
+export function dataBudget(tool: ReadTool, maxChars: number): number {
+  const ids = "ids" in tool.endpoint.params.entries ? MAX_IDS * (MAX_ID_DIGITS + 2) : 0;
+  return maxChars - HEADER_RESERVE - ids;
+}
 
 /** A result an agent reads either way: as structured content, and as `text`. */
 function result(structured: Record<string, unknown>, text: string): CallToolResult {
@@ -31,9 +39,25 @@ export function accountResult(data: unknown, credits: Credits): CallToolResult {
   return result(structured, `Free; ${credits.remaining} credits remaining.\n${JSON.stringify(data)}`);
 }
 
-/** What a read's data looks like to an agent, and the size the output budget measures. */
-export function renderData(tool: ReadTool, data: unknown, view: View): string {
-  return JSON.stringify(viewData(tool.endpoint.data, plainData(data), view));
+/** A read's data as an agent sees it, and its JSON, whose length the output budget measures. */
+export interface ShapedData {
+  value: unknown;
+  json: string;
+}
+
+/**
+ * Shapes a read's data for `view`, keeping the last one: the output budget measures a read's data, and
+ * the result then shows that same data.
+ */
+export function dataShaper(tool: ReadTool, view: View): (data: unknown) => ShapedData {
+  let last: { data: unknown; shaped: ShapedData } | undefined;
+  return (data) => {
+    if (last !== undefined && last.data === data) return last.shaped;
+    const value = viewData(tool.endpoint.data, plainData(data), view);
+    const shaped = { value, json: JSON.stringify(value) };
+    last = { data, shaped };
+    return shaped;
+  };
 }
 
 /** For an ids lookup: the ids asked for that were read and not found, and those past a cut, not read. */
@@ -54,20 +78,20 @@ function chargeLine(credits: Credits): string {
 
 export interface SuccessContext {
   tool: ReadTool;
-  view: View;
+  shape: (data: unknown) => ShapedData;
   args: Record<string, unknown>;
   /** The output budget the read was cut to, named when it was. */
   maxChars: number;
 }
 
 export function successResult(outcome: ReadSuccess, context: SuccessContext): CallToolResult {
-  const { tool, view, args, maxChars } = context;
+  const { tool, shape, args, maxChars } = context;
   const { credits } = outcome;
   if (outcome.dryRun) {
     const quote = `Quote, nothing charged: at most ${creditsText(credits.max ?? 0)} (${credits.rule}); ${credits.remaining} remaining.`;
     return result({ data: null, credits, dry_run: true }, quote);
   }
-  const data = viewData(tool.endpoint.data, plainData(outcome.data), view);
+  const { value: data, json } = shape(outcome.data);
   const ids = idsReport(tool, args, outcome, data);
   const structured = {
     data,
@@ -87,7 +111,7 @@ export function successResult(outcome: ReadSuccess, context: SuccessContext): Ca
   const missing = ids.not_found ? `Not found: ${ids.not_found.join(", ")}.` : "";
   const unread = ids.unread ? `Not read, to ask for again: ids=${ids.unread.join(",")}.` : "";
   const header = [chargeLine(credits), count, cut, next, missing, unread].filter(Boolean).join(" ");
-  return result(structured, `${header}\n${JSON.stringify(data)}`);
+  return result(structured, `${header}\n${json}`);
 }
 
 /**
@@ -150,8 +174,6 @@ function whatToChange(error: ApiError, tool: AgentTool, billingUrl: string | und
       return "Try again in a moment.";
   }
 }
-
-type AgentTool = ReadTool | AccountTool;
 
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;

@@ -19,7 +19,7 @@ import {
   type Services,
   separateControls,
 } from "@social/core";
-import { accountResult, errorResult, HEADER_RESERVE, renderData, replayedResult, successResult } from "./results.ts";
+import { accountResult, dataBudget, dataShaper, errorResult, replayedResult, successResult } from "./results.ts";
 import { IDEMPOTENCY_ARGUMENT, type ReadTool, type ToolSelection, VIEW_ARGUMENT } from "./tools.ts";
 import { VIEWS, type View } from "./views.ts";
 
@@ -120,21 +120,24 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         throw error;
       }
       const { idempotencyKey, view, params, controls } = call;
+      const shape = dataShaper(tool, view);
       const outcome = await executeRead(services, {
         endpoint: tool.endpoint,
         params,
         controls,
-        ...(idempotencyKey === undefined ? {} : { idempotency: { key: idempotencyKey, surface: "mcp" } }),
+        ...(idempotencyKey === undefined
+          ? {}
+          : { idempotency: { key: idempotencyKey, surface: "mcp", shaping: { view } } }),
         apiKey: options.apiKey,
         requestId,
         // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.
         signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
-        outputLimit: { size: (data) => renderData(tool, data, view).length, max: maxChars - HEADER_RESERVE },
+        outputLimit: { size: (data) => shape(data).json.length, max: dataBudget(tool, maxChars) },
         ...rate,
       });
       if (!outcome.ok) return errorResult(outcome.error, tool, requestId, options.billingUrl);
       if (outcome.replay) return replayedResult(JSON.parse(outcome.replay.body) as CallToolResult);
-      const result = successResult(outcome, { tool, view, args: params, maxChars });
+      const result = successResult(outcome, { tool, shape, args: params, maxChars });
       await outcome.remember?.({ status: 200, headers: {}, body: JSON.stringify(result) });
       return result;
     } catch (error) {

@@ -157,12 +157,18 @@ export interface ToolSelection {
   instructions: string;
 }
 
+/** What every result and argument means, said once for the tools held (a tool's own description is short). */
 function instructionsFor(tools: readonly AgentTool[]): string {
-  const workflows = tools.filter((tool) => tool.kind === "read" && tool.endpoint.toolset === "workflows");
+  const reads = tools.filter((tool): tool is ReadTool => tool.kind === "read");
+  const workflows = reads.filter((tool) => tool.endpoint.toolset === "workflows");
+  const paged = reads.some((tool) => tool.endpoint.pageSize !== undefined);
   return [
     "Read-only public social data (tweets, users, follower graphs, lists, communities).",
-    "Every successful call costs credits, stated in each tool's description; each result starts with what it charged, what is left and, for a paged read, the next_token to pass for the next page. Failed calls are free.",
-    "Tweets and users come compact (view=full for every field), id pages as plain ids, and a result is cut to fit its size limit, with a next_token that continues right after it.",
+    `Every successful call costs credits, stated in each tool's description; each result starts with what it charged and what is left${paged ? ", and for a paged read the next_token to pass for the next page" : ""}. Failed calls are free.`,
+    ...(reads.some((tool) => tool.views) ? ["Tweets and users come compact; view=full gives every field."] : []),
+    paged
+      ? "A result larger than its size limit is cut: a page continues with its next_token, right after the last item returned; other reads say what they left out."
+      : "A result larger than its size limit is cut, and says what it left out.",
     "max_credits caps what a call may cost, dry_run=true prices it for free, and a call repeated with the same idempotency_key is free.",
     ...(workflows.length > 0
       ? [`Prefer the workflow tools (${workflows.map((tool) => tool.name).join(", ")}) over several basic reads.`]

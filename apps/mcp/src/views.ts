@@ -71,10 +71,24 @@ function pick(value: Record<string, unknown>, fields: readonly string[]): Record
   return picked;
 }
 
+/**
+ * Whether `value` has exactly the shape of `schema`: valibot's objects let unknown members through, so
+ * a user would pass for an id object ({id}) unless its members are held against the entries too.
+ */
+function hasShape(schema: Schema, value: unknown): boolean {
+  if (!v.is(schema, value)) return false;
+  if (schema.type === "array") {
+    const [first] = value as unknown[];
+    return first === undefined || hasShape((schema as unknown as { item: Schema }).item, first);
+  }
+  const entries = entriesOf(schema);
+  return !entries || Object.keys(value as object).every((name) => name in entries);
+}
+
 /** The option of a union the value belongs to; an array is judged by its first item. */
 function optionFor(options: readonly Schema[], value: unknown): Schema | undefined {
   const probe = Array.isArray(value) ? value.slice(0, 1) : value;
-  return options.find((option) => v.is(option, probe));
+  return options.find((option) => hasShape(option, probe));
 }
 
 /** `value` (data of `schema`, as plain JSON values) as an agent sees it in `view`. */
@@ -106,7 +120,6 @@ const LEAF_TYPES: Record<string, JsonSchema["type"]> = {
   number: "number",
   boolean: "boolean",
   picklist: "string",
-  literal: undefined,
 };
 
 /**

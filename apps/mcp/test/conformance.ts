@@ -12,6 +12,7 @@ import { ALL_TOOLS } from "../src/tools.ts";
 import { type View, viewData } from "../src/views.ts";
 import { EXAMPLE_ARGUMENTS, examples } from "./examples.ts";
 import type { Connect, Connection, TestWorld } from "./harness.ts";
+import { type Structured, textOf } from "./tool-results.ts";
 
 // The output schemas name a result's members without describing each: strictRequired would flag that.
 const strict = { strict: true, strictRequired: false, allErrors: true } as const;
@@ -20,25 +21,11 @@ for (const ajv of validators) addFormats(ajv);
 
 const readTools = new Map(ALL_TOOLS.flatMap((tool) => (tool.kind === "read" ? [[tool.name, tool] as const] : [])));
 
-interface Structured {
-  data: unknown;
-  credits: { charged: number; remaining: number };
-  next_token?: string;
-  shortened?: true;
-  not_found?: string[];
-  unread?: string[];
-}
-
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
-function text(result: CallToolResult): string {
-  const [block, ...others] = result.content;
-  expect(others).toHaveLength(0);
-  if (block?.type !== "text") throw new Error(`expected one text block, got ${JSON.stringify(result.content)}`);
-  return block.text;
-}
+const text = textOf;
 
 /** A success's text: a first line that leads with the charge, what is left and the next_token, then the data. */
 function textParts(result: CallToolResult): { header: string; data: unknown } {
@@ -129,6 +116,9 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
         const full = successOf(tool, await call(connection.client, tool.name, { ...toolArgs, view: "full" }), "full");
         const compactResult = await call(connection.client, tool.name, toolArgs);
         const compact = successOf(tool, compactResult, "compact");
+        // Only id pages are plain ids: profiles stay objects in either view.
+        const profiles = Array.isArray(full.data) && (toolArgs as { mode?: string }).mode !== "ids";
+        if (profiles) expect([tool.name, isIdPage(full.data)]).toEqual([tool.name, false]);
         if (isIdPage(full.data) || !read) continue;
         expect([tool.name, compact.data]).toEqual([tool.name, viewData(read.endpoint.data, full.data, "compact")]);
         compactChars += JSON.stringify(compact.data).length;
@@ -250,7 +240,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
       const changed = errorText(
         await call(connection.client, "search_recent_tweets", { query: "another", limit: 5, next_token: token }),
       );
-      expect(changed).toContain("`next_token` was returned for other arguments");
+      expect(changed).toContain("`next_token` was returned for a request with other arguments");
       // limit may change: the next page comes back.
       const next = await call(connection.client, "search_recent_tweets", {
         query: examples.search_query,

@@ -73,16 +73,19 @@ export function invalidRequest(message: string, details?: ErrorDetail[]): ApiErr
 }
 
 /**
- * A next_token that was not issued for this request. Also what a store answers for a cursor that does
- * not fit its endpoint (a forged token with a valid signature): the client's input, so a 400.
+ * A genuine page token sent with other arguments than the request that returned it: said apart from a
+ * broken one, because the fix differs (repeat the arguments, not the token).
  */
-/** A genuine page token sent with other arguments than the request that returned it. */
 export function changedPageArguments(): ApiError {
   const message =
-    "was returned for other arguments: send the same arguments as the request that returned it (only limit may change), or leave next_token out to start over";
+    "was returned for a request with other arguments: send it with that request's arguments, or leave it out to start over";
   return invalidRequest(`Invalid request: next_token ${message}`, [{ parameter: "next_token", message }]);
 }
 
+/**
+ * A next_token that was not issued for this request. Also what a store answers for a cursor that does
+ * not fit its endpoint (a forged token with a valid signature): the client's input, so a 400.
+ */
 export function invalidPageToken(): ApiError {
   return invalidRequest("next_token is invalid: pass the next_token of the previous page unchanged", [
     { parameter: "next_token", message: "not a token issued for this request" },

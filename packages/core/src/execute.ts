@@ -82,9 +82,10 @@ export interface ReadRequest<X = undefined> {
   rate?: RateState;
   /**
    * The caller's Idempotency-Key, as sent (the pipeline checks it), and the surface that will store the
-   * answer: a replay must be the same kind of answer as the first one.
+   * answer: a replay must be the same kind of answer as the first one. `shaping` holds what else the
+   * surface lets a caller choose about the answer (MCP's view), which a replay must match too.
    */
-  idempotency?: { key: unknown; surface: "v1" | "v2" | "mcp" };
+  idempotency?: { key: unknown; surface: "v1" | "v2" | "mcp"; shaping?: Record<string, unknown> };
 }
 
 /**
@@ -311,7 +312,8 @@ export function executeRead(services: ReadServices, request: ReadRequest<unknown
     }
     const scope = { accountId: key.accountId, key: idempotencyKey };
     const operation = `${request.idempotency.surface} ${request.endpoint.id}`;
-    const fingerprint = requestFingerprint(operation, { ...request.params, ...request.controls });
+    const { params, controls } = request;
+    const fingerprint = requestFingerprint(operation, { ...params, ...controls, ...request.idempotency.shaping });
     const refund = (accountId: string, requestId: string) => services.ledger.refund(accountId, requestId);
     const replay = await claimIdempotencyKey(records, refund, scope, fingerprint, request.requestId);
     if (replay) {
@@ -438,7 +440,8 @@ async function readAndCharge(
 /**
  * Reads at most `maxItems`, and again with fewer while the answer is larger than the surface's output
  * limit: each time as many as the last read's size says will fit, a little under, so one more read is
- * the usual case. A read of one item is never cut.
+ * the usual case. A read of one item is never cut, nor one whose entry returns as many items whatever
+ * it is allowed (trends take their own limit): asking again would only read the same answer.
  */
 async function withinOutputLimit(
   endpoint: Endpoint,
@@ -450,11 +453,15 @@ async function withinOutputLimit(
   if (!limit) return { result, items: maxItems };
   let items = maxItems;
   let size = limit.size(result.data);
-  while (size > limit.max) {
-    const count = countedItems(endpoint, result);
-    if (count <= 1) break;
-    items = Math.max(1, Math.min(count - 1, Math.floor(((count * limit.max) / size) * 0.95)));
-    result = await read(items);
+  let count = countedItems(endpoint, result);
+  while (size > limit.max && count > 1) {
+    const allowed = Math.max(1, Math.min(count - 1, Math.floor(((count * limit.max) / size) * 0.95)));
+    const fewer = await read(allowed);
+    const fewerCount = countedItems(endpoint, fewer);
+    if (fewerCount >= count) break;
+    result = fewer;
+    items = allowed;
+    count = fewerCount;
     size = limit.size(result.data);
   }
   return items < maxItems ? { result, items, shortened: true } : { result, items };

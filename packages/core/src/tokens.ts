@@ -70,7 +70,7 @@ export async function createTokenCodec(secret: string): Promise<TokenCodec> {
       const body = fromBase64Url(payload);
       if (!mac || !body || !fromBase64Url(digest)) throw invalid();
       if (!(await crypto.subtle.verify("HMAC", key, mac, signed(scope, digest, payload)))) throw invalid();
-      // Genuine, and for this endpoint: made for other arguments, or for these.
+      // The MAC covers the digest, so a digest that differs now was this server's, for other arguments.
       if (digest !== (await queryDigest(query))) throw changedPageArguments();
       let cursor: unknown;
       try {

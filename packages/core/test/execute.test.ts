@@ -19,6 +19,7 @@ const UNKNOWN = `sk_live_${"u".repeat(32)}`;
 
 const quotes = catalogue.find((e) => e.id === "tweet_quotes") as Endpoint;
 const tweet = catalogue.find((e) => e.id === "tweet") as Endpoint;
+const trends = catalogue.find((e) => e.id === "trends") as Endpoint;
 
 class MemoryLedger implements Ledger {
   balance_ = 30;
@@ -59,6 +60,16 @@ const store = {
   },
   async tweetsByIds() {
     return [];
+  },
+  /** Trends take their own limit: as many come back whatever the pipeline allows. */
+  async trends(woeid: string, limit: number) {
+    return Array.from({ length: limit }, (_, i) => ({
+      woeid,
+      rank: i + 1,
+      name: `#t${i}`,
+      query: `t${i}`,
+      tweet_count: 1,
+    }));
   },
 } as unknown as Store;
 
@@ -373,5 +384,29 @@ describe("executeRead", () => {
     assert.deepEqual(seen, ids);
     assert.ok(n > 3, "pages of 7 quotes, not 20");
     assert.equal(ledger.balance_, 1000 - n - ids.length);
+  });
+
+  it("reads again only while the answer gets smaller, however far over the output limit it stays", async () => {
+    const reads: string[] = [];
+    const { services } = await setup(undefined, reads);
+    // An entry that returns its own limit whatever it is allowed, as none should.
+    const stubborn: Endpoint = {
+      ...trends,
+      run: async ({ store, params }) => ({ data: await store.trends(String(params.woeid), Number(params.limit)) }),
+    };
+    const outcome = await executeRead(services, {
+      endpoint: stubborn,
+      params: { limit: 50 },
+      apiKey: GOOD,
+      requestId: "r-trends",
+      outputLimit: { size: (data) => JSON.stringify(data).length, max: 10 },
+    });
+    assert.ok(outcome.ok);
+    assert.equal((outcome.data as unknown[]).length, 50);
+    assert.equal(outcome.shortened, undefined);
+    assert.deepEqual(
+      reads.filter((name) => name === "trends"),
+      ["trends", "trends"],
+    );
   });
 });

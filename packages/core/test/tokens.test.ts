@@ -67,7 +67,10 @@ describe("pagination tokens", () => {
         () => "accepted",
         (error: Error) => error.message,
       );
-    assert.match(await messageOf(codec.verify(token, "user_tweets", "other")), /was returned for other arguments/);
+    assert.match(
+      await messageOf(codec.verify(token, "user_tweets", "other")),
+      /was returned for a request with other arguments/,
+    );
     // Another endpoint's, another secret's or a broken token is only invalid.
     const other = await createTokenCodec(`${SECRET}-rotated`);
     const broken = token.replace(/\.([^.])/, ".A$1");

@@ -82,9 +82,11 @@ export const trends = defineEndpoint({
   examples: {},
   cost: FLAT,
   data: v.array(model.Trend),
-  run: ({ store, params }) =>
+  // Fewer than `limit` when the answer must be smaller (MCP's output budget); the price is flat either way.
+  maxItems: (params) => params.limit,
+  run: ({ store, params, maxItems }) =>
     oneResult(
-      store.trends(params.woeid, params.limit),
+      store.trends(params.woeid, Math.min(params.limit, maxItems)),
       `No trends for woeid ${params.woeid}: no such place has trends here; woeid 1 is worldwide`,
     ),
 });
