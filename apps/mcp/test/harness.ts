@@ -74,10 +74,11 @@ export interface TestWorld {
   close(): void;
 }
 
-export function openTestWorld(options: WorldOptions = DEFAULT_WORLD): TestWorld {
+/** A copy of the world `options` builds, or of an already built world's file (`built`). */
+export function openTestWorld(options: WorldOptions = DEFAULT_WORLD, built?: string): TestWorld {
   const dir = mkdtempSync(join(tmpdir(), "social-mcp-test-"));
   const databaseUrl = join(dir, "social.db");
-  copyFileSync(worldTemplate(options), databaseUrl);
+  copyFileSync(built ?? worldTemplate(options), databaseUrl);
   const db = openDatabase(databaseUrl);
   const ledger = new SqliteLedger(db);
   return {

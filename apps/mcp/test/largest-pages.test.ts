@@ -2,14 +2,15 @@
 // biggest page, in full view, about the busiest account of a world whose biggest account fills a
 // 5,000-id follower page. A page is bounded by its limits, not by the world, so this world's largest
 // pages are those of the 1,000,000-tweet world (it only needs an account with 5,000 followers); it
-// builds in seconds where the large world takes a minute. Each result's text stays within the default
-// budget and leads with the charge and the next_token; a page that was cut continues with its
-// next_token, losing and repeating nothing against the same read with a budget that holds it whole.
+// builds in seconds where the large world takes a minute. MCP_LARGEST_PAGES_WORLD=<a SQLite file of the
+// large world> runs the same on it. Each result's text stays within the budget and leads with the
+// charge and the next_token; a page that was cut continues with its next_token, losing and repeating
+// nothing against the same read with a budget that holds it whole.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CLOCK, worldExamples } from "@social/fixtures";
+import { DEFAULT_CLOCK, LARGE_WORLD, worldExamples } from "@social/fixtures";
 import { DEFAULT_MAX_CHARS, MIN_MAX_CHARS } from "../src/server.ts";
 import { ALL_TOOLS } from "../src/tools.ts";
 import { type McpHttpServer, openTestWorld, startMcpHttpServer, type TestWorld } from "./harness.ts";
@@ -17,8 +18,9 @@ import { structuredOf, textOf } from "./tool-results.ts";
 
 setDefaultTimeout(120_000);
 
+const LARGE_FILE = process.env.MCP_LARGEST_PAGES_WORLD;
 /** About 7,500 users: the busiest is followed by over 5,000 of them. */
-const WORLD = { seed: "social-budget", tweets: 120_000, clock: DEFAULT_CLOCK };
+const WORLD = LARGE_FILE ? LARGE_WORLD : { seed: "social-budget", tweets: 120_000, clock: DEFAULT_CLOCK };
 const examples = worldExamples(WORLD);
 /** The most characters a server allows; a page this large is never cut, so it is the reference. */
 const WHOLE = 1_000_000;
@@ -38,7 +40,7 @@ async function connect(server: McpHttpServer, key: string): Promise<Client> {
 }
 
 beforeAll(async () => {
-  world = openTestWorld(WORLD);
+  world = openTestWorld(WORLD, LARGE_FILE);
   budgeted = await startMcpHttpServer(world);
   smallest = await startMcpHttpServer(world, undefined, MIN_MAX_CHARS);
   whole = await startMcpHttpServer(world, undefined, WHOLE);
