@@ -69,16 +69,21 @@ describe("twitter-api-v2 ApiResponseError", () => {
       ],
       [() => client.v2.user(examples.user_id, { "user.fields": ["bogus" as "url"] }), "user.fields", ["bogus"]],
       [
-        () => client.v2.search(examples.search_query, { expansions: ["referenced_tweets.id"] }),
+        () => client.v2.search(examples.search_query, { expansions: ["pinned_tweet_id.nope" as "author_id"] }),
         "expansions",
-        ["referenced_tweets.id"],
+        ["pinned_tweet_id.nope"],
       ],
       [() => client.v2.search(examples.search_query, { sort_order: "oldest" as "recency" }), "sort_order", ["oldest"]],
-      [() => client.v2.search(examples.search_query, { since_id: "1" }), "since_id", ["1"]],
+      [() => client.v2.search(examples.search_query, { since_id: "12x" }), "since_id", ["12x"]],
       [
-        () => client.v2.userTimeline(examples.user_id, { exclude: ["replies", "retweets"] }),
+        () => client.v2.search(examples.search_query, { start_time: "2026-02-30T00:00:00Z" }),
+        "start_time",
+        ["2026-02-30T00:00:00Z"],
+      ],
+      [
+        () => client.v2.userTimeline(examples.user_id, { exclude: ["replies", "likes" as "retweets"] }),
         "exclude",
-        ["replies,retweets"],
+        ["replies,likes"],
       ],
       [() => client.v2.user("12ab"), "id", ["12ab"]],
     ];

@@ -75,9 +75,9 @@ function objectSchema(schema: v.GenericSchema, mode: "input" | "output"): JsonOb
  * instructions say the rest once, not in each of the 31 tools. The pipeline checks them whole.
  */
 const CONTROL_ARGUMENTS = {
-  max_credits: { type: "integer", minimum: 1, description: "Most credits this call may spend" },
-  dry_run: { type: "boolean", description: "true: only price it, free" },
-  [IDEMPOTENCY_ARGUMENT]: { type: "string", maxLength: 255, description: "Repeating a call with it is free" },
+  max_credits: { type: "integer", minimum: 1, description: "Most credits to spend" },
+  dry_run: { type: "boolean", description: "Only price it, free" },
+  [IDEMPOTENCY_ARGUMENT]: { type: "string", maxLength: 255, description: "Repeats are free" },
 };
 
 const VIEW_PROPERTY = { type: "string", enum: [...VIEWS], default: "compact" };
@@ -100,10 +100,7 @@ function inputSchema(tool: ReadTool): JsonObjectSchema {
 function outputSchema(tool: ReadTool): JsonObjectSchema {
   return {
     type: "object",
-    properties: {
-      data: { anyOf: [viewJsonSchema(tool.endpoint.data), { type: "null" }] },
-      credits: { type: "object" },
-    },
+    properties: { data: { anyOf: [viewJsonSchema(tool.endpoint.data), { type: "null" }] } },
     required: ["data", "credits"],
   };
 }
@@ -129,12 +126,6 @@ function readDescription(tool: ReadTool, nameOf: (id: string) => string | undefi
     .join("\n");
 }
 
-/** `get_user_by_username` → `Get user by username`. */
-function toolTitle(name: string): string {
-  const words = name.replaceAll("_", " ");
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 // Read-only (MCP then reads neither destructiveHint nor idempotentHint), and public social data is an
 // open world: what a read returns depends on who posted what, not on this API.
 const ANNOTATIONS = { readOnlyHint: true, openWorldHint: true };
@@ -143,10 +134,9 @@ const READ_SCHEMAS = new Map(READ_TOOLS.map((tool) => [tool.name, [inputSchema(t
 
 const ACCOUNT_DEFINITIONS: readonly Tool[] = ACCOUNT_TOOLS.map((tool) => ({
   name: tool.name,
-  title: toolTitle(tool.name),
   description: `${tool.read.summary}\nCall it before a costly series of calls, and whenever a result says credits are short.\nCost: none, never charged.`,
   inputSchema: objectSchema(tool.read.params, "input"),
-  outputSchema: { type: "object", properties: { data: { type: "object" }, credits: { type: "object" } } },
+  outputSchema: { type: "object", required: ["data", "credits"] },
   annotations: ANNOTATIONS,
 }));
 
@@ -186,7 +176,6 @@ function describeSelection(tools: readonly AgentTool[]): ToolSelection {
     const [input, output] = READ_SCHEMAS.get(tool.name) ?? [];
     return {
       name: tool.name,
-      title: toolTitle(tool.name),
       description: readDescription(tool, nameOf),
       inputSchema: input as JsonObjectSchema,
       outputSchema: output as JsonObjectSchema,

@@ -26,8 +26,8 @@ const COMPACT_FIELDS = {
 
 /** What a tweet or user holds in every view, as its output schema says: the rest is in its text. */
 const ALWAYS = {
-  tweet: ["id", "text", "author_id", "created_at"],
-  user: ["id", "username", "name"],
+  tweet: ["id", "text"],
+  user: ["id", "username"],
 };
 
 type Kind = keyof typeof COMPACT_FIELDS | "id";

@@ -85,7 +85,6 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
         }
         expect(tool.outputSchema?.type).toBe("object");
         expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: true });
-        expect(tool.title).toBeString();
       }
     });
 

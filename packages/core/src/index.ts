@@ -29,6 +29,7 @@ export * from "./outage.ts";
 export * from "./params.ts";
 export * from "./ports.ts";
 export * from "./ratelimit.ts";
+export * from "./read-range.ts";
 export * from "./request.ts";
 export * from "./request-budget.ts";
 export * from "./request-controls.ts";

@@ -40,7 +40,7 @@ export const nextTokenParam = v.optional(
     v.string("must be a string"),
     v.minLength(1, "must not be empty"),
     v.maxLength(MAX_TOKEN_LENGTH, "is not a token issued by this service"),
-    v.description("The next_token of the previous result, unchanged"),
+    v.description("The previous result's next_token"),
   ),
 );
 

@@ -8,11 +8,24 @@ import type { SearchNode } from "./search/ast.ts";
 /** A keyset position: the sort-key values of the last row of a page. Opaque to everyone but its store. */
 export type Cursor = readonly (string | number)[];
 
+/**
+ * The tweets a read may return besides its page (since_id, until_id, start_time, end_time): ids strictly
+ * between sinceId and untilId, created in [startMs, endMs).
+ */
+export interface ReadRange {
+  sinceId?: string;
+  untilId?: string;
+  startMs?: number;
+  endMs?: number;
+}
+
 export interface PageRequest {
   size: number;
   after?: Cursor;
   /** Who the page is for (an account id): a store may share its capacity fairly between owners. */
   owner?: string;
+  /** Timelines only: the tweets the page may hold (search states its range in its query). */
+  range?: ReadRange;
 }
 
 /** A page of ids: the JSON text of its IdObject array and how many it holds; `next` as in Page. */
@@ -28,7 +41,7 @@ export interface Page<T> {
   next?: Cursor;
 }
 
-export type TimelineKind = "tweets" | "replies" | "media";
+export type TimelineKind = "tweets" | "originals" | "replies" | "media";
 export type GraphDirection = "followers" | "following";
 export type CommunityTweetSort = "relevance" | "recency" | "likes";
 export type TimeFilter = "day" | "week" | "month" | "year" | "all";
@@ -65,8 +78,9 @@ export interface Store {
   userByUsername(username: string): Promise<UserLookup | undefined>;
 
   /**
-   * Reverse-chronological. tweets: original tweets and retweets (no replies); replies: everything the
-   * user posted, replies included; media: tweets with media.
+   * Reverse-chronological, within `page.range`. tweets: original tweets and retweets (no replies);
+   * originals: original tweets only; replies: everything the user posted, replies included; media:
+   * tweets with media.
    */
   timeline(userId: string, kind: TimelineKind, page: PageRequest): Promise<Page<Tweet> | undefined>;
   /** Newest relationship first. */

@@ -25,11 +25,6 @@ interface V2Options {
   idRange?: boolean;
   /** /v1 query parameters passed through under the same name. */
   passThrough?: readonly string[];
-  /**
-   * Accepts exclude=replies: X API v2's user timeline includes replies unless told not to, while the
-   * /v1 timeline it maps to already leaves them out, so code that excludes them runs unchanged.
-   */
-  excludesReplies?: boolean;
 }
 
 /** What `data` holds in X API v2's terms, and the items of the /v1 read's data `D` in that form. */

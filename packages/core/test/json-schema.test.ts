@@ -34,7 +34,7 @@ describe("jsonSchemaOf", () => {
     assert.ok(search);
     const parameters = new Map(parameterSchemas(search.params, "openapi-3.1").map(([name, ...rest]) => [name, rest]));
     assert.deepEqual(parameters.get("query"), [{ type: "string", minLength: 1, maxLength: 512 }, true]);
-    assert.equal(parameters.get("next_token")?.[0].description, "The next_token of the previous result, unchanged");
+    assert.equal(parameters.get("next_token")?.[0].description, "The previous result's next_token");
     assert.equal(parameters.get("next_token")?.[1], false);
   });
 

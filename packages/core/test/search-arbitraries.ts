@@ -2,7 +2,7 @@
 // vocabulary that random documents also use, so that random queries match random documents often
 // enough for the properties to say something.
 import fc from "fast-check";
-import type { SearchDocument, SearchNode } from "../src/search/ast.ts";
+import { FILTER_NAMES, type SearchDocument, type SearchNode } from "../src/search/ast.ts";
 
 const TERMS = ["ai", "bun", "cafe", "deno", "naive", "x_y", "a#b", "42", "σοφια", "日本"];
 const HASHTAGS = ["ai", "bun", "cafe", "日本"];
@@ -23,6 +23,10 @@ const day = fc
   .date({ min: new Date(MIN_TIME), max: new Date(MAX_TIME), noInvalidDate: true })
   .map((date) => date.toISOString().slice(0, 10));
 const count = fc.oneof(fc.nat({ max: 1000 }), fc.nat({ max: 999_999_999 }));
+/** Timestamps as parseQuery stores them: toISOString's form. */
+const instant = fc.integer({ min: MIN_TIME, max: MAX_TIME }).map((time) => new Date(time).toISOString());
+/** Ids as parseQuery stores them (no leading zero); the largest is past 2^53, as real tweet ids are. */
+const IDS = ["1", "7", "42", "1000", "2072230523334656", "1800000000000000001"];
 
 /** Every leaf kind, with values normalized the way parseQuery stores them. */
 export const leafNode: fc.Arbitrary<SearchNode> = fc.oneof(
@@ -44,7 +48,15 @@ export const leafNode: fc.Arbitrary<SearchNode> = fc.oneof(
   day.map((date): SearchNode => ({ kind: "until", date })),
   count.map((n): SearchNode => ({ kind: "min_faves", count: n })),
   count.map((n): SearchNode => ({ kind: "min_retweets", count: n })),
-  fc.constantFrom("links" as const, "replies" as const).map((filter): SearchNode => ({ kind: "filter", filter })),
+  fc.constantFrom(...FILTER_NAMES).map((filter): SearchNode => ({ kind: "filter", filter })),
+  fc.constantFrom(...IDS).map((id): SearchNode => ({ kind: "conversation", id })),
+  fc
+    .oneof(fc.constantFrom(...USERNAMES), fc.stringMatching(/^[a-z0-9_]{1,15}$/))
+    .map((username): SearchNode => ({ kind: "to", username })),
+  fc.constantFrom(...IDS).map((id): SearchNode => ({ kind: "since_id", id })),
+  fc.constantFrom(...IDS).map((id): SearchNode => ({ kind: "until_id", id })),
+  instant.map((date): SearchNode => ({ kind: "since", date })),
+  instant.map((date): SearchNode => ({ kind: "until", date })),
 );
 
 /** Any well-typed AST: and/or with two or more children, but not necessarily flattened or simplified. */
@@ -102,4 +114,13 @@ export const searchDocumentArbitrary: fc.Arbitrary<SearchDocument> = fc.record({
   retweetCount: fc.nat({ max: 1000 }),
   hasLinks: fc.boolean(),
   isReply: fc.boolean(),
+  isRetweet: fc.boolean(),
+  isQuote: fc.boolean(),
+  hasMedia: fc.boolean(),
+  hasHashtags: fc.boolean(),
+  hasMentions: fc.boolean(),
+  authorVerified: fc.boolean(),
+  id: fc.constantFrom(...IDS),
+  conversationId: fc.constantFrom(...IDS),
+  replyToUsername: fc.constantFrom("Alice", "bob", "CAROL_1", "dave"),
 });

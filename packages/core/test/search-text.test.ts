@@ -55,7 +55,7 @@ describe("searchDocument", () => {
   };
 
   it("copies the fields the matcher reads", () => {
-    assert.deepEqual(searchDocument(tweet, "Alice"), {
+    assert.deepEqual(searchDocument(tweet, { author: { username: "Alice", verified: true } }), {
       text: "Hello #AI",
       authorUsername: "Alice",
       lang: "en",
@@ -64,10 +64,18 @@ describe("searchDocument", () => {
       retweetCount: 2,
       hasLinks: false,
       isReply: false,
+      isRetweet: false,
+      isQuote: false,
+      hasMedia: false,
+      hasHashtags: true,
+      hasMentions: false,
+      authorVerified: true,
+      id: tweet.id,
+      conversationId: tweet.conversation_id,
     });
   });
 
-  it("has links when the tweet has a URL entity, and is a reply when it names the user replied to", () => {
+  it("has links, is a reply, a retweet and has media as the tweet says, and names the user replied to", () => {
     const url = {
       start: 0,
       end: 5,
@@ -76,10 +84,19 @@ describe("searchDocument", () => {
       display_url: "example.com",
     };
     const doc = searchDocument(
-      { ...tweet, entities: { ...tweet.entities, urls: [url] }, in_reply_to_user_id: "9" },
-      "alice",
+      {
+        ...tweet,
+        entities: { ...tweet.entities, urls: [url] },
+        in_reply_to_user_id: "9",
+        referenced_tweets: [{ type: "retweeted", id: "8" }],
+        media: [{ type: "photo", url: "https://example.com/p.jpg" }],
+      },
+      { author: { username: "alice", verified: false }, replyToUsername: "bob" },
     );
     assert.equal(doc.hasLinks, true);
     assert.equal(doc.isReply, true);
+    assert.equal(doc.isRetweet, true);
+    assert.equal(doc.hasMedia, true);
+    assert.equal(doc.replyToUsername, "bob");
   });
 });

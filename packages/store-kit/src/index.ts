@@ -1,3 +1,4 @@
+export * from "./id-range.ts";
 export * from "./idempotency-owner.ts";
 export * from "./key-spend.ts";
 export * from "./keys.ts";
@@ -5,6 +6,7 @@ export * from "./owner-turns.ts";
 export * from "./pages.ts";
 export * from "./rows.ts";
 export * from "./search-cursor.ts";
+export * from "./search-tags.ts";
 export * from "./search-tokens.ts";
 export * from "./threads.ts";
 export * from "./usage-summary.ts";

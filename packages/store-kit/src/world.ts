@@ -2,7 +2,7 @@
 // the flags copied from users onto the rows that refer to them, the tweets' derived columns and the
 // communities' relevance. Adapters only turn these rows into their own inserts, so both databases hold
 // the same world (the PostgreSQL world-build test compares every table column by column with SQLite's).
-import type { Tweet, UserLookup } from "@social/core";
+import { type SearchDocument, searchDocument, type Tweet, type UserLookup } from "@social/core";
 import type { WorldRecord } from "@social/fixtures";
 import { tweetExtra } from "./rows.ts";
 
@@ -130,7 +130,8 @@ interface Begun {
  * them, so these are kept rather than queried per row.
  */
 export class WorldDerivation {
-  readonly #users = new Set<number>();
+  /** Each user's username, for the search fields of the tweets that name them. */
+  readonly #users = new Map<number, string>();
   readonly #verified = new Set<number>();
   readonly #protected = new Set<number>();
   // Whether every tweet so far came with a larger id and no earlier time than the one before it, which
@@ -167,7 +168,7 @@ export class WorldDerivation {
   user(lookup: UserLookup): UserColumns {
     const { status, ...user } = lookup;
     const id = Number(user.id);
-    this.#users.add(id);
+    this.#users.set(id, user.username);
     if (user.verified) this.#verified.add(id);
     if (user.protected) this.#protected.add(id);
     return { id, username: user.username, status, doc: JSON.stringify(user) };
@@ -220,6 +221,15 @@ export class WorldDerivation {
       extra: JSON.stringify(tweetExtra(tweet)),
       author_protected: this.#protected.has(authorId),
     };
+  }
+
+  /** What search knows of `tweet`: with its author's username and verified flag, and whom it replies to. */
+  searchDocument(tweet: Tweet): SearchDocument {
+    const authorId = Number(tweet.author_id);
+    const author = { username: this.#users.get(authorId) ?? "", verified: this.#verified.has(authorId) };
+    const repliedTo =
+      tweet.in_reply_to_user_id === undefined ? undefined : this.#users.get(Number(tweet.in_reply_to_user_id));
+    return searchDocument(tweet, { author, ...(repliedTo === undefined ? {} : { replyToUsername: repliedTo }) });
   }
 
   /** The `community_tweets` row of `tweet` (whose row is `row`) posted in the community `communityId`. */

@@ -5,7 +5,9 @@ import { generateWorld, type WorldOptions, type WorldRecord } from "@social/fixt
 import { WORLD_TABLES } from "@social/store-kit";
 import type { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";
+import { migrate } from "../src/migrate.ts";
 import { buildWorld, hasWorld, readWorldMeta } from "../src/world/build.ts";
+import { worldMigrations } from "../src/world/schema.ts";
 import type { WorldCounts } from "../src/world/writer.ts";
 import { acquireWorlds, releaseWorlds, type Worlds } from "./conformance/store.ts";
 
@@ -149,5 +151,27 @@ describe("building and rebuilding", () => {
     expect(await readWorldMeta(sql)).toEqual(before);
     expect(await tableCounts(sql)).toEqual(tables);
     expect(await indexNames(sql)).toEqual(indexes);
+  });
+});
+
+describe("a world built before X's search tags", () => {
+  test("gets from its migration the lexemes a build now writes", async () => {
+    const sql = await openPostgres(await w.server.createDatabase("tag_migration"));
+    try {
+      await buildWorld(sql, { seed: "pg-tags", tweets: 2_000, clock: "2026-11-20T12:00:00.000Z" });
+      const vectors = () =>
+        sql<{ id: string; v: string }[]>`SELECT id, search_vector::text AS v FROM tweets ORDER BY id`;
+      const built = await vectors();
+      // As a build wrote them before: of the tags, only filter:links and filter:replies.
+      await sql`UPDATE tweets SET search_vector = ts_delete(search_vector, ARRAY(
+          SELECT lexeme FROM unnest(search_vector) WHERE lexeme LIKE 'filter:%'
+            AND lexeme NOT IN ('filter:links', 'filter:replies')))`;
+      expect(await vectors()).not.toEqual(built);
+      await sql`UPDATE schema_migrations SET version = 1 WHERE component = 'world'`;
+      await migrate(sql, "world", worldMigrations);
+      expect(await vectors()).toEqual(built);
+    } finally {
+      await sql.close();
+    }
   });
 });

@@ -1,11 +1,11 @@
 // What bounds a search's work: its database-time budget, the number of matches relevancy ranks, and the
 // lane that lets one step of one search run per event-loop turn, taking owners in turn.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { matches, parseQuery, searchDocument, type Tweet } from "@social/core";
+import { matches, parseQuery } from "@social/core";
 import { examples } from "@social/fixtures";
 import { FairLane } from "../src/search/lane.ts";
 import { SqliteStore } from "../src/store/sqlite-store.ts";
-import { type BuiltWorld, buildDefaultWorld, byIdDesc, isVisible, walk } from "./world-helpers.ts";
+import { type BuiltWorld, buildDefaultWorld, byIdDesc, isVisible, searchDocumentIn, walk } from "./world-helpers.ts";
 
 let world: BuiltWorld;
 beforeAll(() => {
@@ -13,12 +13,9 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => world.db.close());
 
-const username = (tweet: Tweet) => world.truth.users.get(tweet.author_id)?.username as string;
 const truthOf = (text: string) =>
   world.truth.tweets
-    .filter(
-      (tweet) => isVisible(world.truth, tweet) && matches(parseQuery(text), searchDocument(tweet, username(tweet))),
-    )
+    .filter((tweet) => isVisible(world.truth, tweet) && matches(parseQuery(text), searchDocumentIn(world.truth, tweet)))
     .sort(byIdDesc);
 
 describe("the search budget", () => {

@@ -6,14 +6,22 @@ import {
   matches,
   parseQuery,
   type SearchSortOrder,
-  searchDocument,
   type Tweet,
   Tweet as TweetSchema,
   User,
 } from "@social/core";
 import { examples } from "@social/fixtures";
 import * as v from "valibot";
-import { type BuiltWorld, buildDefaultWorld, byIdAsc, byIdDesc, isVisible, plainUser, walk } from "./world-helpers.ts";
+import {
+  type BuiltWorld,
+  buildDefaultWorld,
+  byIdAsc,
+  byIdDesc,
+  isVisible,
+  plainUser,
+  searchDocumentIn,
+  walk,
+} from "./world-helpers.ts";
 
 let world: BuiltWorld;
 // Building the default world takes a few seconds, more on a busy machine.
@@ -207,7 +215,6 @@ describe("article", () => {
 });
 
 describe("search on the default world", () => {
-  const username = (tweet: Tweet) => world.truth.users.get(tweet.author_id)?.username as string;
   const queries = [
     examples.search_query,
     `${examples.search_query} -filter:replies`,
@@ -219,13 +226,25 @@ describe("search on the default world", () => {
     "since:2026-11-18 until:2026-11-19 lang:en",
     "min_retweets:3 -lang:en",
     "-coffee -the -a",
+    // X API v2's operators.
+    `${examples.search_query} -is:retweet`,
+    "is:retweet",
+    "is:quote has:links",
+    "has:media -is:reply",
+    "has:hashtags is:verified",
+    `has:mentions from:${examples.username}`,
+    `conversation_id:${examples.thread_tweet_id}`,
+    `to:${examples.username}`,
+    `${examples.search_query} since:2026-11-18T06:30:00Z until:2026-11-19T18:00:00.000Z`,
+    `${examples.search_query} since_id:${examples.tweet_id}`,
+    `${examples.search_query} until_id:${examples.tweet_id}`,
   ];
 
   for (const text of queries) {
     test(`${JSON.stringify(text)}: every page of both sort orders`, async () => {
       const query = parseQuery(text);
       const truth = world.truth.tweets
-        .filter((tweet) => visible(tweet) && matches(query, searchDocument(tweet, username(tweet))))
+        .filter((tweet) => visible(tweet) && matches(query, searchDocumentIn(world.truth, tweet)))
         .sort(byIdDesc);
       expect(truth.length).toBeGreaterThan(0);
       for (const sortOrder of ["recency", "relevancy"] as SearchSortOrder[]) {

@@ -1,7 +1,16 @@
 // User reads of the SqliteStore on the default world: lookups, timelines, the follow graph and
 // relationships, each compared with the truth computed from the generator's records.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { IdObject, type IdPage, type Page, type TimelineKind, Tweet, User, UserLookup } from "@social/core";
+import {
+  IdObject,
+  type IdPage,
+  type Page,
+  type ReadRange,
+  type TimelineKind,
+  Tweet,
+  User,
+  UserLookup,
+} from "@social/core";
 import { examples } from "@social/fixtures";
 import * as v from "valibot";
 import { type BuiltWorld, buildDefaultWorld, byIdDesc, newestFirst, plainUser, walk } from "./world-helpers.ts";
@@ -44,8 +53,10 @@ describe("user lookups", () => {
 });
 
 describe("timelines", () => {
+  const isRetweet = (tweet: Tweet) => tweet.referenced_tweets?.some((ref) => ref.type === "retweeted") ?? false;
   const kinds: Record<TimelineKind, (tweet: Tweet) => boolean> = {
     tweets: (tweet) => tweet.in_reply_to_user_id === undefined,
+    originals: (tweet) => tweet.in_reply_to_user_id === undefined && !isRetweet(tweet),
     replies: () => true,
     media: (tweet) => (tweet.media?.length ?? 0) > 0,
   };
@@ -61,6 +72,30 @@ describe("timelines", () => {
       }
     });
   }
+
+  test("within a read range: ids strictly between since and until, created in [start, end), every page", async () => {
+    const all = world.truth.tweets.filter((tweet) => tweet.author_id === examples.user_id).sort(byIdDesc);
+    const [newest, , , , middle] = all;
+    const oldest = all.at(-5);
+    if (!newest || !middle || !oldest) throw new Error("the user has too few tweets");
+    const ranges: ReadRange[] = [
+      { sinceId: oldest.id },
+      { untilId: middle.id },
+      { sinceId: oldest.id, untilId: newest.id },
+      { startMs: Date.parse(oldest.created_at), endMs: Date.parse(middle.created_at) },
+      { sinceId: "1800000000000000001" },
+      { untilId: "1800000000000000001" },
+    ];
+    const inRange = (tweet: Tweet, range: ReadRange) =>
+      (range.sinceId === undefined || BigInt(tweet.id) > BigInt(range.sinceId)) &&
+      (range.untilId === undefined || BigInt(tweet.id) < BigInt(range.untilId)) &&
+      (range.startMs === undefined || Date.parse(tweet.created_at) >= range.startMs) &&
+      (range.endMs === undefined || Date.parse(tweet.created_at) < range.endMs);
+    for (const range of ranges) {
+      const { items } = await walk((page) => world.store.timeline(examples.user_id, "replies", { ...page, range }), 3);
+      expect({ range, items }).toStrictEqual({ range, items: all.filter((tweet) => inRange(tweet, range)) });
+    }
+  });
 
   test("a cursor of the wrong shape is refused as an invalid next_token (400), not misread", async () => {
     const refused = { code: "invalid_request", details: [{ parameter: "next_token" }] };

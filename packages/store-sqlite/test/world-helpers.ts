@@ -1,7 +1,16 @@
 // The default world twice over for the store tests: built into a database, and kept as the generator's
 // records, from which each test computes the unpaginated truth the store's pages must add up to.
 import type { Database } from "bun:sqlite";
-import type { CommunityTweetSort, Page, PageRequest, Tweet, User, UserLookup } from "@social/core";
+import {
+  type CommunityTweetSort,
+  type Page,
+  type PageRequest,
+  type SearchDocument,
+  searchDocument,
+  type Tweet,
+  type User,
+  type UserLookup,
+} from "@social/core";
 import { DEFAULT_WORLD, generateWorld, type WorldOptions, type WorldRecord } from "@social/fixtures";
 import { openDatabase } from "../src/database.ts";
 import { SqliteStore } from "../src/store/sqlite-store.ts";
@@ -102,6 +111,16 @@ export function newestFirst<T>(items: readonly T[], createdAt: (item: T) => stri
 }
 
 /** Whether the store serves `tweet`: a protected account's tweets are left out of every read. */
+/** What the reference matcher knows of `tweet`, from the world's users. */
+export function searchDocumentIn(truth: WorldTruth, tweet: Tweet): SearchDocument {
+  const author = truth.users.get(tweet.author_id);
+  const repliedTo = tweet.in_reply_to_user_id === undefined ? undefined : truth.users.get(tweet.in_reply_to_user_id);
+  return searchDocument(tweet, {
+    author: { username: author?.username ?? "", verified: author?.verified ?? false },
+    ...(repliedTo ? { replyToUsername: repliedTo.username } : {}),
+  });
+}
+
 export function isVisible(truth: WorldTruth, tweet: Tweet): boolean {
   return truth.users.get(tweet.author_id)?.protected === false;
 }

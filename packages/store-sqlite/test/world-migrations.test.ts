@@ -55,7 +55,7 @@ const ranked = (db: Database, query: string) =>
 
 describe("world migrations", () => {
   test(
-    "protected authors: existing tweets are flagged and leave the search index, as in a fresh build",
+    "protected authors leave the search index and X's search tags enter it, as in a fresh build",
     () => {
       const dir = tempDir();
       const builtPath = join(dir, "built.db");
@@ -83,9 +83,12 @@ describe("world migrations", () => {
       expect(indexed(migrated)).toEqual(visible);
       migrated.run("INSERT INTO tweets_fts (tweets_fts) VALUES ('integrity-check')");
       // Deleting with the values once indexed leaves the term statistics bm25 reads as a build would.
-      for (const query of ["coffee", "flags : replies", "coffee OR the"]) {
+      // The search tags of X's operators (is:, has:, conversation_id:, to:) are indexed as a build indexes them.
+      const tags = ["flags : replies", "flags : retweets", "flags : verified OR flags : media", "flags : hashtags"];
+      for (const query of ["coffee", "coffee OR the", ...tags]) {
         expect(ranked(migrated, query)).toEqual(ranked(built, query));
       }
+      expect(ranked(migrated, "flags : retweets").length).toBeGreaterThan(0);
     },
     BUILD_TIMEOUT,
   );

@@ -56,13 +56,6 @@ const EXPANSION_ENTRY = {
   expansions: listParam(EXPANSIONS, "Only author_id: puts the tweets' authors in includes.users."),
 };
 
-const EXCLUDE_ENTRY = {
-  exclude: listParam(
-    ["replies"],
-    "Only replies, which this timeline always leaves out; retweets cannot be excluded here.",
-  ),
-};
-
 const tokenEntry = (other: string) =>
   v.optional(
     v.pipe(
@@ -128,7 +121,6 @@ export function v2Query(route: V2Route): V2Query {
     ...paging,
     ...RENDER_ENTRIES,
     ...(mapping.resource === "tweet" ? EXPANSION_ENTRY : {}),
-    ...(mapping.excludesReplies ? EXCLUDE_ENTRY : {}),
   };
   const strict = (entries: v.ObjectEntries) => v.strictObject(entries, paramsIssueMessage);
   // The /v1 parameters are checked once, by the /v1 schema at the end, on their raw values.

@@ -4,6 +4,7 @@ import { FLAT, PER_ITEM, TWO_PER_ITEM } from "../costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { choiceParam, integerParam, nextTokenParam, searchQueryParam } from "../params.ts";
+import { readRangeOf, searchWithin, withReadRange } from "../read-range.ts";
 import { parseSearchQuery } from "../search/query-param.ts";
 import { oneResult, pageResult, strict, TWEET_LIST } from "./shared.ts";
 
@@ -15,10 +16,10 @@ export const searchRecent = defineEndpoint({
   tool: "search_recent_tweets",
   summary: "Tweets from the last 7 days matching a query with search operators, newest or most relevant first.",
   guidance: [
-    'Supports "phrases", OR, (), -negation, #hashtag, $cashtag, from:, lang:, since:/until: (YYYY-MM-DD), min_faves:, min_retweets:, filter:links and filter:replies.',
+    'Operators: "phrase", OR, (), -, #tag, $tag, from:, to:, lang:, since:/until: (date or UTC timestamp), since_id:, until_id:, conversation_id:, min_faves:, min_retweets:, and filter: (or X\'s is:/has:) links, replies, retweets, quotes, media, hashtags, mentions, verified.',
     "Use {search_recent_enriched} when you also need the authors' profiles.",
   ],
-  params: strict({
+  params: withReadRange({
     query: searchQueryParam,
     sort_order: v.optional(choiceParam(["recency", "relevancy"]), "recency"),
     limit: integerParam(1, 20, 20),
@@ -33,10 +34,12 @@ export const searchRecent = defineEndpoint({
     ...TWEET_LIST,
     maxResults: { min: 1, max: 20, fallback: 20, v1Param: "limit" },
     idRange: true,
-    passThrough: ["query", "sort_order"],
+    passThrough: ["query", "sort_order", "since_id", "until_id", "start_time", "end_time"],
   },
-  run: ({ store, params, page }) =>
-    pageResult(store.searchTweets(parseSearchQuery(params.query), params.sort_order, page), "unreachable"),
+  run: ({ store, params, page }) => {
+    const query = searchWithin(parseSearchQuery(params.query), readRangeOf(params));
+    return pageResult(store.searchTweets(query, params.sort_order, page), "unreachable");
+  },
 });
 
 export const searchRecentEnriched = defineEndpoint({
@@ -50,14 +53,15 @@ export const searchRecentEnriched = defineEndpoint({
     "Costs 2 credits per tweet, with each author's profile.",
     "Prefer it over {search_recent} followed by {users} when you need who wrote each tweet.",
   ],
-  params: strict({ query: searchQueryParam, limit: integerParam(1, 20, 20), next_token: nextTokenParam }),
+  params: withReadRange({ query: searchQueryParam, limit: integerParam(1, 20, 20), next_token: nextTokenParam }),
   examples: { query: "search_query" },
   cost: TWO_PER_ITEM,
   data: model.EnrichedSearch,
   counted: (data) => data.tweets.length,
   pageSize: (params) => params.limit,
   run: async ({ store, params, page }) => {
-    const found = await store.searchTweets(parseSearchQuery(params.query), "recency", page);
+    const query = searchWithin(parseSearchQuery(params.query), readRangeOf(params));
+    const found = await store.searchTweets(query, "recency", page);
     const authorIds = [...new Set(found.items.map((tweet) => tweet.author_id))];
     const authors = (await store.usersByIds(authorIds)).map(({ status: _status, ...user }) => user);
     return { data: { tweets: found.items, authors }, ...(found.next ? { next: found.next } : {}) };

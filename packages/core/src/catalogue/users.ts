@@ -1,22 +1,13 @@
 // The users toolset: profiles by id, username or ids, and a user's timelines.
 import * as v from "valibot";
 import { FLAT, PER_ITEM } from "../costs.ts";
-import { defineEndpoint, type ExampleName, type Guidance } from "../endpoint.ts";
+import { defineEndpoint, type ExampleName, type Guidance, type ReadResult } from "../endpoint.ts";
 import * as model from "../model.ts";
-import { idsParam, usernameParam } from "../params.ts";
-import type { TimelineKind } from "../ports.ts";
+import { idParam, idsParam, nextTokenParam, usernameParam } from "../params.ts";
+import type { PageRequest, Store, TimelineKind } from "../ports.ts";
+import { readRangeOf, withReadRange } from "../read-range.ts";
 import type { V2Mapping } from "../v2-mapping.ts";
-import {
-  byId,
-  byIdPaged,
-  fixedPageSize,
-  ONE_USER,
-  oneResult,
-  pageResult,
-  strict,
-  TWEET_LIST,
-  USER_LIST,
-} from "./shared.ts";
+import { byId, fixedPageSize, ONE_USER, oneResult, pageResult, strict, TWEET_LIST, USER_LIST } from "./shared.ts";
 
 export const user = defineEndpoint({
   id: "user",
@@ -83,34 +74,79 @@ interface TimelineShape<Id extends string> {
   v2?: V2Mapping<model.Tweet[]>;
 }
 
+const EXCLUDABLE = ["retweets", "replies"] as const;
+const excludeRule = `must be a comma-separated list of ${EXCLUDABLE.join(", ")}`;
+
+/**
+ * What a timeline leaves out, as X API v2's exclude names it: retweets, and replies (which the timeline
+ * of a user's tweets leaves out anyway, so code written for X that excludes them runs unchanged).
+ */
+const EXCLUDABLE_NAME = `(${EXCLUDABLE.join("|")})`;
+const excludeParam = v.optional(
+  v.pipe(
+    v.string(excludeRule),
+    v.description("retweets: original tweets only (replies never are in it)"),
+    v.regex(new RegExp(`^${EXCLUDABLE_NAME}(,${EXCLUDABLE_NAME})*$`), excludeRule),
+    v.transform((text) => text.split(",")),
+  ),
+);
+
+const timelineParams = withReadRange({ id: idParam, next_token: nextTokenParam });
+
+/** A page of the user's timeline of `kind`, within the read range the parameters name. */
+function timelinePage(
+  store: Store,
+  params: v.InferOutput<typeof timelineParams>,
+  kind: TimelineKind,
+  page: PageRequest,
+): Promise<ReadResult<model.Tweet[]>> {
+  const range = readRangeOf(params);
+  const within = range === undefined ? page : { ...page, range };
+  return pageResult(store.timeline(params.id, kind, within), `No user with id ${params.id}`);
+}
+
 function timeline<const Id extends string>(kind: TimelineKind, { user: example, ...shape }: TimelineShape<Id>) {
   return defineEndpoint({
     ...shape,
     family: "basic",
     toolset: "users",
-    params: byIdPaged,
+    params: timelineParams,
     examples: { id: example },
     cost: PER_ITEM,
     data: v.array(model.Tweet),
     pageSize: fixedPageSize,
-    run: ({ store, params, page }) => pageResult(store.timeline(params.id, kind, page), `No user with id ${params.id}`),
+    run: ({ store, params, page }) => timelinePage(store, params, kind, page),
   });
 }
 
-export const userTweets = timeline("tweets", {
+const userTweetsParams = withReadRange({ id: idParam, next_token: nextTokenParam, exclude: excludeParam });
+
+export const userTweets = defineEndpoint({
   id: "user_tweets",
   path: "/v1/users/{id}/tweets",
+  family: "basic",
+  toolset: "users",
   tool: "get_user_tweets",
   summary: "A user's recent original tweets and retweets, newest first (replies excluded).",
-  guidance: ["Use {user_replies} to include replies.", "Use {user_media} for tweets with media only."],
-  user: "user_id",
+  guidance: [
+    "Use {user_replies} to include replies.",
+    "Use {user_media} for tweets with media only.",
+    "since_id with the newest id already seen reads only what is new.",
+  ],
+  params: userTweetsParams,
+  examples: { id: "user_id" },
+  cost: PER_ITEM,
+  data: v.array(model.Tweet),
+  pageSize: fixedPageSize,
   v2: {
     path: "/2/users/{id}/tweets",
     ...TWEET_LIST,
     maxResults: { min: 5, max: 100, fallback: 20 },
     idRange: true,
-    excludesReplies: true,
+    passThrough: ["exclude", "since_id", "until_id", "start_time", "end_time"],
   },
+  run: ({ store, params, page }) =>
+    timelinePage(store, params, params.exclude?.includes("retweets") ? "originals" : "tweets", page),
 });
 
 export const userReplies = timeline("replies", {

@@ -11,6 +11,7 @@ const TITLES = {
   empty_phrase: "Empty phrase",
   dangling_or: "Dangling OR",
   unknown_operator: "Unknown operator",
+  unsupported_operator: "Unsupported operator",
   missing_value: "Missing value",
   bad_username: "Bad username",
   bad_lang: "Bad language code",

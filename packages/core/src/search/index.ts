@@ -1,9 +1,9 @@
-export type { FilterName, SearchDocument, SearchNode } from "./ast.ts";
+export { FILTER_NAMES, type FilterName, type SearchDocument, type SearchNode } from "./ast.ts";
 export { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
 export { DEFAULT_SEARCH_LIMITS, type SearchLimits, searchBudgetExceeded } from "./limits.ts";
 export { matches } from "./match.ts";
 export { parseQuery, SEARCH_QUERY_LIMITS } from "./parse.ts";
 export { printQuery } from "./print.ts";
 export { parseSearchQuery } from "./query-param.ts";
-export { searchDocument, tokenize } from "./text.ts";
-export { dayStartMs, timeBounds } from "./time-bounds.ts";
+export { type SearchContext, searchDocument, tokenize } from "./text.ts";
+export { boundMs, idBounds, timeBounds } from "./time-bounds.ts";

@@ -1,7 +1,8 @@
 // The reference matcher: the meaning of each node exactly as ./ast.ts states it, written for clarity,
 // not speed. Store compilers are property-tested against it.
-import type { SearchDocument, SearchNode } from "./ast.ts";
+import type { FilterName, SearchDocument, SearchNode } from "./ast.ts";
 import { tokenize } from "./text.ts";
+import { boundMs } from "./time-bounds.ts";
 
 export function matches(node: SearchNode, doc: SearchDocument): boolean {
   let textTokens: string[] | undefined;
@@ -31,18 +32,47 @@ export function matches(node: SearchNode, doc: SearchDocument): boolean {
       case "lang":
         return doc.lang.toLowerCase() === n.code.toLowerCase();
       case "since":
-        return doc.createdAt >= startOfDay(n.date);
+        return Date.parse(doc.createdAt) >= boundMs(n.date);
       case "until":
-        return doc.createdAt < startOfDay(n.date);
+        return Date.parse(doc.createdAt) < boundMs(n.date);
       case "min_faves":
         return doc.likeCount >= n.count;
       case "min_retweets":
         return doc.retweetCount >= n.count;
       case "filter":
-        return n.filter === "links" ? doc.hasLinks : doc.isReply;
+        return hasFilter(doc, n.filter);
+      case "conversation":
+        return doc.conversationId === n.id;
+      case "to":
+        return doc.replyToUsername?.toLowerCase() === n.username.toLowerCase();
+      case "since_id":
+        return BigInt(doc.id) > BigInt(n.id);
+      case "until_id":
+        return BigInt(doc.id) < BigInt(n.id);
     }
   };
   return test(node);
+}
+
+function hasFilter(doc: SearchDocument, filter: FilterName): boolean {
+  switch (filter) {
+    case "links":
+      return doc.hasLinks;
+    case "replies":
+      return doc.isReply;
+    case "retweets":
+      return doc.isRetweet;
+    case "quotes":
+      return doc.isQuote;
+    case "media":
+      return doc.hasMedia;
+    case "hashtags":
+      return doc.hasHashtags;
+    case "mentions":
+      return doc.hasMentions;
+    case "verified":
+      return doc.authorVerified;
+  }
 }
 
 /** Whether `run` occurs as consecutive tokens in `tokens`; an empty run matches nothing. */
@@ -52,8 +82,4 @@ function containsRun(tokens: readonly string[], run: readonly string[]): boolean
     if (run.every((token, offset) => tokens[start + offset] === token)) return true;
   }
   return false;
-}
-
-function startOfDay(date: string): string {
-  return `${date}T00:00:00.000Z`;
 }

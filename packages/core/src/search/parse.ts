@@ -15,7 +15,7 @@
 //   be an operator, so text with a colon goes in quotes.
 // - Positions are UTF-16 indices into the query, and lengths count UTF-16 units, as JavaScript does.
 import { USERNAME_PATTERN } from "../model.ts";
-import type { FilterName, SearchNode } from "./ast.ts";
+import { FILTER_NAMES, type FilterName, type SearchNode } from "./ast.ts";
 import { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
 import { printQuery } from "./print.ts";
 import { foldToken, tokenize } from "./text.ts";
@@ -36,9 +36,60 @@ const HASHTAG = /^[\p{L}\p{N}\p{M}_]+$/u;
 const CASHTAG = /^[A-Za-z][A-Za-z0-9_]{0,14}$/;
 const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const INSTANT = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
+const ID = /^\d{1,19}$/;
 const COUNT = /^\d{1,9}$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const FILTERS: readonly string[] = ["links", "replies"] satisfies FilterName[];
+
+/** X API v2's is: and has: operators, and the filter each one is here. */
+const X_IS: Readonly<Record<string, FilterName>> = {
+  retweet: "retweets",
+  reply: "replies",
+  quote: "quotes",
+  verified: "verified",
+};
+const X_HAS: Readonly<Record<string, FilterName>> = {
+  links: "links",
+  media: "media",
+  hashtags: "hashtags",
+  mentions: "mentions",
+};
+/**
+ * X API v2 operators (and is:/has: values) that ask for what this API holds no data about: refused by
+ * name, so that a query written for X fails loudly instead of matching something else.
+ */
+const X_UNSERVED = new Set([
+  "bio",
+  "bio_location",
+  "bio_name",
+  "bounding_box",
+  "context",
+  "entity",
+  "followers_count",
+  "following_count",
+  "in_reply_to_tweet_id",
+  "list",
+  "listed_count",
+  "place",
+  "place_country",
+  "point_radius",
+  "quotes_of_tweet_id",
+  "retweets_of",
+  "retweets_of_tweet_id",
+  "sample",
+  "source",
+  "tweets_count",
+  "url",
+  "url_contains",
+  "url_description",
+  "url_title",
+  "has:cashtags",
+  "has:geo",
+  "has:images",
+  "has:video_link",
+  "has:videos",
+  "is:nullcast",
+]);
 
 export function parseQuery(query: string): SearchNode {
   if (query.length > maxLength) {
@@ -208,21 +259,59 @@ const OPERATORS = new Map<string, ValueReader>([
       return { kind: "lang", code: value.toLowerCase() };
     },
   ],
-  ["since", (value, at) => ({ kind: "since", date: calendarDate("since", value, at) })],
-  ["until", (value, at) => ({ kind: "until", date: calendarDate("until", value, at) })],
+  ["since", (value, at) => ({ kind: "since", date: dateOrInstant("since", value, at) })],
+  ["until", (value, at) => ({ kind: "until", date: dateOrInstant("until", value, at) })],
+  ["since_id", (value, at) => ({ kind: "since_id", id: tweetId("since_id", value, at) })],
+  ["until_id", (value, at) => ({ kind: "until_id", id: tweetId("until_id", value, at) })],
+  ["conversation_id", (value, at) => ({ kind: "conversation", id: tweetId("conversation_id", value, at) })],
+  [
+    "to",
+    (value, at) => {
+      if (!USERNAME_PATTERN.test(value)) {
+        fail("bad_username", at, `to: needs 1 to 15 letters, digits or underscores, not ${quote(value)}`);
+      }
+      return { kind: "to", username: value.toLowerCase() };
+    },
+  ],
   ["min_faves", (value, at) => ({ kind: "min_faves", count: count("min_faves", value, at) })],
   ["min_retweets", (value, at) => ({ kind: "min_retweets", count: count("min_retweets", value, at) })],
   [
     "filter",
     (value, at) => {
-      if (!FILTERS.includes(value)) fail("bad_filter", at, `filter: accepts links or replies, not ${quote(value)}`);
+      if (!(FILTER_NAMES as readonly string[]).includes(value)) {
+        fail("bad_filter", at, `filter: accepts ${FILTER_NAMES.join(", ")}, not ${quote(value)}`);
+      }
       return { kind: "filter", filter: value as FilterName };
     },
   ],
+  ["is", (value, at) => xFilter("is", X_IS, value, at)],
+  ["has", (value, at) => xFilter("has", X_HAS, value, at)],
 ]);
+
+/** is:retweet, has:media, …: X API v2's spelling of a filter. */
+function xFilter(
+  operator: string,
+  filters: Readonly<Record<string, FilterName>>,
+  value: string,
+  at: number,
+): SearchNode {
+  const filter = Object.hasOwn(filters, value) ? filters[value] : undefined;
+  if (filter !== undefined) return { kind: "filter", filter };
+  if (X_UNSERVED.has(`${operator}:${value}`)) unserved(`${operator}:${value}`, at);
+  return fail("bad_filter", at, `${operator}: accepts ${Object.keys(filters).join(", ")}, not ${quote(value)}`);
+}
+
+function unserved(operator: string, at: number): never {
+  return fail(
+    "unsupported_operator",
+    at,
+    `${quote(operator)} is an X API v2 search operator this API cannot serve: it holds no such data`,
+  );
+}
 
 function readOperator(name: string, value: string, at: number, valueAt: number): SearchNode {
   const read = OPERATORS.get(name);
+  if (read === undefined && X_UNSERVED.has(name)) unserved(`${name}:`, at);
   if (read === undefined) {
     const known = [...OPERATORS.keys()].map((operator) => `${operator}:`).join(" ");
     fail("unknown_operator", at, `${quote(`${name}:`)} is not one of ${known}; put text with a colon in quotes`);
@@ -231,15 +320,36 @@ function readOperator(name: string, value: string, at: number, valueAt: number):
   return read(value, valueAt);
 }
 
-function calendarDate(operator: string, value: string, at: number): string {
+function isCalendarDate(value: string): boolean {
   const match = DATE.exec(value);
-  if (match) {
-    const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
-    const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-    const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
-    if (days !== undefined && day >= 1 && day <= days) return value;
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  return days !== undefined && day >= 1 && day <= days;
+}
+
+/**
+ * A calendar date as written, or an instant (X's start_time and end_time are timestamps) in the one form
+ * toISOString prints, so that equal instants are equal values.
+ */
+function dateOrInstant(operator: string, value: string, at: number): string {
+  if (isCalendarDate(value)) return value;
+  const instant = INSTANT.exec(value);
+  if (instant && isCalendarDate(instant[1] as string)) {
+    const ms = Date.parse(value);
+    if (!Number.isNaN(ms)) return new Date(ms).toISOString();
   }
-  return fail("bad_date", at, `${operator}: needs a calendar date written YYYY-MM-DD, not ${quote(value)}`);
+  return fail(
+    "bad_date",
+    at,
+    `${operator}: needs a calendar date written YYYY-MM-DD or a UTC timestamp such as 2026-11-20T08:00:00Z, not ${quote(value)}`,
+  );
+}
+
+function tweetId(operator: string, value: string, at: number): string {
+  if (!ID.test(value)) fail("bad_number", at, `${operator}: needs a tweet id of 1 to 19 digits, not ${quote(value)}`);
+  return String(BigInt(value));
 }
 
 function count(operator: string, value: string, at: number): number {

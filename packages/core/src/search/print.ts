@@ -34,5 +34,12 @@ export function printQuery(node: SearchNode): string {
       return `${node.kind}:${node.count}`;
     case "filter":
       return `filter:${node.filter}`;
+    case "conversation":
+      return `conversation_id:${node.id}`;
+    case "to":
+      return `to:${node.username}`;
+    case "since_id":
+    case "until_id":
+      return `${node.kind}:${node.id}`;
   }
 }

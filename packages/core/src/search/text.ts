@@ -23,15 +23,31 @@ export function tokenize(text: string): string[] {
   return tokens;
 }
 
-export function searchDocument(tweet: Tweet, authorUsername: string): SearchDocument {
+/** What a tweet's search needs to know of the users around it. */
+export interface SearchContext {
+  author: { username: string; verified: boolean };
+  /** The username of the user it replies to, when that user is known. */
+  replyToUsername?: string;
+}
+
+export function searchDocument(tweet: Tweet, context: SearchContext): SearchDocument {
   return {
     text: tweet.text,
-    authorUsername,
+    authorUsername: context.author.username,
     lang: tweet.lang,
     createdAt: tweet.created_at,
     likeCount: tweet.like_count,
     retweetCount: tweet.retweet_count,
     hasLinks: tweet.entities.urls.length > 0,
     isReply: tweet.in_reply_to_user_id !== undefined,
+    isRetweet: tweet.referenced_tweets?.some((reference) => reference.type === "retweeted") ?? false,
+    isQuote: tweet.is_quote_status,
+    hasMedia: (tweet.media?.length ?? 0) > 0,
+    hasHashtags: tweet.entities.hashtags.length > 0,
+    hasMentions: tweet.entities.mentions.length > 0,
+    authorVerified: context.author.verified,
+    id: tweet.id,
+    conversationId: tweet.conversation_id,
+    ...(context.replyToUsername === undefined ? {} : { replyToUsername: context.replyToUsername }),
   };
 }

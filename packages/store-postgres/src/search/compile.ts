@@ -1,6 +1,7 @@
 // Compiles a search AST (meaning fixed in @social/core search/ast.ts) to a condition over `tweets t` for
-// PostgreSQL. Text-like leaves (term, phrase, hashtag, cashtag, from, lang, filter) become tsquery text
-// over `search_vector` (see ./lexemes.ts); dates and counts become B-tree comparisons. Unlike FTS5's
+// PostgreSQL. Text-like leaves (term, phrase, hashtag, cashtag, from, lang, and the tags: filter,
+// conversation_id:, to:) become tsquery text over `search_vector` (see ./lexemes.ts); dates, ids and
+// counts become B-tree comparisons. Unlike FTS5's
 // binary NOT, tsquery negates anywhere (`!`), so every subtree made of text-like leaves only merges into
 // one tsquery, and the GIN index answers it in one lookup. User text reaches PostgreSQL only as the
 // value of a bound `$n::tsquery` parameter, whose lexemes are quoted.
@@ -8,8 +9,9 @@
 // Relevancy ranks by ts_rank over the text lexemes of the driving tsquery (the whole query when it is
 // all text-like, else the text-like part of a top-level AND), quantized to a bucket so that near-equal
 // scores fall back to newest first; a query with no positive text to score is ranked by recency.
-import { dayStartMs, type SearchNode, timeBounds } from "@social/core";
-import { authorLexeme, filterLexeme, langLexeme, phraseQuery } from "./lexemes.ts";
+import { boundMs, idBounds, type SearchNode, timeBounds } from "@social/core";
+import { nodeTag } from "@social/store-kit";
+import { authorLexeme, langLexeme, phraseQuery, tagLexeme } from "./lexemes.ts";
 
 export type SqlParam = string | number;
 
@@ -18,7 +20,13 @@ export type Condition =
   // narrow: every match holds one of the query's lexemes, so the GIN index lists them without being
   // read whole (false for a negation, or an OR with one).
   | { kind: "match"; query: string; ranked: boolean; narrow: boolean }
-  | { kind: "compare"; column: "created_ms" | "like_count" | "retweet_count"; operator: ">=" | "<"; value: number }
+  | {
+      kind: "compare";
+      column: "id" | "created_ms" | "like_count" | "retweet_count";
+      operator: ">=" | "<" | ">";
+      /** Text for ids, which may pass 2^53 (bound as bigint). */
+      value: number | string;
+    }
   | { kind: "and" | "or"; children: Condition[] }
   | { kind: "not"; child: Condition };
 
@@ -32,6 +40,9 @@ export interface SearchPlan {
   /** Bounds every match lies within (epoch ms, until exclusive), from top-level since: / until:. */
   since?: number;
   until?: number;
+  /** Ids every match lies strictly between, from top-level since_id: / until_id:. */
+  sinceId?: bigint;
+  untilId?: bigint;
 }
 
 const TRUE: Condition = { kind: "const", value: true };
@@ -70,11 +81,19 @@ function leaf(node: Exclude<SearchNode, { kind: "and" | "or" | "not" }>): Condit
     case "lang":
       return { kind: "match", query: langLexeme(node.code), ranked: false, narrow: true };
     case "filter":
-      return { kind: "match", query: filterLexeme(node.filter), ranked: false, narrow: true };
+    case "conversation":
+    case "to": {
+      const tag = nodeTag(node);
+      return tag === undefined ? FALSE : { kind: "match", query: tagLexeme(tag), ranked: false, narrow: true };
+    }
     case "since":
-      return { kind: "compare", column: "created_ms", operator: ">=", value: dayStartMs(node.date) };
+      return { kind: "compare", column: "created_ms", operator: ">=", value: boundMs(node.date) };
     case "until":
-      return { kind: "compare", column: "created_ms", operator: "<", value: dayStartMs(node.date) };
+      return { kind: "compare", column: "created_ms", operator: "<", value: boundMs(node.date) };
+    case "since_id":
+      return { kind: "compare", column: "id", operator: ">", value: node.id };
+    case "until_id":
+      return { kind: "compare", column: "id", operator: "<", value: node.id };
     case "min_faves":
       return { kind: "compare", column: "like_count", operator: ">=", value: node.count };
     case "min_retweets":
@@ -191,5 +210,5 @@ export function compileSearch(query: SearchNode): SearchPlan | undefined {
   const condition = toCondition(query);
   if (condition.kind === "const" && !condition.value) return undefined;
   const ranked = ranking(condition);
-  return { condition, ...(ranked ? { ranking: ranked } : {}), ...timeBounds(query) };
+  return { condition, ...(ranked ? { ranking: ranked } : {}), ...timeBounds(query), ...idBounds(query) };
 }

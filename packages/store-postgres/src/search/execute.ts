@@ -29,7 +29,7 @@ import {
   type SearchSortOrder,
   searchBudgetExceeded,
 } from "@social/core";
-import { CEILING, type SearchPosition, searchPosition, TWEET_COLUMNS } from "@social/store-kit";
+import { CEILING, type SearchPosition, searchPosition, TWEET_COLUMNS, withinIds } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { compileSearch, narrowsByIndex, renderCondition, type SearchPlan, Values } from "./compile.ts";
@@ -215,6 +215,7 @@ export class SearchExecutor {
       idsPerTweet: tweets < 2 ? 1 : Math.max(1, span / (tweets - 1)),
       tweets,
     };
+    Object.assign(range, withinIds(range, plan));
     if (!row.ids_follow_time) return range;
     if (plan.since !== undefined)
       range.low = Math.max(range.low, row.since_id === null ? CEILING : Number(row.since_id));

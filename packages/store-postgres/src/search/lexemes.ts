@@ -9,17 +9,17 @@
 //   words is then one lexeme the GIN index answers exactly, and a longer one is narrowed down by its
 //   pairs before PostgreSQL reads positions from the table, which is what makes phrases of common
 //   words slow.
-// - The author, the language and the filter flags are lexemes no text token can equal (a token holds
-//   only letters, numbers, marks, `#`, `$` and `_`): `@name`, `lang:<hex>`, `filter:links`. They carry
-//   no position, so they never take part in a phrase.
+// - The author, the language and the search tags (searchTags in @social/store-kit: filters, the
+//   conversation, whom it replies to) are lexemes no text token can equal (a token holds only letters,
+//   numbers, marks, `#`, `$` and `_`): `@name`, `lang:<hex>`, `filter:links`, `filter:c<id>`. They
+//   carry no position, so they never take part in a phrase.
 // - PostgreSQL refuses a lexeme over 2,046 bytes, keeps positions up to 16,383 and 256 of them per
 //   lexeme. A longer token is replaced by its digest, on both sides alike; positions past those bounds
 //   are dropped, which only a text far longer than a post could notice (a phrase after its 16,383rd
 //   word, or past the 256th repeat of one word).
 import { createHash } from "node:crypto";
-import type { FilterName } from "@social/core";
-import { tokenize } from "@social/core";
-import { authorToken, langToken } from "@social/store-kit";
+import { type SearchDocument, tokenize } from "@social/core";
+import { authorToken, langToken, searchTags } from "@social/store-kit";
 
 const MAX_LEXEME_BYTES = 2046;
 const MAX_POSITION = 16_383;
@@ -46,8 +46,9 @@ export function langLexeme(code: string): string {
   return quoted(`lang:${langToken(code)}`);
 }
 
-export function filterLexeme(filter: FilterName): string {
-  return quoted(`filter:${filter}`);
+/** The lexeme of a search tag; `filter:` because the first tags were filter:links and filter:replies. */
+export function tagLexeme(tag: string): string {
+  return quoted(`filter:${tag}`);
 }
 
 function pairOf(first: string, second: string): string {
@@ -64,16 +65,8 @@ export function phraseQuery(text: string): string | undefined {
   return `${pairs.join(" & ")} & (${tokens.map((token) => quoted(lexeme(token))).join(" <-> ")})`;
 }
 
-interface SearchFields {
-  text: string;
-  username: string;
-  lang: string;
-  hasLinks: boolean;
-  isReply: boolean;
-}
-
-/** The tsvector text of one tweet. */
-export function searchVector(fields: SearchFields): string {
+/** The tsvector text of one tweet, from what search knows of it. */
+export function searchVector(fields: SearchDocument): string {
   const positions = new Map<string, number[]>();
   const add = (key: string, position: number) => {
     if (position > MAX_POSITION) return;
@@ -87,10 +80,10 @@ export function searchVector(fields: SearchFields): string {
     if (index > 0) add(pairOf(tokens[index - 1] as string, token), index);
   });
   const parts = Array.from(positions, ([key, list]) => `${quoted(key)}:${list.map((p) => `${p}A`).join(",")}`);
-  const author = authorLexeme(fields.username);
-  if (author === undefined) throw new Error(`searchVector: ${JSON.stringify(fields.username)} is not a username`);
-  parts.push(author, langLexeme(fields.lang));
-  if (fields.hasLinks) parts.push(filterLexeme("links"));
-  if (fields.isReply) parts.push(filterLexeme("replies"));
+  const author = authorLexeme(fields.authorUsername);
+  if (author === undefined) {
+    throw new Error(`searchVector: ${JSON.stringify(fields.authorUsername)} is not a username`);
+  }
+  parts.push(author, langLexeme(fields.lang), ...searchTags(fields).map(tagLexeme));
   return parts.join(" ");
 }

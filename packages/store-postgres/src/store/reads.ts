@@ -5,6 +5,7 @@
 import type { Cursor, Page, PageRequest, Tweet, User } from "@social/core";
 import {
   CEILING,
+  closedRange,
   keysetChecking,
   pageOf,
   storedId,
@@ -122,6 +123,36 @@ export async function tweetPage(
 ): Promise<Page<Tweet>> {
   const [after] = keyset<[number]>(page.after, [start]);
   const rows = await walk.all(parent, after, page.size + 1);
+  return pageOf(rows, page.size, tweetFromRow, (row) => [Number(row.k1)]);
+}
+
+type RangedWalkParams = [
+  parent: number,
+  afterId: number,
+  limit: number,
+  sinceId: string,
+  untilId: string,
+  startMs: number,
+  endMs: number,
+];
+type RangedTweetWalk = Statement<KeyedTweetRow, RangedWalkParams>;
+
+/** The tweets of `tweets t` that meet `where`, newest first, within a read range (see rangedTweetPage). */
+export function tweetsNewestFirstWithin(sql: SQL, where: string): RangedTweetWalk {
+  return statement(
+    sql,
+    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE ${where} AND ${VISIBLE}
+       AND t.id < $2::bigint AND t.id > $4::bigint AND t.id < $5::bigint
+       AND t.created_ms >= $6::bigint AND t.created_ms < $7::bigint
+     ORDER BY t.id DESC LIMIT $3`,
+  );
+}
+
+/** A page of `walk` below `parent` within `page.range`; ids are bound as text, so exactly. */
+export async function rangedTweetPage(walk: RangedTweetWalk, parent: number, page: PageRequest): Promise<Page<Tweet>> {
+  const [after] = keyset<[number]>(page.after, [CEILING]);
+  const { sinceId, untilId, startMs, endMs } = closedRange(page.range);
+  const rows = await walk.all(parent, after, page.size + 1, String(sinceId), String(untilId), startMs, endMs);
   return pageOf(rows, page.size, tweetFromRow, (row) => [Number(row.k1)]);
 }
 

@@ -4,7 +4,7 @@ import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social
 import { USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
 import { asciiFold } from "../world/rows.ts";
-import { byIds, existingId, itemsByIds, statement, tweetPage, tweetsNewestFirst } from "./reads.ts";
+import { byIds, existingId, itemsByIds, rangedTweetPage, statement, tweetsNewestFirstWithin } from "./reads.ts";
 
 function statements(sql: SQL) {
   return {
@@ -15,9 +15,10 @@ function statements(sql: SQL) {
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.username_key = $1`,
     ),
     timeline: {
-      tweets: tweetsNewestFirst(sql, "t.author_id = $1::bigint AND NOT t.is_reply"),
-      replies: tweetsNewestFirst(sql, "t.author_id = $1::bigint"),
-      media: tweetsNewestFirst(sql, "t.author_id = $1::bigint AND t.has_media"),
+      tweets: tweetsNewestFirstWithin(sql, "t.author_id = $1::bigint AND NOT t.is_reply"),
+      originals: tweetsNewestFirstWithin(sql, "t.author_id = $1::bigint AND NOT t.is_reply AND t.retweeted_id IS NULL"),
+      replies: tweetsNewestFirstWithin(sql, "t.author_id = $1::bigint"),
+      media: tweetsNewestFirstWithin(sql, "t.author_id = $1::bigint AND t.has_media"),
     },
   };
 }
@@ -45,6 +46,6 @@ export class UserReads {
 
   async timeline(userId: string, kind: TimelineKind, page: PageRequest): Promise<Page<Tweet> | undefined> {
     const id = await this.existingId(userId);
-    return id === undefined ? undefined : tweetPage(this.#q.timeline[kind], id, page);
+    return id === undefined ? undefined : rangedTweetPage(this.#q.timeline[kind], id, page);
   }
 }

@@ -162,4 +162,20 @@ export const worldMigrations: readonly Migration[] = [
       doc TEXT NOT NULL
     )`;
   },
+  // X's is:, has:, conversation_id: and to: operators (#19) search tags beyond links and replies
+  // (searchTags in @social/store-kit): a world built before them gets the lexemes a build now writes.
+  async (tx) => {
+    await tx`UPDATE tweets t SET search_vector = t.search_vector || array_to_tsvector(array_remove(ARRAY[
+        CASE WHEN t.retweeted_id IS NOT NULL THEN 'filter:retweets' END,
+        CASE WHEN t.is_quote_status THEN 'filter:quotes' END,
+        CASE WHEN t.has_media THEN 'filter:media' END,
+        CASE WHEN json_array_length(t.extra::json -> 'entities' -> 'hashtags') > 0 THEN 'filter:hashtags' END,
+        CASE WHEN json_array_length(t.extra::json -> 'entities' -> 'mentions') > 0 THEN 'filter:mentions' END,
+        CASE WHEN (u.doc::json ->> 'verified')::boolean THEN 'filter:verified' END,
+        'filter:c' || t.conversation_id,
+        (SELECT 'filter:t' || lower(r.username) FROM users r
+          WHERE r.id = (t.extra::json ->> 'in_reply_to_user_id')::bigint)
+      ], NULL))
+      FROM users u WHERE u.id = t.author_id`;
+  },
 ];

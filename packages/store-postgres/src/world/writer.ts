@@ -147,14 +147,8 @@ export class WorldWriter implements WorldSink {
 
   #writeTweet(tweet: Tweet, communityId: string | undefined): void {
     const row = this.#world.tweet(tweet);
-    const search_vector = searchVector({
-      text: row.text,
-      // Every author is known: the derivation above stops the build at a tweet of an unknown user.
-      username: this.#usernames.get(row.author_id) as string,
-      lang: row.lang,
-      hasLinks: row.has_links,
-      isReply: row.is_reply,
-    });
+    // Every author is known: the derivation above stops the build at a tweet of an unknown user.
+    const search_vector = searchVector(this.#world.searchDocument(tweet));
     this.#add("tweets", { ...row, search_vector });
     if (communityId !== undefined) this.#add("community_tweets", this.#world.communityTweet(communityId, tweet, row));
   }

@@ -5,6 +5,7 @@
 // must hold each match exactly once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
+  FILTER_NAMES,
   matches,
   type PageRequest,
   parseQuery,
@@ -65,6 +66,9 @@ const DAY_MS = 86_400_000;
 const FIRST_DAY = Date.UTC(2025, 0, 1);
 const DAYS = 6;
 
+/** A few conversations the tweets share (besides their own), for conversation_id:. */
+const CONVERSATIONS = ["1000", "1007", "5"];
+
 interface TweetSeed {
   words: [string, string][];
   author: number;
@@ -72,8 +76,16 @@ interface TweetSeed {
   createdMs: number;
   likes: number;
   retweets: number;
-  reply: boolean;
+  /** The user it replies to, by index, or none. */
+  replyTo: number | undefined;
   link: boolean;
+  retweet: boolean;
+  quote: boolean;
+  media: boolean;
+  hashtag: boolean;
+  mention: boolean;
+  /** One of CONVERSATIONS by index, or its own. */
+  conversation: number | undefined;
 }
 
 const tweetSeed: fc.Arbitrary<TweetSeed> = fc.record({
@@ -85,9 +97,35 @@ const tweetSeed: fc.Arbitrary<TweetSeed> = fc.record({
   createdMs: fc.integer({ min: FIRST_DAY, max: FIRST_DAY + DAYS * DAY_MS - 1 }),
   likes: fc.nat({ max: 20 }),
   retweets: fc.nat({ max: 20 }),
-  reply: fc.boolean(),
+  replyTo: fc.option(fc.nat({ max: USERNAMES.length - 1 }), { nil: undefined }),
   link: fc.boolean(),
+  retweet: fc.boolean(),
+  quote: fc.boolean(),
+  media: fc.boolean(),
+  hashtag: fc.boolean(),
+  mention: fc.boolean(),
+  conversation: fc.option(fc.nat({ max: CONVERSATIONS.length - 1 }), { nil: undefined }),
 });
+
+/** A seed of `text` alone, with no other trait. */
+function textSeed(text: string, index: number): TweetSeed {
+  return {
+    words: [[text, ""]],
+    author: index % USERNAMES.length,
+    lang: "en",
+    createdMs: FIRST_DAY + index,
+    likes: 0,
+    retweets: 0,
+    replyTo: undefined,
+    link: false,
+    retweet: false,
+    quote: false,
+    media: false,
+    hashtag: false,
+    mention: false,
+    conversation: undefined,
+  };
+}
 
 function user(index: number): UserLookup {
   return {
@@ -96,7 +134,8 @@ function user(index: number): UserLookup {
     name: `User ${index}`,
     description: "",
     created_at: "2020-01-01T00:00:00.000Z",
-    verified: false,
+    // Every other user is verified, for is:verified.
+    verified: index % 2 === 0,
     protected: false,
     profile_image_url: "https://example.com/a.png",
     follower_count: 0,
@@ -113,22 +152,33 @@ function tweet(seed: TweetSeed, index: number): Tweet {
   const urls = seed.link
     ? [{ start: 0, end: 1, url: "https://t.co/x", expanded_url: "https://example.com/", display_url: "example.com" }]
     : [];
+  const references = [
+    ...(seed.retweet ? [{ type: "retweeted" as const, id: "999" }] : []),
+    ...(seed.quote ? [{ type: "quoted" as const, id: "998" }] : []),
+  ];
   return {
     id,
     text,
     author_id: String(100 + seed.author),
     created_at: new Date(seed.createdMs).toISOString(),
     lang: seed.lang,
-    conversation_id: id,
+    conversation_id: seed.conversation === undefined ? id : (CONVERSATIONS[seed.conversation] as string),
     possibly_sensitive: false,
     like_count: seed.likes,
     retweet_count: seed.retweets,
     reply_count: 0,
     quote_count: 0,
     bookmark_count: 0,
-    is_quote_status: false,
-    entities: { hashtags: [], urls, mentions: [] },
-    ...(seed.reply ? { in_reply_to_user_id: "100" } : {}),
+    is_quote_status: seed.quote,
+    entities: {
+      hashtags: seed.hashtag ? [{ start: 0, end: 3, tag: "ai" }] : [],
+      urls,
+      mentions: seed.mention ? [{ start: 0, end: 4, username: "bob", id: "101" }] : [],
+    },
+    ...(seed.replyTo === undefined ? {} : { in_reply_to_user_id: String(100 + seed.replyTo) }),
+    ...(references.length > 0 ? { referenced_tweets: references } : {}),
+    ...(seed.quote ? { quoted_tweet_id: "998" } : {}),
+    ...(seed.media ? { media: [{ type: "photo" as const, url: "https://example.com/p.jpg" }] } : {}),
   };
 }
 
@@ -208,9 +258,18 @@ async function allPages(store: Store, query: SearchNode, sortOrder: SearchSortOr
   throw new Error("pagination does not end");
 }
 
+function documentOf(t: Tweet) {
+  const author = user(Number(t.author_id) - 100);
+  const repliedTo = t.in_reply_to_user_id === undefined ? undefined : user(Number(t.in_reply_to_user_id) - 100);
+  return searchDocument(t, {
+    author,
+    ...(repliedTo === undefined ? {} : { replyToUsername: repliedTo.username }),
+  });
+}
+
 function expected(tweets: readonly Tweet[], query: SearchNode): string[] {
   return tweets
-    .filter((t) => matches(query, searchDocument(t, USERNAMES[Number(t.author_id) - 100] as string)))
+    .filter((t) => matches(query, documentOf(t)))
     .map((t) => t.id)
     .sort((a, b) => Number(b) - Number(a));
 }
@@ -280,7 +339,19 @@ const leaf: fc.Arbitrary<SearchNode> = fc.oneof(
   day.map((date): SearchNode => ({ kind: "until", date })),
   fc.nat({ max: 25 }).map((count): SearchNode => ({ kind: "min_faves", count })),
   fc.nat({ max: 25 }).map((count): SearchNode => ({ kind: "min_retweets", count })),
-  fc.constantFrom("links" as const, "replies" as const).map((filter): SearchNode => ({ kind: "filter", filter })),
+  fc.constantFrom(...FILTER_NAMES).map((filter): SearchNode => ({ kind: "filter", filter })),
+  fc.constantFrom(...CONVERSATIONS, "1014", "424242").map((id): SearchNode => ({ kind: "conversation", id })),
+  fc
+    .constantFrom(...USERNAMES, "alice", "nobody", "bad name")
+    .map((username): SearchNode => ({ kind: "to", username })),
+  // Ids of the tweets (1000 + 7 × index), between them, and past 2^53.
+  fc
+    .constantFrom("999", "1000", "1014", "1017", "1100", "1800000000000000001")
+    .chain((id) => fc.constantFrom<SearchNode>({ kind: "since_id", id }, { kind: "until_id", id })),
+  fc.integer({ min: FIRST_DAY - DAY_MS, max: FIRST_DAY + (DAYS + 1) * DAY_MS }).chain((ms) => {
+    const date = new Date(ms).toISOString();
+    return fc.constantFrom<SearchNode>({ kind: "since", date }, { kind: "until", date });
+  }),
 );
 
 // Not flattened or simplified on purpose: the compiler must cope with any well-typed tree.
@@ -305,6 +376,20 @@ const queryWord = fc.constantFrom(
   "lang:pt-br",
   "filter:links",
   "filter:replies",
+  "is:retweet",
+  "is:quote",
+  "is:reply",
+  "is:verified",
+  "has:media",
+  "has:hashtags",
+  "has:mentions",
+  "has:links",
+  "conversation_id:1007",
+  "to:bob",
+  "to:CAROL_1",
+  "since_id:1014",
+  "until_id:1021",
+  "since:2025-01-03T12:00:00Z",
   "min_faves:5",
   "min_retweets:10",
   "since:2025-01-03",
@@ -410,16 +495,7 @@ export function searchConformance(runs: { asts: number; strings: number }): void
         "plain ai bun",
         "{text}:ai author : bob",
         "nothing here",
-      ].map((text, index) => ({
-        words: [[text, ""]],
-        author: index % USERNAMES.length,
-        lang: "en",
-        createdMs: FIRST_DAY + index,
-        likes: 0,
-        retweets: 0,
-        reply: false,
-        link: false,
-      }));
+      ].map(textSeed);
       const queries = hostile.flatMap((value): SearchNode[] => [
         { kind: "term", value },
         { kind: "phrase", value },
@@ -434,19 +510,7 @@ export function searchConformance(runs: { asts: number; strings: number }): void
     test("hostile values find the tweets holding their words, and run nothing", async () => {
       const texts = ['say "NEAR(ai bun)" now', "x' OR 1=1 -- y", "col:ai ^start (group)", "a\\b & !c"] as const;
       const tweets = texts.map((text, index) =>
-        tweet(
-          {
-            words: [[text, ""]],
-            author: 0,
-            lang: "en",
-            createdMs: FIRST_DAY,
-            likes: 0,
-            retweets: 0,
-            reply: false,
-            link: false,
-          },
-          index,
-        ),
+        tweet({ ...textSeed(text, index), author: 0, createdMs: FIRST_DAY }, index),
       );
       const world = await adapter.load(tweets);
       try {

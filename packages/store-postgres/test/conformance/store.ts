@@ -13,6 +13,7 @@ import {
   type GraphDirection,
   type Page,
   parseQuery,
+  type ReadRange,
   type Store,
   type TimeFilter,
   type TimelineKind,
@@ -119,7 +120,7 @@ function spread(db: Database, select: string, count: number): string[] {
 }
 
 const MISSING_IDS = ["1", "0", "abc", "", " 1000000001", "01000000001", "9007199254740993", "-1"];
-const TIMELINES: TimelineKind[] = ["tweets", "replies", "media"];
+const TIMELINES: TimelineKind[] = ["tweets", "originals", "replies", "media"];
 const DIRECTIONS: GraphDirection[] = ["followers", "following"];
 const SORTS: CommunityTweetSort[] = ["relevance", "recency", "likes"];
 const TIME_FILTERS: TimeFilter[] = ["day", "week", "month", "year", "all"];
@@ -199,6 +200,29 @@ export function storeConformance(): void {
         }
       }
       expect(items).toBeGreaterThan(1000);
+    });
+
+    test("timelines within read ranges: ids, times and both, past 2^53 too, every page", async () => {
+      const ids = spread(w.db, `SELECT id FROM tweets WHERE author_id = ${examples.user_id} ORDER BY id`, 2);
+      const [low, high] = ids as [string, string];
+      const [early, late] = spread(w.db, "SELECT created_ms AS id FROM tweets ORDER BY created_ms", 2).map(Number);
+      const ranges: ReadRange[] = [
+        { sinceId: low },
+        { untilId: high },
+        { sinceId: low, untilId: high },
+        { startMs: early as number, endMs: late as number },
+        { sinceId: "1800000000000000001" },
+        { untilId: "1800000000000000001", startMs: early as number },
+      ];
+      let items = 0;
+      for (const range of ranges) {
+        for (const kind of TIMELINES) {
+          items += await walkBoth(w, (store, after) =>
+            store.timeline(examples.user_id, kind, { size: 7, after, range }),
+          );
+        }
+      }
+      expect(items).toBeGreaterThan(50);
     });
 
     test("followers and followings, all or verified only, every page", async () => {

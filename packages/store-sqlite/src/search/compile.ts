@@ -17,12 +17,12 @@
 // near-equal scores fall back to newest first; without a text phrase to score, every tweet is in
 // bucket 0 and relevancy is recency. The ranked statement scores the driving matches from ?1 up; the
 // executor sets ?1 so that they are the newest few thousand (see `candidateQuery`).
-import { dayStartMs, type SearchNode, type SearchSortOrder, timeBounds } from "@social/core";
-import { authorToken, langToken, TWEET_COLUMNS } from "@social/store-kit";
+import { boundMs, idBounds, type SearchNode, type SearchSortOrder, timeBounds } from "@social/core";
+import { authorToken, langToken, nodeTag, TWEET_COLUMNS } from "@social/store-kit";
 import { VISIBLE } from "../world/rows.ts";
 import { ftsPhrase } from "./fts-columns.ts";
 
-export type SqlParam = string | number;
+export type SqlParam = string | number | bigint;
 
 /**
  * A search query ready to run. Every statement binds the same first five slots, ?1 lowest id, ?2 id
@@ -40,12 +40,20 @@ export interface SearchPlan {
   /** Bounds every match must lie within (epoch ms, until exclusive), from top-level since: / until:. */
   since?: number;
   until?: number;
+  /** Ids every match must lie strictly between, from top-level since_id: / until_id:. */
+  sinceId?: bigint;
+  untilId?: bigint;
 }
 
 type Expr =
   | { kind: "const"; value: boolean }
   | { kind: "fts"; query: string; ranked: boolean }
-  | { kind: "compare"; column: "created_ms" | "like_count" | "retweet_count"; operator: ">=" | "<"; value: number }
+  | {
+      kind: "compare";
+      column: "id" | "created_ms" | "like_count" | "retweet_count";
+      operator: ">=" | "<" | ">";
+      value: number | bigint;
+    }
   | { kind: "and" | "or"; children: Expr[] }
   | { kind: "not"; child: Expr };
 
@@ -76,11 +84,19 @@ function leaf(node: Exclude<SearchNode, { kind: "and" | "or" | "not" }>): Expr {
     case "lang":
       return { kind: "fts", query: ftsPhrase("lang", langToken(node.code)), ranked: false };
     case "filter":
-      return { kind: "fts", query: ftsPhrase("flags", node.filter), ranked: false };
+    case "conversation":
+    case "to": {
+      const tag = nodeTag(node);
+      return tag === undefined ? FALSE : { kind: "fts", query: ftsPhrase("flags", tag), ranked: false };
+    }
     case "since":
-      return { kind: "compare", column: "created_ms", operator: ">=", value: dayStartMs(node.date) };
+      return { kind: "compare", column: "created_ms", operator: ">=", value: boundMs(node.date) };
     case "until":
-      return { kind: "compare", column: "created_ms", operator: "<", value: dayStartMs(node.date) };
+      return { kind: "compare", column: "created_ms", operator: "<", value: boundMs(node.date) };
+    case "since_id":
+      return { kind: "compare", column: "id", operator: ">", value: BigInt(node.id) };
+    case "until_id":
+      return { kind: "compare", column: "id", operator: "<", value: BigInt(node.id) };
     case "min_faves":
       return { kind: "compare", column: "like_count", operator: ">=", value: node.count };
     case "min_retweets":
@@ -229,7 +245,7 @@ const RANK = `CAST(round(bm25(tweets_fts, 1.0, 0.0, 0.0, 0.0) * ${RELEVANCY_SCAL
 export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): SearchPlan | undefined {
   const expr = toExpr(query);
   if (expr.kind === "const" && !expr.value) return undefined;
-  const bounds = timeBounds(query);
+  const bounds = { ...timeBounds(query), ...idBounds(query) };
   const values = new Values();
   const driver = drivingMatch(expr);
 

@@ -19,7 +19,7 @@ import {
   type SearchSortOrder,
   searchBudgetExceeded,
 } from "@social/core";
-import { CEILING, searchPosition } from "@social/store-kit";
+import { CEILING, searchPosition, withinIds } from "@social/store-kit";
 import type { TweetRow } from "../world/rows.ts";
 import { compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
 import { FairLane } from "./lane.ts";
@@ -99,7 +99,7 @@ export class SearchExecutor {
     const plan = compileSearch(query, sortOrder);
     if (plan === undefined) return [];
     const world = this.#world();
-    const { low, high } = this.#idRange(world, plan.since, plan.until);
+    const { low, high } = withinIds(this.#idRange(world, plan.since, plan.until), plan);
     const walk = new Walk(this.#limits, world.idsPerTweet);
     const statement = this.#statements.get(plan.sql);
     const run = (windowLow: number, windowHigh: number, rows: number) =>

@@ -4,7 +4,8 @@
 // - text: the tweet's text, tokenized like the search language.
 // - author: the author's username as authorToken (@social/store-kit) encodes it, a single token.
 // - lang: the code as langToken encodes it, a single token.
-// - flags: `links` and/or `replies`, for filter:links and filter:replies.
+// - flags: the tweet's search tags (searchTags in @social/store-kit): the filters it passes, its
+//   conversation and whom it replies to.
 
 export type FtsColumn = "text" | "author" | "lang" | "flags";
 
@@ -20,8 +21,4 @@ export function ftsString(value: string): string {
 /** `column : "value"` — a phrase confined to one column. */
 export function ftsPhrase(column: FtsColumn, value: string): string {
   return `${column} : ${ftsString(value)}`;
-}
-
-export function flagsText(flags: { hasLinks: boolean; isReply: boolean }): string {
-  return [flags.hasLinks ? "links" : "", flags.isReply ? "replies" : ""].filter(Boolean).join(" ");
 }

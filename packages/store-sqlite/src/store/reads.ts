@@ -5,6 +5,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { Cursor, Page, PageRequest, Tweet, User } from "@social/core";
 import {
   CEILING,
+  closedRange,
   keysetChecking,
   pageOf,
   storedId,
@@ -62,6 +63,34 @@ export const keyset = keysetChecking(
 export function tweetPage(walk: TweetWalk, parent: number, page: PageRequest, start = CEILING): Page<Tweet> {
   const [after] = keyset<[number]>(page.after, [start]);
   return pageOf(walk.all(parent, after, page.size + 1), page.size, tweetFromRow, (row) => [row.k1]);
+}
+
+export type RangedWalkParams = [
+  parent: number,
+  afterId: number,
+  limit: number,
+  sinceId: bigint,
+  untilId: bigint,
+  startMs: number,
+  endMs: number,
+];
+type RangedTweetWalk = Statement<KeyedTweetRow, RangedWalkParams>;
+
+/** The tweets of `tweets t` that meet `where`, newest first, within a read range (see rangedTweetPage). */
+export function tweetsNewestFirstWithin(db: Database, where: string): RangedTweetWalk {
+  return db.query<KeyedTweetRow, RangedWalkParams>(
+    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE ${where} AND ${VISIBLE}
+       AND t.id < ?2 AND t.id > ?4 AND t.id < ?5 AND t.created_ms >= ?6 AND t.created_ms < ?7
+       ORDER BY t.id DESC LIMIT ?3`,
+  );
+}
+
+/** A page of `walk` below `parent` within `page.range`; ids are bound exactly, as BIGINTs. */
+export function rangedTweetPage(walk: RangedTweetWalk, parent: number, page: PageRequest): Page<Tweet> {
+  const [after] = keyset<[number]>(page.after, [CEILING]);
+  const { sinceId, untilId, startMs, endMs } = closedRange(page.range);
+  const rows = walk.all(parent, after, page.size + 1, sinceId, untilId, startMs, endMs);
+  return pageOf(rows, page.size, tweetFromRow, (row) => [row.k1]);
 }
 
 export function userPage(walk: UserWalk, parent: number, page: PageRequest): Page<User> {

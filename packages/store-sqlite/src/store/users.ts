@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social/core";
 import { USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
-import { existingId, itemsByIds, tweetPage, tweetsNewestFirst } from "./reads.ts";
+import { existingId, itemsByIds, rangedTweetPage, tweetsNewestFirstWithin } from "./reads.ts";
 
 function statements(db: Database) {
   return {
@@ -12,9 +12,10 @@ function statements(db: Database) {
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.username = ? COLLATE NOCASE`,
     ),
     timeline: {
-      tweets: tweetsNewestFirst(db, "t.author_id = ? AND t.is_reply = 0"),
-      replies: tweetsNewestFirst(db, "t.author_id = ?"),
-      media: tweetsNewestFirst(db, "t.author_id = ? AND t.has_media = 1"),
+      tweets: tweetsNewestFirstWithin(db, "t.author_id = ?1 AND t.is_reply = 0"),
+      originals: tweetsNewestFirstWithin(db, "t.author_id = ?1 AND t.is_reply = 0 AND t.retweeted_id IS NULL"),
+      replies: tweetsNewestFirstWithin(db, "t.author_id = ?1"),
+      media: tweetsNewestFirstWithin(db, "t.author_id = ?1 AND t.has_media = 1"),
     },
   };
 }
@@ -42,6 +43,6 @@ export class UserReads {
 
   timeline(userId: string, kind: TimelineKind, page: PageRequest): Page<Tweet> | undefined {
     const id = this.existingId(userId);
-    return id === undefined ? undefined : tweetPage(this.#q.timeline[kind], id, page);
+    return id === undefined ? undefined : rangedTweetPage(this.#q.timeline[kind], id, page);
   }
 }

@@ -41,6 +41,33 @@ const hideProtectedAuthors: Migration = (db) => {
     JOIN users u ON u.id = t.author_id`);
 };
 
+/**
+ * The search tags of @social/store-kit's searchTags, in its order, computed from the columns the writer
+ * fills: the view must yield exactly what the writer indexed, or the index could not forget a row.
+ */
+const SEARCH_TAGS = `trim(
+    iif(t.has_links, 'links ', '') || iif(t.is_reply, 'replies ', '') ||
+    iif(t.retweeted_id IS NOT NULL, 'retweets ', '') || iif(t.is_quote_status, 'quotes ', '') ||
+    iif(t.has_media, 'media ', '') ||
+    iif(json_array_length(t.extra, '$.entities.hashtags') > 0, 'hashtags ', '') ||
+    iif(json_array_length(t.extra, '$.entities.mentions') > 0, 'mentions ', '') ||
+    iif(json_extract(u.doc, '$.verified'), 'verified ', '') ||
+    'c' || t.conversation_id || coalesce(' t' || lower(r.username), ''))`;
+
+/**
+ * X's is:, has:, conversation_id: and to: operators (#19) search tags beyond links and replies: the view
+ * yields them all, and the index is rebuilt from it once.
+ */
+const indexSearchTags: Migration = (db) => {
+  db.run("DROP VIEW tweet_search_content");
+  db.run(`CREATE VIEW tweet_search_content AS
+    SELECT t.id, t.text, lower(u.username) AS author, 'l' || hex(lower(t.lang)) AS lang, ${SEARCH_TAGS} AS flags
+    FROM tweets t JOIN users u ON u.id = t.author_id
+    LEFT JOIN users r ON r.id = CAST(json_extract(t.extra, '$.in_reply_to_user_id') AS INTEGER)
+    WHERE t.author_protected = 0`);
+  db.run("INSERT INTO tweets_fts (tweets_fts) VALUES ('rebuild')");
+};
+
 export const worldMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE world_meta (
@@ -198,6 +225,7 @@ export const worldMigrations: readonly Migration[] = [
     )`);
   },
   hideProtectedAuthors,
+  indexSearchTags,
 ];
 
 /** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-kit). */

@@ -4,8 +4,7 @@
 import type { Database } from "bun:sqlite";
 import type { Tweet, UserLookup } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
-import { authorToken, langToken, type WorldCounts, WorldDerivation } from "@social/store-kit";
-import { flagsText } from "../search/fts-columns.ts";
+import { authorToken, langToken, searchTags, type WorldCounts, WorldDerivation } from "@social/store-kit";
 
 export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-kit";
 
@@ -145,7 +144,7 @@ export class WorldWriter implements WorldSink {
     if (!row.author_protected) {
       // Every known author has a token: #writeUser stops the build at a username without one.
       const author = this.#usernames.get(row.author_id) ?? "";
-      const flags = flagsText({ hasLinks: row.has_links, isReply: row.is_reply });
+      const flags = searchTags(this.#world.searchDocument(tweet)).join(" ");
       this.#insert.tweetSearch.run(row.id, row.text, author, this.#langToken(row.lang), flags);
     }
     if (communityId !== undefined) {
