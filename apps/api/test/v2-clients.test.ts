@@ -2,12 +2,12 @@
 // twitter-api-v2's paginators and lookups, and @xdevplatform/xdk's pagination. Every read is charged
 // exactly what the /v1 counterpart charges for the same items.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import http from "node:http";
 import { costOf, PER_ITEM, type Tweet, type User } from "@social/core";
 import { examples } from "@social/fixtures";
-import { Client, PostPaginator, UserPaginator } from "@xdevplatform/xdk";
-import { TwitterApi } from "twitter-api-v2";
+import { PostPaginator, UserPaginator } from "@xdevplatform/xdk";
+import type { TwitterApi } from "twitter-api-v2";
 import { startTestServer, type TestServer } from "./harness.ts";
+import { charging, twitterClient, xdkClient } from "./x-clients.ts";
 
 let server: TestServer;
 // The first server of a test process builds the fixture world, which can take longer than a hook's default 5 s.
@@ -19,27 +19,9 @@ afterAll(() => server.close());
 const START = 1_000_000;
 const MISSING_ID = "999999999999";
 
-function twitterClient(key: string): TwitterApi {
-  const client = new TwitterApi(key, { httpAgent: new http.Agent() });
-  // setPrefix is how twitter-api-v2 retargets v2 calls; its typings mark it protected.
-  (client.v2 as unknown as { setPrefix(prefix: string): void }).setPrefix(`${server.url}/2/`);
-  return client;
-}
-
-function xdkClient(key: string): Client {
-  return new Client({ bearerToken: key, baseUrl: server.url });
-}
-
-/** Runs `read` with the key of a fresh account and measures what the account was charged. */
-async function charging<T>(read: (key: string) => Promise<T>): Promise<{ result: T; charged: number }> {
-  const { accountId, key } = await server.account(START);
-  const result = await read(key);
-  return { result, charged: START - (await server.balance(accountId)) };
-}
-
 /** Walks a /v1 read to its last page: the ids of its items, in order, and what the walk cost. */
 function v1Walk(path: string) {
-  return charging(async (key) => {
+  return charging(server, async (key) => {
     const ids: string[] = [];
     let token: string | undefined;
     do {
@@ -56,7 +38,7 @@ function v1Walk(path: string) {
 
 /** What one /v1 request costs. */
 async function v1Cost(path: string): Promise<number> {
-  const { charged } = await charging((key) => server.get(path, key));
+  const { charged } = await charging(server, (key) => server.get(path, key));
   return charged;
 }
 
@@ -82,8 +64,8 @@ const query = examples.search_query;
 describe("twitter-api-v2 paginators, to the last page", () => {
   it("search: pages of 7 with author includes, the same tweets and cost as /v1 limit=7", async () => {
     const v1 = await v1Walk(`/v1/search/recent?query=${encodeURIComponent(query)}&limit=7`);
-    const { result: paginator, charged } = await charging(async (key) => {
-      const first = await twitterClient(key).v2.search(query, {
+    const { result: paginator, charged } = await charging(server, async (key) => {
+      const first = await twitterClient(server, key).v2.search(query, {
         max_results: 7,
         expansions: ["author_id"],
         "tweet.fields": ["author_id", "created_at", "public_metrics", "entities"],
@@ -195,13 +177,15 @@ describe("twitter-api-v2 paginators, to the last page", () => {
   for (const walk of walks) {
     it(`${walk.name}: pages of 20, the same items and cost as ${walk.v1}`, async () => {
       const v1 = await v1Walk(walk.v1);
-      const { result: ids, charged } = await charging((key) => walk.ids(twitterClient(key)));
+      const { result: ids, charged } = await charging(server, (key) => walk.ids(twitterClient(server, key)));
       expectSameWalk({ ids, charged }, v1);
     }, 60_000);
   }
 
   it("followers without max_results: one page of up to 100 profiles at the /v1 per-item price", async () => {
-    const { result: page, charged } = await charging((key) => twitterClient(key).v2.followers(examples.user_id));
+    const { result: page, charged } = await charging(server, (key) =>
+      twitterClient(server, key).v2.followers(examples.user_id),
+    );
     const count = page.data?.length ?? 0;
     expect(count).toBeGreaterThan(0);
     expect(count).toBeLessThanOrEqual(100);
@@ -218,7 +202,7 @@ describe("fields in X API v2's names, from the same data /v1 serves", () => {
     const v1 = (await (await server.get(`/v1/tweets/${examples.quoted_tweet_id}/quotes`, key)).json()) as {
       data: Tweet[];
     };
-    const paginator = await twitterClient(key).v2.quotes(examples.quoted_tweet_id, {
+    const paginator = await twitterClient(server, key).v2.quotes(examples.quoted_tweet_id, {
       max_results: 20,
       "tweet.fields": ["author_id", "created_at", "entities", "lang", "public_metrics", "referenced_tweets"],
     });
@@ -250,7 +234,7 @@ describe("fields in X API v2's names, from the same data /v1 serves", () => {
   it("followers: public_metrics counts, verified, created_at and description", async () => {
     const { key } = await server.account(START);
     const v1 = (await (await server.get(`/v1/users/${examples.user_id}/followers`, key)).json()) as { data: User[] };
-    const page = await twitterClient(key).v2.followers(examples.user_id, {
+    const page = await twitterClient(server, key).v2.followers(examples.user_id, {
       max_results: 20,
       "user.fields": ["created_at", "description", "public_metrics", "verified", "protected", "profile_image_url"],
     });
@@ -278,14 +262,18 @@ describe("fields in X API v2's names, from the same data /v1 serves", () => {
 
 describe("twitter-api-v2 lookups", () => {
   it("user by id and by username, with user.fields, at /v1's flat price", async () => {
-    const byId = await charging((key) =>
-      twitterClient(key).v2.user(examples.user_id, { "user.fields": ["public_metrics", "description", "verified"] }),
+    const byId = await charging(server, (key) =>
+      twitterClient(server, key).v2.user(examples.user_id, {
+        "user.fields": ["public_metrics", "description", "verified"],
+      }),
     );
     expect(byId.result.data).toMatchObject({ id: examples.user_id, username: expect.any(String) });
     expect(byId.result.data.public_metrics?.followers_count).toBeGreaterThanOrEqual(0);
     expect(byId.charged).toBe(await v1Cost(`/v1/users/${examples.user_id}`));
 
-    const byName = await charging((key) => twitterClient(key).v2.userByUsername(examples.username.toUpperCase()));
+    const byName = await charging(server, (key) =>
+      twitterClient(server, key).v2.userByUsername(examples.username.toUpperCase()),
+    );
     expect(Object.keys(byName.result.data).sort()).toEqual(["id", "name", "username"]);
     expect(byName.result.data.id).toBe(byId.result.data.id);
     expect(byName.charged).toBe(await v1Cost(`/v1/users/by-username/${examples.username}`));
@@ -293,7 +281,7 @@ describe("twitter-api-v2 lookups", () => {
 
   it("users by ids: found users in data, the missing id in errors, charged as /v1", async () => {
     const ids = [examples.user_id, MISSING_ID, examples.user_id];
-    const { result, charged } = await charging((key) => twitterClient(key).v2.users(ids));
+    const { result, charged } = await charging(server, (key) => twitterClient(server, key).v2.users(ids));
     expect(result.data.map((user) => user.id)).toEqual([examples.user_id]);
     expect(result.errors).toEqual([
       expect.objectContaining({
@@ -308,19 +296,19 @@ describe("twitter-api-v2 lookups", () => {
   });
 
   it("a missing user or tweet: 200 with errors and no data, not charged (as /v1's 404)", async () => {
-    const user = await charging((key) => twitterClient(key).v2.user(MISSING_ID));
+    const user = await charging(server, (key) => twitterClient(server, key).v2.user(MISSING_ID));
     expect(user.result.data).toBeUndefined();
     expect(user.result.errors?.[0]).toMatchObject({ resource_id: MISSING_ID, parameter: "id", resource_type: "user" });
-    const byName = await charging((key) => twitterClient(key).v2.userByUsername("nobody_has_this"));
+    const byName = await charging(server, (key) => twitterClient(server, key).v2.userByUsername("nobody_has_this"));
     expect(byName.result.errors?.[0]).toMatchObject({ value: "nobody_has_this", parameter: "username" });
-    const tweet = await charging((key) => twitterClient(key).v2.singleTweet(MISSING_ID));
+    const tweet = await charging(server, (key) => twitterClient(server, key).v2.singleTweet(MISSING_ID));
     expect(tweet.result.errors?.[0]).toMatchObject({ resource_id: MISSING_ID, resource_type: "tweet" });
     expect([user.charged, byName.charged, tweet.charged]).toEqual([0, 0, 0]);
   });
 
   it("tweet by id with expansions=author_id joins its author", async () => {
-    const { result, charged } = await charging((key) =>
-      twitterClient(key).v2.singleTweet(examples.quoted_tweet_id, {
+    const { result, charged } = await charging(server, (key) =>
+      twitterClient(server, key).v2.singleTweet(examples.quoted_tweet_id, {
         expansions: ["author_id"],
         "tweet.fields": ["author_id", "conversation_id", "lang", "referenced_tweets"],
       }),
@@ -332,7 +320,7 @@ describe("twitter-api-v2 lookups", () => {
 
   it("tweets by ids: found tweets in order, the missing one in errors, charged as /v1", async () => {
     const ids = [examples.tweet_id, MISSING_ID, examples.quoted_tweet_id];
-    const { result, charged } = await charging((key) => twitterClient(key).v2.tweets(ids));
+    const { result, charged } = await charging(server, (key) => twitterClient(server, key).v2.tweets(ids));
     expect(result.data.map((tweet) => tweet.id)).toEqual([examples.tweet_id, examples.quoted_tweet_id]);
     expect(result.errors?.map((error) => error.resource_id)).toEqual([MISSING_ID]);
     expect(charged).toBe(await v1Cost(`/v1/tweets?ids=${ids.join(",")}`));
@@ -342,8 +330,8 @@ describe("twitter-api-v2 lookups", () => {
 describe("@xdevplatform/xdk pagination", () => {
   it("search with PostPaginator (post.fields, next_token): the same tweets and cost as /v1", async () => {
     const v1 = await v1Walk(`/v1/search/recent?query=${encodeURIComponent(query)}&limit=9`);
-    const { result: paginator, charged } = await charging(async (key) => {
-      const client = xdkClient(key);
+    const { result: paginator, charged } = await charging(server, async (key) => {
+      const client = xdkClient(server, key);
       const posts = new PostPaginator(async (token?: string) => {
         const page = await client.posts.searchRecent(query, {
           maxResults: 9,
@@ -363,8 +351,8 @@ describe("@xdevplatform/xdk pagination", () => {
 
   it("followers with UserPaginator (pagination_token): the same users and cost as /v1", async () => {
     const v1 = await v1Walk(`/v1/users/${examples.user_id}/followers`);
-    const { result: paginator, charged } = await charging(async (key) => {
-      const client = xdkClient(key);
+    const { result: paginator, charged } = await charging(server, async (key) => {
+      const client = xdkClient(server, key);
       const users = new UserPaginator(async (token?: string) => {
         const page = await client.users.getFollowers(examples.user_id, {
           maxResults: 20,

@@ -2,11 +2,11 @@
 // this service's error object and X API v2's problem members, nothing charged; the success headers; the
 // pagination parameters; and the /2 paths in /openapi.json.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import http from "node:http";
 import { catalogue, costRuleFor, describeCostRule } from "@social/core";
 import { examples } from "@social/fixtures";
-import { ApiResponseError, TwitterApi } from "twitter-api-v2";
+import { ApiResponseError } from "twitter-api-v2";
 import { startTestServer, type TestServer } from "./harness.ts";
+import { twitterClient } from "./x-clients.ts";
 
 let server: TestServer;
 // The first server of a test process builds the fixture world, which can take longer than a hook's default 5 s.
@@ -16,13 +16,6 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const PROBLEMS = "https://api.twitter.com/2/problems/";
-
-function twitterClient(target: TestServer, key: string): TwitterApi {
-  const client = new TwitterApi(key, { httpAgent: new http.Agent() });
-  // setPrefix is how twitter-api-v2 retargets v2 calls; its typings mark it protected.
-  (client.v2 as unknown as { setPrefix(prefix: string): void }).setPrefix(`${target.url}/2/`);
-  return client;
-}
 
 interface ProblemBody {
   error: { code: string; message: string; request_id: string; help_url?: string };
@@ -212,18 +205,23 @@ describe("/2 over plain HTTP", () => {
 });
 
 describe("/openapi.json", () => {
-  it("describes the 14 /2 paths with their parameters and the /v1 counterpart's cost", async () => {
+  it("describes the 16 /2 paths with their parameters and the /v1 counterpart's cost", async () => {
     const doc = (await (await server.get("/openapi.json")).json()) as {
       paths: Record<string, { get?: { description: string; parameters: { name: string }[] } }>;
     };
-    const mapped = catalogue.flatMap((endpoint) => (endpoint.v2 ? [{ endpoint, path: endpoint.v2.path }] : []));
-    expect(mapped).toHaveLength(14);
-    for (const { endpoint, path } of mapped) {
+    const mapped = catalogue.flatMap((endpoint) => (endpoint.v2 ? [{ endpoint, v2: endpoint.v2 }] : []));
+    expect(mapped).toHaveLength(16);
+    for (const {
+      endpoint,
+      v2: { path, resource },
+    } of mapped) {
       const operation = doc.paths[path]?.get;
       const cost = describeCostRule(costRuleFor(endpoint, { mode: "profiles" }));
       expect(operation?.description).toContain(`Cost: ${cost}`);
       const names = operation?.parameters.map((parameter) => parameter.name) ?? [];
-      expect(names).toEqual(expect.arrayContaining(["tweet.fields", "user.fields"]));
+      const own =
+        resource === "count" ? ["query", "granularity", "search_count.fields"] : ["tweet.fields", "user.fields"];
+      expect(names).toEqual(expect.arrayContaining(own));
       if (endpoint.pageSize)
         expect(names).toEqual(expect.arrayContaining(["max_results", "pagination_token", "next_token"]));
     }

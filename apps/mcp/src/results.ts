@@ -6,13 +6,15 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import {
   type ApiError,
+  askedValues,
   type Credits,
   creditsText,
   describeFit,
   describeShortfall,
   IDEMPOTENCY_PARAMETER,
-  MAX_ID_DIGITS,
-  MAX_IDS,
+  listReportRoom,
+  lookupListOf,
+  missingValues,
   plainData,
   type ReadSuccess,
 } from "@social/core";
@@ -22,10 +24,10 @@ import { type View, viewData } from "./views.ts";
 /** Room a result's text keeps for its first line (credits, counts, a next_token of up to 512 characters). */
 const HEADER_RESERVE = 1_000;
 
-/** How much of a tool's output budget its data may take: the first line's room, and the ids it may list. */
+/** How much of a tool's output budget its data may take: the first line's room, and the values it may list. */
 export function dataBudget(tool: ReadTool, maxChars: number): number {
-  const ids = "ids" in tool.endpoint.params.entries ? MAX_IDS * (MAX_ID_DIGITS + 2) : 0;
-  return maxChars - HEADER_RESERVE - ids;
+  const list = lookupListOf(tool.endpoint);
+  return maxChars - HEADER_RESERVE - (list === undefined ? 0 : listReportRoom(list));
 }
 
 /** A result an agent reads either way: as structured content, and as `text`. */
@@ -60,15 +62,34 @@ export function dataShaper(tool: ReadTool, view: View): (data: unknown) => Shape
   };
 }
 
-/** For an ids lookup: the ids asked for that were read and not found, and those past a cut, not read. */
-function idsReport(tool: ReadTool, args: Record<string, unknown>, outcome: ReadSuccess, found: unknown) {
-  if (!("ids" in tool.endpoint.params.entries) || typeof args.ids !== "string" || !Array.isArray(found)) return {};
-  const asked = [...new Set(args.ids.split(","))];
+interface LookupReport {
+  /** Its members of the structured result. */
+  members: { not_found?: string[]; unread?: string[] };
+  /** Its sentences for the text's first line. */
+  sentences: string[];
+}
+
+/** For a lookup by a list: the values asked for that were read and not found, and those past a cut, not read. */
+function lookupReport(
+  tool: ReadTool,
+  args: Record<string, unknown>,
+  outcome: ReadSuccess,
+  found: unknown,
+): LookupReport {
+  const list = lookupListOf(tool.endpoint);
+  const sent = list === undefined ? undefined : args[list];
+  if (list === undefined || typeof sent !== "string" || !Array.isArray(found)) return { members: {}, sentences: [] };
+  const asked = askedValues(list, sent);
   const read = asked.slice(0, outcome.maxItems);
-  const returned = new Set(found.map((item) => (item as { id?: unknown }).id));
-  const notFound = read.filter((id) => !returned.has(id));
+  const notFound = missingValues(list, read, found);
   const unread = asked.slice(read.length);
-  return { ...(notFound.length > 0 ? { not_found: notFound } : {}), ...(unread.length > 0 ? { unread } : {}) };
+  return {
+    members: { ...(notFound.length > 0 ? { not_found: notFound } : {}), ...(unread.length > 0 ? { unread } : {}) },
+    sentences: [
+      ...(notFound.length > 0 ? [`Not found: ${notFound.join(", ")}.`] : []),
+      ...(unread.length > 0 ? [`Not read, to ask for again: ${list}=${unread.join(",")}.`] : []),
+    ],
+  };
 }
 
 function chargeLine(credits: Credits): string {
@@ -92,13 +113,13 @@ export function successResult(outcome: ReadSuccess, context: SuccessContext): Ca
     return result({ data: null, credits, dry_run: true }, quote);
   }
   const { value: data, json } = shape(outcome.data);
-  const ids = idsReport(tool, args, outcome, data);
+  const lookup = lookupReport(tool, args, outcome, data);
   const structured = {
     data,
     credits,
     ...(outcome.nextToken === undefined ? {} : { next_token: outcome.nextToken }),
     ...(outcome.shortened ? { shortened: true } : {}),
-    ...ids,
+    ...lookup.members,
   };
   const count = Array.isArray(data) ? `${data.length} ${data.length === 1 ? "item" : "items"}.` : "";
   const cut = outcome.shortened ? `Cut to fit ${maxChars} characters.` : "";
@@ -108,9 +129,7 @@ export function successResult(outcome: ReadSuccess, context: SuccessContext): Ca
       : tool.endpoint.pageSize
         ? "Last page."
         : "";
-  const missing = ids.not_found ? `Not found: ${ids.not_found.join(", ")}.` : "";
-  const unread = ids.unread ? `Not read, to ask for again: ids=${ids.unread.join(",")}.` : "";
-  const header = [chargeLine(credits), count, cut, next, missing, unread].filter(Boolean).join(" ");
+  const header = [chargeLine(credits), count, cut, next, ...lookup.sentences].filter(Boolean).join(" ");
   return result(structured, `${header}\n${json}`);
 }
 

@@ -81,7 +81,7 @@ function readArguments(tool: ReadTool, args: Record<string, unknown>) {
   // An agent often writes a handle as it reads on the page.
   for (const name of tool.usernames) {
     const handle = rest[name];
-    if (typeof handle === "string" && handle.startsWith("@")) rest[name] = handle.slice(1);
+    if (typeof handle === "string") rest[name] = handle.replace(/(^|,)@/g, "$1");
   }
   return { idempotencyKey, view, ...separateControls(rest) };
 }

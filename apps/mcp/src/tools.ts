@@ -15,6 +15,7 @@ import {
   type Toolset,
   USERNAME_PATTERN,
   usernameParam,
+  usernamesParam,
 } from "@social/core";
 import type * as v from "valibot";
 import { hasViews, VIEWS, viewJsonSchema } from "./views.ts";
@@ -28,7 +29,7 @@ export interface ReadTool {
   endpoint: Endpoint;
   /** Whether its data holds tweets or users, which `view` shapes. */
   views: boolean;
-  /** Its parameters that name a user by handle, where an agent's `@name` means `name`. */
+  /** Its parameters that name users by handle (one, or a list), where an agent's `@name` means `name`. */
   usernames: readonly string[];
 }
 
@@ -51,7 +52,7 @@ const READ_TOOLS: readonly ReadTool[] = catalogue.map((endpoint) => ({
   endpoint,
   views: hasViews(endpoint.data),
   usernames: Object.entries(endpoint.params.entries)
-    .filter(([, schema]) => schema === usernameParam)
+    .filter(([, schema]) => schema === usernameParam || schema === usernamesParam)
     .map(([name]) => name),
 }));
 
@@ -72,23 +73,31 @@ function objectSchema(schema: v.GenericSchema, mode: "input" | "output"): JsonOb
 
 /**
  * What every charged call takes besides the entry's own parameters, described in a few words: the server's
- * instructions say the rest once, not in each of the 31 tools. The pipeline checks them whole.
+ * instructions say the rest once, not in each tool. The pipeline checks them whole.
  */
 const CONTROL_ARGUMENTS = {
-  max_credits: { type: "integer", minimum: 1, description: "Most credits to spend" },
-  dry_run: { type: "boolean", description: "Only price it, free" },
-  [IDEMPOTENCY_ARGUMENT]: { type: "string", maxLength: 255, description: "Repeats are free" },
+  max_credits: { type: "integer", minimum: 1, description: "Spend cap" },
+  dry_run: { type: "boolean", description: "Free quote" },
+  [IDEMPOTENCY_ARGUMENT]: { type: "string", maxLength: 255, description: "Free repeat" },
 };
 
-const VIEW_PROPERTY = { type: "string", enum: [...VIEWS], default: "compact" };
+/** Compact by default, as the instructions say once for every tool. */
+const VIEW_PROPERTY = { type: "string", enum: [...VIEWS] };
 
-/** An agent may write a handle as @name: the pattern says so, and the call strips the @. */
-const HANDLE_PATTERN = `^@?${USERNAME_PATTERN.source.slice(1)}`;
+const USERNAME = USERNAME_PATTERN.source.slice(1, -1);
+
+/** An agent may write a handle as @name: the pattern says so (for each name of a list), and the call strips the @. */
+function withHandles(pattern: unknown): string | undefined {
+  return typeof pattern === "string" ? pattern.replaceAll(USERNAME, `@?${USERNAME}`) : undefined;
+}
 
 function inputSchema(tool: ReadTool): JsonObjectSchema {
   const own = objectSchema(tool.endpoint.params, "input");
   const properties: Record<string, object> = { ...own.properties };
-  for (const name of tool.usernames) properties[name] = { ...properties[name], pattern: HANDLE_PATTERN };
+  for (const name of tool.usernames) {
+    const property = properties[name] as { pattern?: unknown };
+    properties[name] = { ...property, pattern: withHandles(property.pattern) };
+  }
   if (tool.views) properties[VIEW_ARGUMENT] = VIEW_PROPERTY;
   return { ...own, properties: { ...properties, ...CONTROL_ARGUMENTS } };
 }

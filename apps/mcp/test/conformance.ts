@@ -76,7 +76,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
     });
     afterAll(() => connection.close());
 
-    test("lists all 32 tools, each with valid JSON Schemas and read-only, open-world annotations", () => {
+    test("lists every catalogue tool and get_credits, each with valid JSON Schemas and read-only, open-world annotations", () => {
       expect(tools.map((tool) => tool.name)).toEqual([...catalogue.map((endpoint) => endpoint.tool), "get_credits"]);
       for (const tool of tools) {
         for (const ajv of validators) {
@@ -216,13 +216,23 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
       expect(await world().balance(rich.accountId)).toBe(before);
     });
 
-    test("get_users and get_tweets say which ids were not found", async () => {
+    test("get_users, get_tweets and get_users_by_usernames say which were not found", async () => {
       const users = await call(connection.client, "get_users", { ids: `${examples.user_id},1,2` });
       const found = successOf(tools.find((each) => each.name === "get_users") as Tool, users);
       expect(found.not_found).toEqual(["1", "2"]);
       expect(textParts(users).header).toContain("Not found: 1, 2.");
       const tweets = await call(connection.client, "get_tweets", { ids: "3" });
       expect((tweets.structuredContent as unknown as Structured).not_found).toEqual(["3"]);
+      // Found whatever the case or an @, and a repeat in another case is asked once.
+      const named = `@${examples.username.toUpperCase()},nobody_here,${examples.username},Nobody_Here_2`;
+      const byNames = await call(connection.client, "get_users_by_usernames", { usernames: named });
+      const result = successOf(tools.find((each) => each.name === "get_users_by_usernames") as Tool, byNames);
+      expect((result.data as { username: string }[]).map((user) => user.username.toLowerCase())).toEqual([
+        examples.username.toLowerCase(),
+      ]);
+      expect(result.not_found).toEqual(["nobody_here", "Nobody_Here_2"]);
+      expect(result.credits.charged).toBe(2);
+      expect(textParts(byNames).header).toContain("Not found: nobody_here, Nobody_Here_2.");
     });
 
     test("a handle may be written @name", async () => {
@@ -360,6 +370,7 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
           "get_tweet",
           "get_trends",
           "search_recent_tweets_enriched",
+          "count_recent_tweets",
           "get_credits",
         ]);
         // get_tweet_context is not held, so get_tweet's description no longer points to it.

@@ -36,6 +36,9 @@ export const EXAMPLE_ARGUMENTS: Readonly<Record<string, Record<string, unknown>>
   get_profile: byUser,
   get_profile_by_username: { username: examples.username },
   get_tweet_context: { id: examples.quoted_tweet_id },
+  // An @ and a name in another case, as agents write handles.
+  get_users_by_usernames: { usernames: `@${examples.username.toUpperCase()},${examples.source_username},nobody_here` },
+  count_recent_tweets: { query: examples.search_query, granularity: "day" },
 };
 
 export { examples };

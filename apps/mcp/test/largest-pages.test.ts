@@ -75,7 +75,7 @@ const hundred = (first: number) => Array.from({ length: 100 }, (_, i) => String(
 const userIds = hundred(Number(examples.user_id));
 
 /** Each tool's largest answer: the biggest page or the most ids it takes, about the busiest account. */
-function largestCalls(tweetIds: string): [tool: string, args: Record<string, unknown>][] {
+function largestCalls(tweetIds: string, usernames: string): [tool: string, args: Record<string, unknown>][] {
   const user = { id: examples.user_id };
   return [
     ["search_recent_tweets", { query: examples.search_query, limit: 20 }],
@@ -111,7 +111,18 @@ function largestCalls(tweetIds: string): [tool: string, args: Record<string, unk
     ["get_profile", user],
     ["get_profile_by_username", { username: examples.username }],
     ["get_tweet_context", { id: examples.quoted_tweet_id }],
+    ["get_users_by_usernames", { usernames }],
+    // A day of minutes: 1,441 buckets, over three times the default budget.
+    ["count_recent_tweets", { query: examples.search_query, granularity: "minute" }],
   ];
+}
+
+/** The usernames of the hundred users of `userIds`, each in other case. */
+async function hundredUsernames(): Promise<string> {
+  const { structured } = await call(clients.whole, "get_users", { ids: userIds });
+  const names = (structured.data as { username: string }[]).map((user) => user.username.toUpperCase());
+  expect(names).toHaveLength(100);
+  return names.join(",");
 }
 
 /** A hundred tweets that exist, from the newest pages of a search. */
@@ -132,7 +143,7 @@ describe("the largest answers of every tool", () => {
     ["the default budget", DEFAULT_MAX_CHARS, () => clients.budgeted],
     ["the smallest budget", MIN_MAX_CHARS, () => clients.smallest],
   ] as const)("within %s (%d characters), each leading with its charge and next_token", async (_, maxChars, client) => {
-    const calls = largestCalls(await hundredTweetIds());
+    const calls = largestCalls(await hundredTweetIds(), await hundredUsernames());
     const asked = new Set(calls.map(([tool]) => tool));
     expect(ALL_TOOLS.filter((tool) => tool.kind === "read" && !asked.has(tool.name))).toEqual([]);
     const sizes: Record<string, number> = {};

@@ -74,16 +74,19 @@ describe("tool definitions", () => {
       catalogue
         .filter(
           (entry) =>
-            !["users_relationship", "community", "communities_search", "trends", "tweet_article"].includes(entry.id),
+            ![
+              "users_relationship",
+              "community",
+              "communities_search",
+              "trends",
+              "tweet_article",
+              "search_counts",
+            ].includes(entry.id),
         )
         .map((entry) => entry.tool)
         .sort(),
     );
-    expect(tool("get_tweets").inputSchema.properties?.view).toEqual({
-      type: "string",
-      enum: ["compact", "full"],
-      default: "compact",
-    });
+    expect(tool("get_tweets").inputSchema.properties?.view).toEqual({ type: "string", enum: ["compact", "full"] });
   });
 
   test("cross-parameter rules and both graph costs are in the description", () => {
@@ -134,12 +137,13 @@ describe("selection", () => {
       "search_recent_tweets",
       "get_trends",
       "search_recent_tweets_enriched",
+      "count_recent_tweets",
       "get_credits",
     ]);
     const chosen = selectTools({ toolsets: ["lists", "graph"] }).tools;
     expect(chosen.every((t) => t.kind === "account" || ["lists", "graph"].includes(t.endpoint.toolset))).toBe(true);
     expect(chosen.at(-1)?.name).toBe("get_credits");
-    expect(selectTools().tools).toHaveLength(32);
+    expect(selectTools().tools).toHaveLength(34);
   });
 
   test("tools by name, alone or beside toolsets (their union), in catalogue order", () => {

@@ -3,6 +3,7 @@
 import { affordableItems, type CostRule } from "./costs.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { ApiError, type CreditRefusal } from "./errors.ts";
+import { lookupListOf } from "./lookup-list.ts";
 import type { DebitResult, KeyAllowance, KeyLimit } from "./ports.ts";
 
 /** A refused debit: the account's balance or the key's limit fell short. */
@@ -39,12 +40,14 @@ export function describeKeyLimit(limit: KeyLimit): string {
 export type FewerItems = (items: number) => Record<string, number> | undefined;
 
 /**
- * The endpoint's own levers (/v1, MCP): a request returns at most as many items as it names ids, and at
- * most its `limit` where the limit is its page size (in followers' profiles mode it is not).
+ * The endpoint's own levers (/v1, MCP): a request returns at most as many items as it names ids (or
+ * usernames), and at most its `limit` where the limit is its page size (in followers' profiles mode it is not).
  */
 export function fewerItemsOf(endpoint: Endpoint, params: Record<string, unknown>): FewerItems {
   return (items): Record<string, number> | undefined => {
-    if (Array.isArray(params.ids)) return { ids: Math.min(items, params.ids.length) };
+    const list = lookupListOf(endpoint);
+    const named = list === undefined ? undefined : params[list];
+    if (list !== undefined && Array.isArray(named)) return { [list]: Math.min(items, named.length) };
     if (typeof params.limit === "number" && endpoint.pageSize?.({ ...params, limit: items }) === items) {
       return { limit: Math.min(items, params.limit) };
     }

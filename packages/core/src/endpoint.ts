@@ -102,6 +102,8 @@ export interface EndpointDefinition<Id extends string, P extends ParamsSchema, S
   toolset: Toolset;
   /** The MCP tool name: what an agent wants, in snake_case. */
   tool: string;
+  /** Set on an entry SPEC.md does not list: why it exists (the /2 path X API v2 code calls). */
+  beyond?: string;
   /** One line, fit for docs and agent tools. */
   summary: string;
   /** When an agent should prefer this read over its neighbours. */

@@ -24,6 +24,7 @@ export * from "./json-schema.ts";
 export * from "./json-text.ts";
 export * from "./key-options.ts";
 export * from "./ledger-errors.ts";
+export * from "./lookup-list.ts";
 export * from "./model.ts";
 export * from "./outage.ts";
 export * from "./params.ts";

@@ -157,6 +157,12 @@ export const TweetContext = v.object({
 
 export const EnrichedSearch = v.object({ tweets: v.array(Tweet), authors: v.array(User) });
 
+/** How many tweets matched in [start, end). */
+export const CountBucket = v.object({ start: Timestamp, end: Timestamp, tweet_count: Count });
+
+/** A query's counts, oldest bucket first, and their sum. */
+export const SearchCounts = v.object({ total_tweet_count: Count, counts: v.array(CountBucket) });
+
 export type Entities = v.InferOutput<typeof Entities>;
 export type ReferencedTweet = v.InferOutput<typeof ReferencedTweet>;
 export type Media = v.InferOutput<typeof Media>;
@@ -173,6 +179,8 @@ export type Thread = v.InferOutput<typeof Thread>;
 export type Profile = v.InferOutput<typeof Profile>;
 export type TweetContext = v.InferOutput<typeof TweetContext>;
 export type EnrichedSearch = v.InferOutput<typeof EnrichedSearch>;
+export type CountBucket = v.InferOutput<typeof CountBucket>;
+export type SearchCounts = v.InferOutput<typeof SearchCounts>;
 
 /** The author of an article: the user's fields that ArticleAuthor keeps, in its order. */
 export function articleAuthor(user: User): Article["author"] {

@@ -35,6 +35,27 @@ export const idsParam = v.pipe(
   v.transform((ids) => [...new Set(ids)]),
 );
 
+const USERNAME = USERNAME_PATTERN.source.slice(1, -1);
+/** The count bound is in the pattern, so the published JSON Schema states it too. */
+const USERNAME_LIST = new RegExp(`^${USERNAME}(,${USERNAME}){0,${MAX_IDS - 1}}$`);
+
+/** A comma-separated list of usernames, as X API v2's users/by takes them; the same one twice is read once. */
+export const usernamesParam = v.pipe(
+  v.string("must be a comma-separated list of usernames"),
+  v.regex(
+    USERNAME_LIST,
+    `must be 1 to ${MAX_IDS} comma-separated usernames, each 1 to 15 letters, digits or underscores, no spaces`,
+  ),
+  v.transform((text) => text.split(",")),
+  v.transform((names) => distinctUsernames(names)),
+);
+
+/** Usernames without repeats, whatever their case: each as first written. */
+export function distinctUsernames(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return names.filter((name) => !seen.has(name.toLowerCase()) && seen.add(name.toLowerCase()));
+}
+
 export const nextTokenParam = v.optional(
   v.pipe(
     v.string("must be a string"),

@@ -4,6 +4,7 @@
 import type { JsonText } from "./json-text.ts";
 import type { Article, Community, Relationship, Trend, Tweet, User, UserLookup } from "./model.ts";
 import type { SearchNode } from "./search/ast.ts";
+import type { CountWindow } from "./search/counts.ts";
 
 /** A keyset position: the sort-key values of the last row of a page. Opaque to everyone but its store. */
 export type Cursor = readonly (string | number)[];
@@ -132,6 +133,15 @@ export interface Store {
 
   /** recency: newest first; relevancy: best text match first (ties newest first). */
   searchTweets(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>>;
+
+  /**
+   * How many tweets match `query` in each of the window's buckets, oldest first, with a search's bounded
+   * work (`owner` takes turns as a search's does).
+   */
+  countTweets(query: SearchNode, window: CountWindow, owner?: string): Promise<number[]>;
+
+  /** The world's clock (epoch ms), which its recent reads are measured from; undefined before a world is built. */
+  clockMs(): Promise<number | undefined>;
 }
 
 export interface Account {

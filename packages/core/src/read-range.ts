@@ -6,13 +6,40 @@ import { idParam, paramsIssueMessage } from "./params.ts";
 import type { ReadRange } from "./ports.ts";
 import type { SearchNode } from "./search/ast.ts";
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
-const TIMESTAMP_RULE = "must be a UTC timestamp such as 2026-11-20T08:00:00Z";
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
+const TIMESTAMP_RULE = "must be an RFC 3339 timestamp such as 2026-11-20T08:00:00Z";
 
 /**
- * A timestamp as X API v2 takes it (YYYY-MM-DDTHH:mm:ss[.sss]Z), as epoch ms. The calendar is checked
- * after the pattern: Date.parse rolls 2026-02-30 over into March, so a date that does not print back as
- * given is no date. The description comes before the first transformation, where JSON Schema stops.
+ * The epoch ms of a timestamp the pattern matched, or NaN when its date or time does not exist: Date
+ * rolls 2026-02-30 over into March, so the fields must come back as given.
+ */
+function timestampMs(text: string): number {
+  const [, year, month, day, hour, minute, second, fraction = "", zone = "Z"] = TIMESTAMP.exec(text) ?? [];
+  const fields = [year, month, day, hour, minute, second].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [y, mo, d, h, mi, s] = fields;
+  const local = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  const exists =
+    local.getUTCFullYear() === y &&
+    local.getUTCMonth() === mo - 1 &&
+    local.getUTCDate() === d &&
+    local.getUTCHours() === h;
+  const [sign, offsetHours, offsetMinutes] =
+    zone === "Z" ? ["+", 0, 0] : [zone[0], Number(zone.slice(1, 3)), Number(zone.slice(4))];
+  if (!exists || mi > 59 || s > 59 || offsetHours > 23 || offsetMinutes > 59) return Number.NaN;
+  const offsetMs = (sign === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  return local.getTime() + Math.round(Number(fraction || "0") * 1000) - offsetMs;
+}
+
+/**
+ * A timestamp as X API v2 and its clients send it (RFC 3339: Z or an offset, such as twarc2's +00:00),
+ * as epoch ms. The description comes before the first transformation, where JSON Schema stops.
  */
 function timestampParam(description: string) {
   return v.optional(
@@ -20,21 +47,17 @@ function timestampParam(description: string) {
       v.string(TIMESTAMP_RULE),
       v.description(description),
       v.regex(TIMESTAMP, TIMESTAMP_RULE),
-      v.transform((text) => ({ text, ms: Date.parse(text) })),
-      v.check(
-        ({ text, ms }) => !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === text.slice(0, 19),
-        TIMESTAMP_RULE,
-      ),
-      v.transform(({ ms }) => ms),
+      v.transform(timestampMs),
+      v.check((ms) => !Number.isNaN(ms), TIMESTAMP_RULE),
     ),
   );
 }
 
 export const READ_RANGE_PARAMS = {
-  since_id: v.optional(v.pipe(idParam, v.description("Only tweets newer than this id"))),
-  until_id: v.optional(v.pipe(idParam, v.description("Only tweets older than this id"))),
-  start_time: timestampParam("Only tweets from this instant on"),
-  end_time: timestampParam("Only tweets before this instant"),
+  since_id: v.optional(v.pipe(idParam, v.description("Newer than this id"))),
+  until_id: v.optional(v.pipe(idParam, v.description("Older than this id"))),
+  start_time: timestampParam("From this UTC time on"),
+  end_time: timestampParam("Before this UTC time"),
 };
 
 type Times = { start_time?: number | undefined; end_time?: number | undefined };

@@ -5,6 +5,7 @@ import * as v from "valibot";
 import { affordableItems, type CostRule, costOf, describeCostRule } from "./costs.ts";
 import { costRuleFor, describeEndpointCost, type Endpoint, maxItemsOf, type ParamsSchema } from "./endpoint.ts";
 import { invalidRequest } from "./errors.ts";
+import { lookupListOf } from "./lookup-list.ts";
 import { MAX_IDS } from "./params.ts";
 
 /**
@@ -53,8 +54,11 @@ export function describeMaxCost(endpoint: Endpoint): string {
     if (rule.kind === "flat") return [];
     const most = (at: Record<string, unknown>) => costOf(rule, maxItemsOf(endpoint, at, endpoint.pageSize?.(at) ?? 0));
     const prefix = "kind" in cost ? "" : `${Object.entries(variant)[0]?.join("=")}: `;
-    if ("ids" in endpoint.params.entries) {
-      return [`${prefix}at most ${most({ ...params, ids: Array(MAX_IDS).fill("1") })} credits with ${MAX_IDS} ids`];
+    const list = lookupListOf(endpoint);
+    if (list !== undefined) {
+      return [
+        `${prefix}at most ${most({ ...params, [list]: Array(MAX_IDS).fill("1") })} credits with ${MAX_IDS} ${list}`,
+      ];
     }
     const atDefault = most(params);
     const atLargest = limit === undefined ? atDefault : most({ ...params, limit });

@@ -1,7 +1,7 @@
 // What an entry's X API v2 form adds to its /v1 read. Paths, path parameters, page sizes and costs stay
 // the entry's; a mapping only says what the /2 shape needs that /v1 does not know (X API v2's own
 // names and bounds), next to the entry it belongs to.
-import type { Tweet, User } from "./model.ts";
+import type { CountBucket, Tweet, User } from "./model.ts";
 
 export interface MaxResults {
   min: number;
@@ -30,6 +30,8 @@ interface V2Options {
 /** What `data` holds in X API v2's terms, and the items of the /v1 read's data `D` in that form. */
 export type V2Resource<D> =
   | { resource: "tweet"; items: (data: D) => readonly Tweet[] }
-  | { resource: "user"; items: (data: D) => readonly User[] };
+  | { resource: "user"; items: (data: D) => readonly User[] }
+  /** Tweet counts: `data` is the buckets, meta their total. */
+  | { resource: "count"; items: (data: D) => readonly CountBucket[] };
 
 export type V2Mapping<D = unknown> = V2Options & V2Resource<D>;

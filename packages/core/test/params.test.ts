@@ -78,3 +78,38 @@ describe("an unknown parameter", () => {
     assert.deepEqual(Object.keys(values), ["__proto__"]);
   });
 });
+
+describe("start_time and end_time", () => {
+  const search = endpoint("search_recent");
+  const startOf = (text: string) =>
+    (validateParams(search, { query: "coffee", start_time: text }) as { start_time: number }).start_time;
+
+  it("take RFC 3339 with Z or an offset, as X's clients send them (twarc2 writes +00:00)", () => {
+    const instant = Date.UTC(2026, 10, 20, 8, 0, 0);
+    assert.equal(startOf("2026-11-20T08:00:00Z"), instant);
+    assert.equal(startOf("2026-11-20T08:00:00+00:00"), instant);
+    assert.equal(startOf("2026-11-20T13:30:00+05:30"), instant);
+    assert.equal(startOf("2026-11-20T00:00:00-08:00"), instant);
+    assert.equal(startOf("2026-11-20T08:00:00.250Z"), instant + 250);
+  });
+
+  it("refuse dates and times that do not exist, and other layouts, naming the parameter", () => {
+    for (const text of [
+      "2026-02-30T00:00:00Z",
+      "2026-11-20T24:00:00Z",
+      "2026-11-20T08:60:00Z",
+      "2026-11-20T08:00:00+24:00",
+      "2026-11-20 08:00:00Z",
+      "2026-11-20T08:00:00",
+      "1763625600",
+    ]) {
+      const refused = refusal(search, [
+        ["query", "coffee"],
+        ["start_time", text],
+      ]);
+      assert.deepEqual(refused.details, [
+        { parameter: "start_time", message: "must be an RFC 3339 timestamp such as 2026-11-20T08:00:00Z" },
+      ]);
+    }
+  });
+});

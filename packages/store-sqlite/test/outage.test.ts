@@ -84,6 +84,8 @@ const storeCalls: EveryMethod<Store> = {
   communityTweets: (store) => store.communityTweets("1", "likes", "week", page),
   trends: (store) => store.trends("1", 10),
   searchTweets: (store) => store.searchTweets(parseQuery("cats"), "recency", page),
+  countTweets: (store) => store.countTweets(parseQuery("cats"), { startMs: 0, sizeMs: 3_600_000, buckets: 24 }),
+  clockMs: (store) => store.clockMs(),
 };
 
 const ledgerCalls: EveryMethod<Ledger> = {

@@ -3,6 +3,7 @@
 // this service holds no data for (context_annotations, geo, withheld, ...) is left out, as X leaves out
 // a field a post has no value for.
 import type { Tweet, User } from "@social/core";
+import { type KeyedMedia, keyedMedia } from "./expansions.ts";
 
 // X API v2's values, with the newer names @xdevplatform/xdk also sends (article_title, note_post, ...).
 export const TWEET_FIELDS = [
@@ -74,8 +75,38 @@ export const USER_FIELDS = [
   "withheld",
 ] as const;
 
+export const MEDIA_FIELDS = [
+  "alt_text",
+  "duration_ms",
+  "height",
+  "media_key",
+  "non_public_metrics",
+  "organic_metrics",
+  "preview_image_url",
+  "promoted_metrics",
+  "public_metrics",
+  "type",
+  "url",
+  "variants",
+  "width",
+] as const;
+
+/** Accepted for X API v2 code that always sends them; this service holds no polls nor places. */
+export const POLL_FIELDS = ["duration_minutes", "end_datetime", "id", "options", "voting_status"] as const;
+export const PLACE_FIELDS = [
+  "contained_within",
+  "country",
+  "country_code",
+  "full_name",
+  "geo",
+  "id",
+  "name",
+  "place_type",
+] as const;
+
 export type TweetField = (typeof TWEET_FIELDS)[number];
 export type UserField = (typeof USER_FIELDS)[number];
+export type MediaField = (typeof MEDIA_FIELDS)[number];
 
 type Json = Record<string, unknown>;
 
@@ -99,6 +130,16 @@ const TWEET_VALUES: Partial<Record<TweetField, (tweet: Tweet) => unknown>> = {
     impression_count: 0,
   }),
   referenced_tweets: referencedTweets,
+  attachments: (tweet) => {
+    const media = keyedMedia(tweet);
+    return media.length > 0 ? { media_keys: media.map((item) => item.media_key) } : undefined;
+  },
+};
+
+const MEDIA_VALUES: Partial<Record<MediaField, (media: KeyedMedia) => unknown>> = {
+  // X gives a photo's address as url, a video's or GIF's still as preview_image_url.
+  url: (media) => (media.type === "photo" ? media.url : undefined),
+  preview_image_url: (media) => (media.type === "photo" ? undefined : media.url),
 };
 
 const USER_VALUES: Partial<Record<UserField, (user: User) => unknown>> = {
@@ -159,4 +200,8 @@ export function v2Tweet(tweet: Tweet, fields: ReadonlySet<TweetField>): Json {
 
 export function v2User(user: User, fields: ReadonlySet<UserField>): Json {
   return withFields({ id: user.id, name: user.name, username: user.username }, user, fields, USER_VALUES);
+}
+
+export function v2Media(media: KeyedMedia, fields: ReadonlySet<MediaField>): Json {
+  return withFields({ media_key: media.media_key, type: media.type }, media, fields, MEDIA_VALUES);
 }

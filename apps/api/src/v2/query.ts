@@ -11,10 +11,19 @@ import {
   pathParamNames,
 } from "@social/core";
 import * as v from "valibot";
-import { TWEET_FIELDS, type TweetField, USER_FIELDS, type UserField } from "./fields.ts";
+import { type Expansion, FIELD_OF_EXPANSION, TWEET_EXPANSIONS, USER_EXPANSIONS } from "./expansions.ts";
+import {
+  MEDIA_FIELDS,
+  type MediaField,
+  PLACE_FIELDS,
+  POLL_FIELDS,
+  TWEET_FIELDS,
+  type TweetField,
+  USER_FIELDS,
+  type UserField,
+} from "./fields.ts";
 import type { V2Route } from "./mapped.ts";
 
-const EXPANSIONS = ["author_id"] as const;
 const TOKEN_PARAMS = ["pagination_token", "next_token"] as const;
 
 /** A comma-separated list of values out of `allowed`; the message names the offenders and the allowed values. */
@@ -52,8 +61,27 @@ const RENDER_ENTRIES = {
   ),
 };
 
-const EXPANSION_ENTRY = {
-  expansions: listParam(EXPANSIONS, "Only author_id: puts the tweets' authors in includes.users."),
+const TWEET_ENTRIES = {
+  expansions: listParam(
+    TWEET_EXPANSIONS,
+    "Related objects in includes: author_id, referenced_tweets.id(.author_id), in_reply_to_user_id, entities.mentions.username, attachments.media_keys; X's other names are accepted and left out.",
+  ),
+  "media.fields": listParam(MEDIA_FIELDS, "Media fields beyond media_key and type: url, preview_image_url."),
+  "poll.fields": listParam(POLL_FIELDS, "Accepted; this service holds no polls."),
+  "place.fields": listParam(PLACE_FIELDS, "Accepted; this service holds no places."),
+};
+
+const USER_ENTRIES = {
+  expansions: listParam(USER_EXPANSIONS, "Accepted and left out: this service holds no pinned tweets."),
+};
+
+/** The /2 parameters of each resource beyond paging: counts have no fields to choose, their buckets hold all three. */
+const RESOURCE_ENTRIES = {
+  tweet: { ...RENDER_ENTRIES, ...TWEET_ENTRIES },
+  user: { ...RENDER_ENTRIES, ...USER_ENTRIES },
+  count: {
+    "search_count.fields": listParam(["end", "start", "tweet_count"], "Accepted; every bucket holds all three."),
+  },
 };
 
 const tokenEntry = (other: string) =>
@@ -72,18 +100,29 @@ const TOKEN_ENTRIES = {
 export interface RenderOptions {
   tweetFields: ReadonlySet<TweetField>;
   userFields: ReadonlySet<UserField>;
-  authors: boolean;
+  mediaFields: ReadonlySet<MediaField>;
+  expansions: ReadonlySet<Expansion>;
 }
 
-const RenderSchema = v.object({ ...RENDER_ENTRIES, ...EXPANSION_ENTRY });
+const RenderSchema = v.object({
+  ...RENDER_ENTRIES,
+  "media.fields": TWEET_ENTRIES["media.fields"],
+  expansions: listParam([...TWEET_EXPANSIONS, ...USER_EXPANSIONS], ""),
+});
 
-/** The body options of values the route's schema already accepted. */
+/**
+ * The body options of values the route's schema already accepted. An expansion shows the field its ids
+ * are in, as X does, so a client can join the tweets to what it included.
+ */
 export function renderOptions(values: Record<string, unknown>): RenderOptions {
   const parsed = v.parse(RenderSchema, values);
+  const expansions: ReadonlySet<Expansion> = parsed.expansions ?? new Set();
+  const implied = [...expansions].flatMap((name) => FIELD_OF_EXPANSION[name] ?? []);
   return {
-    tweetFields: new Set([...(parsed["tweet.fields"] ?? []), ...(parsed["post.fields"] ?? [])]),
+    tweetFields: new Set([...(parsed["tweet.fields"] ?? []), ...(parsed["post.fields"] ?? []), ...implied]),
     userFields: parsed["user.fields"] ?? new Set(),
-    authors: parsed.expansions?.has("author_id") ?? false,
+    mediaFields: parsed["media.fields"] ?? new Set(),
+    expansions,
   };
 }
 
@@ -117,11 +156,7 @@ export function v2Query(route: V2Route): V2Query {
         ...TOKEN_ENTRIES,
       }
     : {};
-  const own = {
-    ...paging,
-    ...RENDER_ENTRIES,
-    ...(mapping.resource === "tweet" ? EXPANSION_ENTRY : {}),
-  };
+  const own = { ...paging, ...RESOURCE_ENTRIES[mapping.resource] };
   const strict = (entries: v.ObjectEntries) => v.strictObject(entries, paramsIssueMessage);
   // The /v1 parameters are checked once, by the /v1 schema at the end, on their raw values.
   const unchecked = Object.fromEntries(Object.keys(passThrough).map((name) => [name, v.optional(v.unknown())]));

@@ -3,6 +3,7 @@
 // schema and author expansions, and answers in X API v2's shape.
 import {
   ApiError,
+  askedValues,
   bearerKey,
   type Credits,
   decodeParams,
@@ -18,7 +19,7 @@ import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
 import { answerToStore, json, jsonText, replayResponse } from "../http/respond.ts";
 import { idempotencyOf, pathEntries, refuseMethods, routerPath } from "../v1/routes.ts";
-import { notFoundError, successBody, v2Items } from "./body.ts";
+import { notFoundError, type Requested, successBody, v2Items } from "./body.ts";
 import { V2_ROUTES, type V2Route } from "./mapped.ts";
 import { problemResponse, type RawValues } from "./problem.ts";
 import { renderOptions, v2Query } from "./query.ts";
@@ -30,12 +31,19 @@ function pageSizeOf(route: V2Route, values: Record<string, unknown>): number | u
   return typeof values.max_results === "number" ? values.max_results : bounds.fallback;
 }
 
-/** A 402's smaller request in /2's own parameters: fewer ids, or a smaller max_results within its bounds. */
+/** The distinct values a lookup by a list asks for, in the order sent (as the /v1 parameter reads them). */
+function requestedOf(route: V2Route, values: Record<string, unknown>): Requested | undefined {
+  const parameter = route.lookupList;
+  const sent = parameter === undefined ? undefined : values[parameter];
+  if (parameter === undefined || typeof sent !== "string") return undefined;
+  return { parameter, values: askedValues(parameter, sent) };
+}
+
+/** A 402's smaller request in /2's own parameters: fewer ids or usernames, or a smaller max_results within its bounds. */
 function fewerItemsOf(route: V2Route, values: Record<string, unknown>): FewerItems {
   return (items): Record<string, number> | undefined => {
-    if (route.v2.passThrough?.includes("ids") && typeof values.ids === "string") {
-      return { ids: Math.min(items, new Set(values.ids.split(",")).size) };
-    }
+    const requested = requestedOf(route, values);
+    if (requested) return { [requested.parameter]: Math.min(items, requested.values.length) };
     const bounds = route.v2.maxResults;
     if (!bounds) return undefined;
     const asked = typeof values.max_results === "number" ? values.max_results : bounds.fallback;
@@ -121,11 +129,12 @@ export function v2Routes(context: HttpContext) {
         });
       }
       usage.credits = outcome.credits.charged;
-      // Ids past what max_credits covered were not read, so they are not reported as missing either.
-      const ids = route.v2.passThrough?.includes("ids")
-        ? [...new Set(String(values.ids).split(","))].slice(0, outcome.maxItems)
-        : undefined;
-      const page = { ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}), requestedIds: ids };
+      // Values past what max_credits covered were not read, so they are not reported as missing either.
+      const requested = requestedOf(route, values);
+      const page = {
+        ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}),
+        ...(requested ? { requested: { ...requested, values: requested.values.slice(0, outcome.maxItems) } } : {}),
+      };
       const body = JSON.stringify(successBody(route, outcome.enriched, page, options()));
       await outcome.remember?.(answerToStore(body, requestId, creditHeaders(outcome.credits)));
       return jsonText(body, 200, { ...headers, ...creditHeaders(outcome.credits) });

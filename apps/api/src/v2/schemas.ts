@@ -41,6 +41,14 @@ const V2Tweet = v.object({
   referenced_tweets: v.exactOptional(
     v.array(v.object({ type: v.picklist(["retweeted", "quoted", "replied_to"]), id: Id })),
   ),
+  attachments: v.exactOptional(v.object({ media_keys: v.array(v.string()) })),
+});
+
+const V2Media = v.object({
+  media_key: v.string(),
+  type: v.picklist(["photo", "video", "animated_gif"]),
+  url: v.exactOptional(v.string()),
+  preview_image_url: v.exactOptional(v.string()),
 });
 
 const V2User = v.object({
@@ -74,9 +82,21 @@ const NotFound = v.object({
   type: v.string(),
 });
 
-const Includes = v.exactOptional(v.object({ users: v.array(V2User) }));
+const Includes = v.exactOptional(
+  v.object({
+    users: v.exactOptional(v.array(V2User)),
+    tweets: v.exactOptional(v.array(V2Tweet)),
+    media: v.exactOptional(v.array(V2Media)),
+  }),
+);
+
+const V2Counts = v.object({
+  data: v.array(v.object({ start: v.string(), end: v.string(), tweet_count: Count })),
+  meta: v.object({ total_tweet_count: Count }),
+});
 
 export function successSchema(route: V2Route) {
+  if (route.v2.resource === "count") return V2Counts;
   const item = route.v2.resource === "tweet" ? V2Tweet : V2User;
   if (route.v2.maxResults) {
     return v.object({
@@ -90,9 +110,8 @@ export function successSchema(route: V2Route) {
       }),
     });
   }
-  const byIds = route.v2.passThrough?.includes("ids");
   return v.object({
-    data: v.exactOptional(byIds ? v.array(item) : item),
+    data: v.exactOptional(route.lookupList ? v.array(item) : item),
     includes: Includes,
     errors: v.exactOptional(v.array(NotFound)),
   });

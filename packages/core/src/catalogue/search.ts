@@ -5,6 +5,7 @@ import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { choiceParam, integerParam, nextTokenParam, searchQueryParam } from "../params.ts";
 import { readRangeOf, searchWithin, withReadRange } from "../read-range.ts";
+import { countWindow, GRANULARITIES, mostBuckets } from "../search/counts.ts";
 import { parseSearchQuery } from "../search/query-param.ts";
 import { oneResult, pageResult, strict, TWEET_LIST } from "./shared.ts";
 
@@ -93,4 +94,49 @@ export const trends = defineEndpoint({
       store.trends(params.woeid, Math.min(params.limit, maxItems)),
       `No trends for woeid ${params.woeid}: no such place has trends here; woeid 1 is worldwide`,
     ),
+});
+
+export const searchCounts = defineEndpoint({
+  id: "search_counts",
+  path: "/v1/search/counts",
+  family: "basic",
+  toolset: "search",
+  tool: "count_recent_tweets",
+  beyond: "X API v2's GET /2/tweets/counts/recent",
+  summary:
+    "How many recent tweets match a query, per minute, hour or day: the size of a search before paying per tweet.",
+  guidance: [
+    "Flat 1 credit whatever the count; the same operators as search.",
+    "Then read the matches with {search_recent}.",
+  ],
+  params: withReadRange({
+    query: searchQueryParam,
+    granularity: v.optional(choiceParam(GRANULARITIES), "hour"),
+  }),
+  examples: { query: "search_query" },
+  cost: FLAT,
+  data: model.SearchCounts,
+  counted: (data) => data.counts.length,
+  // Fewer buckets when the answer must be smaller (MCP's output budget): the newest, as a range's end is
+  // what a count is usually read for.
+  maxItems: (params) => mostBuckets(params.granularity),
+  v2: {
+    path: "/2/tweets/counts/recent",
+    resource: "count",
+    items: (data) => data.counts,
+    passThrough: ["query", "granularity", "since_id", "until_id", "start_time", "end_time"],
+  },
+  run: async ({ store, params, page, maxItems }) => {
+    const clock = (await store.clockMs()) ?? Date.now();
+    const window = countWindow(params.granularity, clock, params.start_time, params.end_time);
+    const kept = Math.min(window.buckets, maxItems);
+    const newest = { ...window, startMs: window.startMs + (window.buckets - kept) * window.sizeMs, buckets: kept };
+    const query = searchWithin(parseSearchQuery(params.query), readRangeOf(params));
+    const counts = await store.countTweets(query, newest, page.owner);
+    const buckets = counts.map((tweet_count, index) => {
+      const start = newest.startMs + index * newest.sizeMs;
+      return { start: new Date(start).toISOString(), end: new Date(start + newest.sizeMs).toISOString(), tweet_count };
+    });
+    return { data: { total_tweet_count: counts.reduce((sum, n) => sum + n, 0), counts: buckets } };
+  },
 });

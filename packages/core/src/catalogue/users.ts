@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { FLAT, PER_ITEM } from "../costs.ts";
 import { defineEndpoint, type ExampleName, type Guidance, type ReadResult } from "../endpoint.ts";
 import * as model from "../model.ts";
-import { idParam, idsParam, nextTokenParam, usernameParam } from "../params.ts";
+import { idParam, idsParam, nextTokenParam, usernameParam, usernamesParam } from "../params.ts";
 import type { PageRequest, Store, TimelineKind } from "../ports.ts";
 import { readRangeOf, withReadRange } from "../read-range.ts";
 import type { V2Mapping } from "../v2-mapping.ts";
@@ -60,9 +60,36 @@ export const users = defineEndpoint({
   maxItems: (params) => params.ids.length,
   v2: { path: "/2/users", ...USER_LIST, passThrough: ["ids"] },
   run: async ({ store, params, maxItems }) => ({
-    data: (await store.usersByIds(params.ids.slice(0, maxItems))).map(({ status: _status, ...found }) => found),
+    data: (await store.usersByIds(params.ids.slice(0, maxItems))).map(plainUser),
   }),
 });
+
+export const usersByUsernames = defineEndpoint({
+  id: "users_by_usernames",
+  path: "/v1/users/by-usernames",
+  family: "basic",
+  toolset: "users",
+  tool: "get_users_by_usernames",
+  beyond: "X API v2's GET /2/users/by?usernames=",
+  summary:
+    "Several users' profiles by comma-separated usernames (up to 100, case-insensitive); names not found are left out.",
+  guidance: ["Batch lookups: one request for up to 100 handles instead of one {user_by_username} call each."],
+  params: strict({ usernames: usernamesParam }),
+  examples: { usernames: ["username", "source_username"] },
+  cost: PER_ITEM,
+  data: v.array(model.User),
+  maxItems: (params) => params.usernames.length,
+  v2: { path: "/2/users/by", ...USER_LIST, passThrough: ["usernames"] },
+  run: async ({ store, params, maxItems }) => {
+    const found = await Promise.all(params.usernames.slice(0, maxItems).map((name) => store.userByUsername(name)));
+    return { data: found.flatMap((user) => (user === undefined ? [] : [plainUser(user)])) };
+  },
+});
+
+/** A lookup's user as lists show users: without its status. */
+function plainUser({ status: _status, ...user }: model.UserLookup): model.User {
+  return user;
+}
 
 interface TimelineShape<Id extends string> {
   id: Id;

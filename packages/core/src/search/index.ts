@@ -1,4 +1,13 @@
 export { FILTER_NAMES, type FilterName, type SearchDocument, type SearchNode } from "./ast.ts";
+export {
+  COUNT_RANGE_MS,
+  type CountWindow,
+  countWindow,
+  GRANULARITIES,
+  GRANULARITY_MS,
+  type Granularity,
+  mostBuckets,
+} from "./counts.ts";
 export { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
 export { DEFAULT_SEARCH_LIMITS, type SearchLimits, searchBudgetExceeded } from "./limits.ts";
 export { matches } from "./match.ts";

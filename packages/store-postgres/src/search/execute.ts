@@ -23,6 +23,7 @@
 //   statement scores a bounded set.
 // - A gate (./gate.ts) keeps searches from taking every connection of the pool.
 import {
+  type CountWindow,
   type Cursor,
   type SearchLimits,
   type SearchNode,
@@ -126,34 +127,79 @@ export class SearchExecutor {
     const from = searchPosition(sortOrder, after);
     const plan = compileSearch(query);
     if (plan === undefined) return [];
+    return this.#withinBudget(owner, async (tx, left) => {
+      const { low, high, idsPerTweet, tweets } = await this.#idRange(tx, plan);
+      if (low >= high) return [];
+      if (sortOrder === "relevancy" && plan.ranking !== undefined) {
+        return this.#ranked(tx, plan.ranking, low, high, limit, from);
+      }
+      const top = Math.min(high, from.id);
+      const walk = this.#newestWalk ?? Math.sqrt(tweets * limit * GATHER_COST);
+      const walkLow = Math.max(low, top - Math.round(walk * idsPerTweet));
+      await tx.unsafe(WALK, left());
+      const rows = await this.#newest(tx, plan, walkLow, top, limit);
+      if (rows.length === limit || walkLow <= low) return rows;
+      await tx.unsafe(narrowsByIndex(plan.condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE, left());
+      return rows.concat(await this.#newest(tx, plan, low, walkLow, limit - rows.length));
+    });
+  }
+
+  /**
+   * Runs `work` in one transaction at the gate, within the search budget: `left()` gives the ms that
+   * remain as a statement_timeout parameter (past the budget, the same 400 as a timed-out statement).
+   */
+  async #withinBudget<T>(
+    owner: string,
+    work: (tx: TransactionSQL, left: () => [string]) => Promise<T>,
+  ): Promise<T> {
     try {
       return await this.#gate.run(owner, () =>
         this.#sql.begin(async (tx) => {
           const started = performance.now();
-          const left = () => {
+          const left = (): [string] => {
             const ms = Math.floor(this.#limits.budgetMs - (performance.now() - started));
             if (ms <= 0) throw searchBudgetExceeded(this.#limits);
             return [String(ms)];
           };
           await tx.unsafe(SETTINGS, left());
-          const { low, high, idsPerTweet, tweets } = await this.#idRange(tx, plan);
-          if (low >= high) return [];
-          if (sortOrder === "relevancy" && plan.ranking !== undefined) {
-            return this.#ranked(tx, plan.ranking, low, high, limit, from);
-          }
-          const top = Math.min(high, from.id);
-          const walk = this.#newestWalk ?? Math.sqrt(tweets * limit * GATHER_COST);
-          const walkLow = Math.max(low, top - Math.round(walk * idsPerTweet));
-          await tx.unsafe(WALK, left());
-          const rows = await this.#newest(tx, plan, walkLow, top, limit);
-          if (rows.length === limit || walkLow <= low) return rows;
-          await tx.unsafe(narrowsByIndex(plan.condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE, left());
-          return rows.concat(await this.#newest(tx, plan, low, walkLow, limit - rows.length));
+          return work(tx, left);
         }),
       );
     } catch (error) {
       throw timedOut(error) ? searchBudgetExceeded(this.#limits) : error;
     }
+  }
+
+  /**
+   * How many tweets match `query` in each bucket of `window`: one statement over the ids of the window's
+   * time, run with the same budget and gate as a search (past the budget, the same 400).
+   */
+  async count(query: SearchNode, window: CountWindow, owner: string): Promise<number[]> {
+    const counts = new Array<number>(window.buckets).fill(0);
+    const plan = compileSearch(query);
+    if (plan === undefined) return counts;
+    const end = window.startMs + window.buckets * window.sizeMs;
+    const timed = {
+      ...plan,
+      since: Math.max(plan.since ?? -Infinity, window.startMs),
+      until: Math.min(plan.until ?? Infinity, end),
+    };
+    const rows = await this.#withinBudget(owner, async (tx, left) => {
+      const { low, high } = await this.#idRange(tx, timed);
+      if (low >= high) return [];
+      await tx.unsafe(PLANNERS_CHOICE, left());
+      const values = new Values(6);
+      const where = renderCondition(plan.condition, values);
+      return tx.unsafe<{ bucket: number; n: number }[]>(
+        `SELECT ((t.created_ms - $3::bigint) / $4::bigint)::int AS bucket, count(*)::int AS n FROM tweets t
+         WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE}
+           AND t.created_ms >= $3::bigint AND t.created_ms < $5::bigint AND (${where})
+         GROUP BY 1`,
+        [low, high, window.startMs, window.sizeMs, end, ...values.list],
+      );
+    });
+    for (const { bucket, n } of rows) counts[bucket] = (counts[bucket] ?? 0) + n;
+    return counts;
   }
 
   /** The matches in [low, high), newest first, every row in bucket 0. */

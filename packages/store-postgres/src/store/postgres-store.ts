@@ -5,6 +5,7 @@ import {
   type Article,
   type Community,
   type CommunityTweetSort,
+  type CountWindow,
   DEFAULT_SEARCH_LIMITS,
   type GraphDirection,
   type IdPage,
@@ -51,8 +52,10 @@ export class PostgresStore implements Store {
   readonly #communities: CommunityReads;
   readonly #trends: TrendReads;
   readonly #search: TweetSearch;
+  readonly #sql: SQL;
 
   constructor(sql: SQL, options: PostgresStoreOptions = {}) {
+    this.#sql = sql;
     this.#users = new UserReads(sql);
     this.#graph = new GraphReads(sql, this.#users);
     this.#tweets = new TweetReads(sql);
@@ -166,6 +169,15 @@ export class PostgresStore implements Store {
 
   searchTweets(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
     return this.#search.page(query, sortOrder, page);
+  }
+
+  countTweets(query: SearchNode, window: CountWindow, owner = ""): Promise<number[]> {
+    return this.#search.count(query, window, owner);
+  }
+
+  async clockMs(): Promise<number | undefined> {
+    const [row] = await this.#sql<{ clock_ms: string }[]>`SELECT clock_ms FROM world_meta WHERE id = 1`;
+    return row === undefined ? undefined : Number(row.clock_ms);
   }
 }
 

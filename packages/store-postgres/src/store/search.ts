@@ -1,5 +1,5 @@
-// Recent search: the rows of the compiled search plan (../search) as a page of tweets.
-import type { Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
+// Recent search: the rows of the compiled search plan (../search) as a page of tweets, and its counts.
+import type { CountWindow, Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
 import { searchCursor, tweetFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
 import { SearchExecutor, type SearchExecutorOptions } from "../search/execute.ts";
@@ -17,5 +17,9 @@ export class TweetSearch {
     return pageOf(rows, page.size, tweetFromRow, (row) =>
       searchCursor(sortOrder, { bucket: Number(row.bucket), id: Number(row.id) }),
     );
+  }
+
+  count(query: SearchNode, window: CountWindow, owner: string): Promise<number[]> {
+    return this.#executor.count(query, window, owner);
   }
 }

@@ -1,10 +1,12 @@
 // The search oracle: both adapters' compiled search must select exactly what the core's reference
 // matcher accepts, for any query and any tweets: random small worlds, random ASTs and random query
-// strings, every page of both sort orders, in the matcher's order (newest first) for recency. Relevancy
+// strings, every page of both sort orders, in the matcher's order (newest first) for recency, and the
+// same matches counted per bucket of a time window. Relevancy
 // orders by each database's own text score (bm25 on SQLite, ts_rank on PostgreSQL), so there the pages
 // must hold each match exactly once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
+  type CountWindow,
   FILTER_NAMES,
   matches,
   type PageRequest,
@@ -275,6 +277,23 @@ function expected(tweets: readonly Tweet[], query: SearchNode): string[] {
 }
 
 /**
+ * A count window that starts and ends inside the world's days, in buckets that are not whole hours, so
+ * that tweets fall before, inside and after it, and the query's own since: / until: cut it.
+ */
+const COUNT_WINDOW: CountWindow = { startMs: FIRST_DAY + 7 * 3_600_000, sizeMs: 11 * 3_600_000, buckets: 12 };
+
+function expectedCounts(tweets: readonly Tweet[], query: SearchNode): number[] {
+  const counts = new Array<number>(COUNT_WINDOW.buckets).fill(0);
+  for (const t of tweets) {
+    const bucket = Math.floor((Date.parse(t.created_at) - COUNT_WINDOW.startMs) / COUNT_WINDOW.sizeMs);
+    if (bucket >= 0 && bucket < COUNT_WINDOW.buckets && matches(query, documentOf(t))) {
+      counts[bucket] = (counts[bucket] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
+/**
  * With `timeOrdered`, ids increase with creation time, as in generated worlds, and the store may turn
  * since: / until: into id bounds; otherwise they must stay plain filters.
  */
@@ -300,6 +319,7 @@ async function checkQueries(
         [...relevancy].sort((a, b) => Number(b) - Number(a)),
         context,
       ).toEqual(truth);
+      expect(await world.store.countTweets(query, COUNT_WINDOW), context).toEqual(expectedCounts(tweets, query));
     }
   } finally {
     await world.close();

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import {
   type CommunityTweetSort,
   type Cursor,
+  countWindow,
   type GraphDirection,
   type Page,
   parseQuery,
@@ -476,6 +477,34 @@ export function storeConformance(): void {
         expect([...postgresIds].sort(), text).toEqual([...sqliteIds].sort());
         expect(postgresIds.length, text).toBeGreaterThan(0);
       }
+    });
+
+    test("counts per minute, hour and day over the world's last days: the same on both", async () => {
+      const clock = await same(w, (store) => store.clockMs());
+      expect(clock).toBeNumber();
+      const windows = [
+        countWindow("minute", clock as number),
+        countWindow("hour", clock as number),
+        countWindow("day", clock as number),
+        countWindow("hour", clock as number, (clock as number) - 30 * 3_600_000, (clock as number) - 3_600_000),
+      ];
+      const queries = [
+        examples.search_query,
+        "#ai",
+        `from:${examples.username}`,
+        "lang:ja -is:retweet",
+        "has:media OR has:links",
+        "nothing_matches_this",
+      ];
+      let total = 0;
+      for (const text of queries) {
+        for (const window of windows) {
+          const counts = await same(w, (store) => store.countTweets(parseQuery(text), window));
+          expect(counts).toHaveLength(window.buckets);
+          total += (counts ?? []).reduce((sum, n) => sum + n, 0);
+        }
+      }
+      expect(total).toBeGreaterThan(100);
     });
   });
 }

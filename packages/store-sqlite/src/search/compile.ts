@@ -241,6 +241,43 @@ function drivingMatch(expr: Expr): { match: FtsQuery; rest?: Expr } | undefined 
 
 const RANK = `CAST(round(bm25(tweets_fts, 1.0, 0.0, 0.0, 0.0) * ${RELEVANCY_SCALE}) AS INTEGER)`;
 
+/** Every count statement's bucket of a matching row, from ?4 (the first bucket's start) and ?5 (its size). */
+const BUCKET = "(t.created_ms - ?4) / ?5";
+/** Rows created in the count's window: from ?4 up to ?3 (its end, exclusive). */
+const IN_WINDOW = "t.created_ms >= ?4 AND t.created_ms < ?3";
+
+/**
+ * The statement that counts `query`'s matches per bucket in [?1, ?2): rows as (bucket, count). It binds
+ * the shared slots differently from a search's: ?3 the window's end, ?4 its start, ?5 a bucket's size.
+ */
+export function compileCount(query: SearchNode): SearchPlan | undefined {
+  const expr = toExpr(query);
+  if (expr.kind === "const" && !expr.value) return undefined;
+  const bounds = { ...timeBounds(query), ...idBounds(query) };
+  const values = new Values();
+  const driver = drivingMatch(expr);
+  const select = `SELECT ${BUCKET} AS bucket, count(*) AS n`;
+  if (driver === undefined) {
+    const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, values)})`;
+    return {
+      sql: `${select} FROM tweets t WHERE t.id >= ?1 AND t.id < ?2 AND ${VISIBLE} AND ${IN_WINDOW}${predicate} GROUP BY bucket`,
+      values: values.list,
+      ranked: false,
+      ...bounds,
+    };
+  }
+  const match = values.slot(driver.match.query);
+  const rest = driver.rest === undefined ? "" : ` AND (${sqlOf(driver.rest, values)})`;
+  return {
+    sql:
+      `${select} FROM tweets_fts JOIN tweets t ON t.id = tweets_fts.rowid WHERE tweets_fts MATCH ${match} ` +
+      `AND tweets_fts.rowid >= ?1 AND tweets_fts.rowid < ?2 AND ${IN_WINDOW}${rest} GROUP BY bucket`,
+    values: values.list,
+    ranked: false,
+    ...bounds,
+  };
+}
+
 /** The plan for `query`, or undefined when it can match nothing. */
 export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): SearchPlan | undefined {
   const expr = toExpr(query);

@@ -13,6 +13,7 @@
 //   top-level since: / until: becomes an id range, which the FTS5 index and the primary key seek to.
 import type { Database, Statement } from "bun:sqlite";
 import {
+  type CountWindow,
   type Cursor,
   type SearchLimits,
   type SearchNode,
@@ -21,7 +22,7 @@ import {
 } from "@social/core";
 import { CEILING, searchPosition, withinIds } from "@social/store-kit";
 import type { TweetRow } from "../world/rows.ts";
-import { compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
+import { compileCount, compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
 import { FairLane } from "./lane.ts";
 import { StatementCache } from "./statement-cache.ts";
 
@@ -116,15 +117,39 @@ export class SearchExecutor {
     }
     // Unranked rows are in id order, so the cursor is one more id bound.
     const rows: SearchRow[] = [];
-    let windowHigh = Math.min(high, from.id);
-    while (rows.length < limit && low < windowHigh) {
-      if (walk.exhausted) throw searchBudgetExceeded(this.#limits);
-      const windowLow = Math.max(low, windowHigh - walk.span);
-      const top = windowHigh;
-      rows.push(...(await this.#step(owner, walk, () => run(windowLow, top, limit - rows.length), top - windowLow)));
-      windowHigh = windowLow;
-    }
+    await this.#walkDown(owner, walk, low, Math.min(high, from.id), (windowLow, windowHigh) => {
+      rows.push(...run(windowLow, windowHigh, limit - rows.length));
+      return rows.length < limit ? undefined : rows;
+    });
     return rows;
+  }
+
+  /**
+   * How many tweets match `query` in each bucket of `window`, walking the ids of the window's time in
+   * steps as a recency page does, with the same budget: a count that cannot finish within it is refused
+   * with the same 400.
+   */
+  async count(query: SearchNode, window: CountWindow, owner: string): Promise<number[]> {
+    const counts = new Array<number>(window.buckets).fill(0);
+    const plan = compileCount(query);
+    if (plan === undefined) return counts;
+    const world = this.#world();
+    const end = window.startMs + window.buckets * window.sizeMs;
+    const since = Math.max(plan.since ?? -Infinity, window.startMs);
+    const until = Math.min(plan.until ?? Infinity, end);
+    const { low, high } = withinIds(this.#idRange(world, since, until), plan);
+    const walk = new Walk(this.#limits, world.idsPerTweet);
+    const statement = this.#statements.get(plan.sql);
+    await this.#walkDown(owner, walk, low, high, (windowLow, windowHigh) => {
+      const params = [windowLow, windowHigh, end, window.startMs, window.sizeMs, ...plan.values];
+      const rows = statement.all(...(params.slice(0, statement.paramsCount) as SqlParam[])) as {
+        bucket: number;
+        n: number;
+      }[];
+      for (const { bucket, n } of rows) counts[bucket] = (counts[bucket] ?? 0) + n;
+      return undefined;
+    });
+    return counts;
   }
 
   /**
@@ -134,28 +159,38 @@ export class SearchExecutor {
   async #candidateFloor(plan: SearchPlan, low: number, high: number, walk: Walk, owner: string): Promise<number> {
     const query = plan.candidateQuery as string;
     let needed = this.#limits.relevancyCandidates;
+    const floor = await this.#walkDown(owner, walk, low, high, (windowLow, windowHigh) => {
+      const found = this.#countMatches.get(windowLow, windowHigh, needed, query)?.n ?? 0;
+      if (found < needed) {
+        needed -= found;
+        return undefined;
+      }
+      return this.#nthMatch.get(windowLow, windowHigh, needed - 1, query)?.id ?? windowLow;
+    });
+    return floor ?? low;
+  }
+
+  /**
+   * Walks the ids [low, high) from the top down, a window of the walk's span per step, until `visit`
+   * returns a value (which this returns) or the range ends (undefined); past the budget, the 400.
+   */
+  async #walkDown<T>(
+    owner: string,
+    walk: Walk,
+    low: number,
+    high: number,
+    visit: (windowLow: number, windowHigh: number) => T | undefined,
+  ): Promise<T | undefined> {
     let windowHigh = high;
     while (low < windowHigh) {
       if (walk.exhausted) throw searchBudgetExceeded(this.#limits);
       const windowLow = Math.max(low, windowHigh - walk.span);
       const top = windowHigh;
-      const floor = await this.#step(
-        owner,
-        walk,
-        () => {
-          const found = this.#countMatches.get(windowLow, top, needed, query)?.n ?? 0;
-          if (found < needed) {
-            needed -= found;
-            return undefined;
-          }
-          return this.#nthMatch.get(windowLow, top, needed - 1, query)?.id ?? windowLow;
-        },
-        top - windowLow,
-      );
-      if (floor !== undefined) return floor;
+      const result = await this.#step(owner, walk, () => visit(windowLow, top), top - windowLow);
+      if (result !== undefined) return result;
       windowHigh = windowLow;
     }
-    return low;
+    return undefined;
   }
 
   /** Runs `work` as one step in `owner`'s turn, timed against the walk's budget. */

@@ -1,6 +1,6 @@
-// Recent search: the rows of the compiled search plan (../search) as a page of tweets.
+// Recent search: the rows of the compiled search plan (../search) as a page of tweets, and its counts.
 import type { Database } from "bun:sqlite";
-import type { Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
+import type { CountWindow, Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
 import { searchCursor, tweetFromRow } from "@social/store-kit";
 import { SearchExecutor } from "../search/execute.ts";
 import { pageOf } from "./reads.ts";
@@ -15,5 +15,9 @@ export class TweetSearch {
   async page(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
     const rows = await this.#executor.rows(query, sortOrder, page.size + 1, page.after, page.owner ?? "");
     return pageOf(rows, page.size, tweetFromRow, (row) => searchCursor(sortOrder, row));
+  }
+
+  count(query: SearchNode, window: CountWindow, owner: string): Promise<number[]> {
+    return this.#executor.count(query, window, owner);
   }
 }

@@ -1,10 +1,11 @@
 // The Store port on bun:sqlite: each resource's statements and row mapping live in the module of its
 // name beside this one, and this class only hands each read to its module.
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import {
   type Article,
   type Community,
   type CommunityTweetSort,
+  type CountWindow,
   DEFAULT_SEARCH_LIMITS,
   type GraphDirection,
   type IdPage,
@@ -42,6 +43,7 @@ export class SqliteStore implements Store {
   readonly #communities: CommunityReads;
   readonly #trends: TrendReads;
   readonly #search: TweetSearch;
+  readonly #clock: Statement<{ clock_ms: number }, []>;
 
   /** `search`: how much work one search may do, and in what steps (tests shrink them). */
   constructor(db: Database, options: { search?: Partial<SearchLimits> } = {}) {
@@ -53,6 +55,7 @@ export class SqliteStore implements Store {
     this.#communities = new CommunityReads(db);
     this.#trends = new TrendReads(db);
     this.#search = new TweetSearch(db, { ...DEFAULT_SEARCH_LIMITS, ...options.search });
+    this.#clock = db.query("SELECT clock_ms FROM world_meta WHERE id = 1");
   }
 
   async tweetsByIds(ids: readonly string[]): Promise<Tweet[]> {
@@ -151,6 +154,14 @@ export class SqliteStore implements Store {
 
   async searchTweets(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
     return this.#search.page(query, sortOrder, page);
+  }
+
+  async countTweets(query: SearchNode, window: CountWindow, owner = ""): Promise<number[]> {
+    return this.#search.count(query, window, owner);
+  }
+
+  async clockMs(): Promise<number | undefined> {
+    return this.#clock.get()?.clock_ms ?? undefined;
   }
 }
 
