@@ -2,7 +2,7 @@
 // it, as on SQLite, whether the budget runs out inside a statement (statement_timeout) or between two;
 // nothing is charged for a 400.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ApiError, parseQuery } from "@social/core";
+import { ApiError, countWindow, parseQuery } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import type { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";
@@ -41,6 +41,15 @@ test("a walk of the whole world in 1 ms of budget is refused", async () => {
 test("a budget spent before the next statement is refused without running it", async () => {
   const store = new PostgresStore(sql, { search: { budgetMs: 0 } });
   expect(await refusal(store, "coffee")).toMatchObject({ code: "invalid_request", status: 400 });
+});
+
+test("a count past its budget is refused with the count's own advice", async () => {
+  const store = new PostgresStore(sql, { search: { budgetMs: 0 } });
+  const window = countWindow("day", (await store.clockMs()) as number);
+  const error = await store.countTweets(parseQuery("coffee"), window).catch((refused: unknown) => refused);
+  expect(error).toMatchObject({ code: "invalid_request", status: 400 });
+  expect((error as ApiError).message).toContain("count a shorter range with start_time and end_time");
+  expect(await new PostgresStore(sql).countTweets(parseQuery("coffee"), window)).toHaveLength(window.buckets);
 });
 
 test("the same searches with the default budget answer", async () => {

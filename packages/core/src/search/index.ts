@@ -9,7 +9,7 @@ export {
   mostBuckets,
 } from "./counts.ts";
 export { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
-export { DEFAULT_SEARCH_LIMITS, type SearchLimits, searchBudgetExceeded } from "./limits.ts";
+export { type BudgetedRead, DEFAULT_SEARCH_LIMITS, type SearchLimits, searchBudgetExceeded } from "./limits.ts";
 export { matches } from "./match.ts";
 export { parseQuery, SEARCH_QUERY_LIMITS } from "./parse.ts";
 export { printQuery } from "./print.ts";

@@ -23,8 +23,15 @@ export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
   maxWaiting: 512,
 };
 
-/** The refusal of a search whose budget ran out before its page was full: a 400, so nothing is charged. */
-export function searchBudgetExceeded(limits: SearchLimits): ApiError {
-  const message = `This search examined more tweets than one request may (${limits.budgetMs} ms of database time) without filling its page: narrow it with a positive word, #hashtag, from: or lang:, or a since:/until: range`;
+/** What a search budget bounds: a page of matches, or the counts of all matches in a range. */
+export type BudgetedRead = "search" | "count";
+
+/** The refusal of a read whose budget ran out before it was done: a 400, so nothing is charged. */
+export function searchBudgetExceeded(limits: SearchLimits, read: BudgetedRead = "search"): ApiError {
+  const spent = `more tweets than one request may (${limits.budgetMs} ms of database time)`;
+  const message =
+    read === "search"
+      ? `This search examined ${spent} without filling its page: narrow it with a positive word, #hashtag, from: or lang:, or a since:/until: range`
+      : `This count matched ${spent}: narrow the query with a positive word, #hashtag, from: or lang:, or count a shorter range with start_time and end_time`;
   return new ApiError("invalid_request", message, { details: [{ parameter: "query", message }] });
 }

@@ -23,6 +23,7 @@
 //   statement scores a bounded set.
 // - A gate (./gate.ts) keeps searches from taking every connection of the pool.
 import {
+  type BudgetedRead,
   type CountWindow,
   type Cursor,
   type SearchLimits,
@@ -151,6 +152,7 @@ export class SearchExecutor {
   async #withinBudget<T>(
     owner: string,
     work: (tx: TransactionSQL, left: () => [string]) => Promise<T>,
+    read: BudgetedRead = "search",
   ): Promise<T> {
     try {
       return await this.#gate.run(owner, () =>
@@ -158,7 +160,7 @@ export class SearchExecutor {
           const started = performance.now();
           const left = (): [string] => {
             const ms = Math.floor(this.#limits.budgetMs - (performance.now() - started));
-            if (ms <= 0) throw searchBudgetExceeded(this.#limits);
+            if (ms <= 0) throw searchBudgetExceeded(this.#limits, read);
             return [String(ms)];
           };
           await tx.unsafe(SETTINGS, left());
@@ -166,7 +168,7 @@ export class SearchExecutor {
         }),
       );
     } catch (error) {
-      throw timedOut(error) ? searchBudgetExceeded(this.#limits) : error;
+      throw timedOut(error) ? searchBudgetExceeded(this.#limits, read) : error;
     }
   }
 
@@ -184,20 +186,24 @@ export class SearchExecutor {
       since: Math.max(plan.since ?? -Infinity, window.startMs),
       until: Math.min(plan.until ?? Infinity, end),
     };
-    const rows = await this.#withinBudget(owner, async (tx, left) => {
-      const { low, high } = await this.#idRange(tx, timed);
-      if (low >= high) return [];
-      await tx.unsafe(PLANNERS_CHOICE, left());
-      const values = new Values(6);
-      const where = renderCondition(plan.condition, values);
-      return tx.unsafe<{ bucket: number; n: number }[]>(
-        `SELECT ((t.created_ms - $3::bigint) / $4::bigint)::int AS bucket, count(*)::int AS n FROM tweets t
+    const rows = await this.#withinBudget(
+      owner,
+      async (tx, left) => {
+        const { low, high } = await this.#idRange(tx, timed);
+        if (low >= high) return [];
+        await tx.unsafe(PLANNERS_CHOICE, left());
+        const values = new Values(6);
+        const where = renderCondition(plan.condition, values);
+        return tx.unsafe<{ bucket: number; n: number }[]>(
+          `SELECT ((t.created_ms - $3::bigint) / $4::bigint)::int AS bucket, count(*)::int AS n FROM tweets t
          WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE}
            AND t.created_ms >= $3::bigint AND t.created_ms < $5::bigint AND (${where})
          GROUP BY 1`,
-        [low, high, window.startMs, window.sizeMs, end, ...values.list],
-      );
-    });
+          [low, high, window.startMs, window.sizeMs, end, ...values.list],
+        );
+      },
+      "count",
+    );
     for (const { bucket, n } of rows) counts[bucket] = (counts[bucket] ?? 0) + n;
     return counts;
   }

@@ -13,6 +13,7 @@
 //   top-level since: / until: becomes an id range, which the FTS5 index and the primary key seek to.
 import type { Database, Statement } from "bun:sqlite";
 import {
+  type BudgetedRead,
   type CountWindow,
   type Cursor,
   type SearchLimits,
@@ -42,6 +43,7 @@ class Walk {
   constructor(
     readonly limits: SearchLimits,
     readonly idsPerTweet: number,
+    readonly read: BudgetedRead = "search",
   ) {}
 
   /** The id span of the next window. */
@@ -138,7 +140,7 @@ export class SearchExecutor {
     const since = Math.max(plan.since ?? -Infinity, window.startMs);
     const until = Math.min(plan.until ?? Infinity, end);
     const { low, high } = withinIds(this.#idRange(world, since, until), plan);
-    const walk = new Walk(this.#limits, world.idsPerTweet);
+    const walk = new Walk(this.#limits, world.idsPerTweet, "count");
     const statement = this.#statements.get(plan.sql);
     await this.#walkDown(owner, walk, low, high, (windowLow, windowHigh) => {
       const params = [windowLow, windowHigh, end, window.startMs, window.sizeMs, ...plan.values];
@@ -183,7 +185,7 @@ export class SearchExecutor {
   ): Promise<T | undefined> {
     let windowHigh = high;
     while (low < windowHigh) {
-      if (walk.exhausted) throw searchBudgetExceeded(this.#limits);
+      if (walk.exhausted) throw searchBudgetExceeded(this.#limits, walk.read);
       const windowLow = Math.max(low, windowHigh - walk.span);
       const top = windowHigh;
       const result = await this.#step(owner, walk, () => visit(windowLow, top), top - windowLow);
