@@ -9,6 +9,11 @@ import { startTestServer, type TestServer } from "./harness.ts";
 
 const PYTHON = "/usr/bin/python3";
 
+interface Counts {
+  data: { start: string; end: string; tweet_count: number }[];
+  meta: { total_tweet_count: number };
+}
+
 interface Report {
   search: {
     ids: string[];
@@ -23,7 +28,7 @@ interface Report {
   paginator: string[][];
   timeline: { everything: number; originals: string[]; since_id: string; polled: string[][] };
   users: { usernames: string[]; followers: number[]; errors: { parameter: string; value: string }[] };
-  counts: { data: { start: string; end: string; tweet_count: number }[]; meta: { total_tweet_count: number } };
+  counts: { week: Counts; hours: Counts; start_time: string; end_time: string };
   payment: { raised: string | null; status: number; reason: string; fits: Record<string, number> | null };
   rate_limit: { ids: string[]; waited_s: number; refused: { status: number; reset: string } | null };
 }
@@ -116,23 +121,42 @@ it("get_users_tweets with since_id and exclude: only the newer originals, throug
   );
 });
 
-it("get_users(usernames=…): found users in any case, the missing one in errors", () => {
+it("get_users(usernames=…): found users in any case, the missing one in errors", async () => {
   expect(report.users.usernames.map((name) => name.toLowerCase())).toEqual([
     examples.username.toLowerCase(),
     examples.source_username.toLowerCase(),
   ]);
-  expect(report.users.followers.every((count) => count >= 0)).toBe(true);
+  const found = await v1<{ data: { follower_count: number }[] }>(
+    `/v1/users/by-usernames?usernames=${examples.username},${examples.source_username}`,
+  );
+  expect(report.users.followers).toEqual(found.data.map((user) => user.follower_count));
   expect(report.users.errors).toEqual([{ parameter: "usernames", value: "nobody_here_x" }]);
 });
 
-it("get_recent_tweets_count: day buckets and their total, the same as /v1/search/counts", async () => {
-  const { data, meta } = report.counts;
-  const counts = await v1<{ data: { total_tweet_count: number; counts: unknown[] } }>(
-    `/v1/search/counts?query=${query}&granularity=day`,
-  );
-  expect(data).toEqual(counts.data.counts as Report["counts"]["data"]);
-  expect(meta.total_tweet_count).toBe(counts.data.total_tweet_count);
-  expect(meta.total_tweet_count).toBeGreaterThan(0);
+it("get_recent_tweets_count: buckets from start_time to end_time, as many as search finds there", async () => {
+  const { week, hours, start_time, end_time } = report.counts;
+  for (const counts of [week, hours]) {
+    const total = counts.data.reduce((sum, bucket) => sum + bucket.tweet_count, 0);
+    expect(counts.meta.total_tweet_count).toBe(total);
+    const [first, last] = [counts.data[0], counts.data.at(-1)];
+    const window = `start_time=${first?.start}&end_time=${last?.end}`;
+    expect(await v1Ids(`/v1/search/recent?query=${query}&limit=20&${window}`)).toHaveLength(total);
+  }
+  expect(week.meta.total_tweet_count).toBeGreaterThan(hours.meta.total_tweet_count);
+  // X's labels, which twarc2 relies on: the first bucket starts at start_time, the last ends at end_time.
+  expect(hours.data[0]?.start).toBe(start_time.replace("Z", ".000Z"));
+  expect(hours.data.at(-1)?.end).toBe(end_time.replace("Z", ".000Z"));
+  // 47 h 12 min 13 s: the two partial hours at its ends, and 46 or 47 whole ones between.
+  expect(hours.data.length).toBeOneOf([48, 49]);
+  hours.data.forEach((bucket, index) => {
+    if (index > 0) expect(bucket.start).toBe(hours.data[index - 1]?.end as string);
+    if (index > 0 && index < hours.data.length - 1) {
+      expect([bucket.start.slice(13), Date.parse(bucket.end) - Date.parse(bucket.start)]).toEqual([
+        ":00:00.000Z",
+        3_600_000,
+      ]);
+    }
+  });
 });
 
 it("402: tweepy raises HTTPException with the reason and what fits; the poor key is not charged", () => {
@@ -155,7 +179,7 @@ it("the collector was charged by the /v1 rules for each request it made, and not
     perItem(report.timeline.everything) +
     report.timeline.polled.reduce((sum, page) => sum + perItem(page.length), 0) +
     perItem(report.users.usernames.length) +
-    costOf(FLAT, 0);
+    2 * costOf(FLAT, 0);
   expect(report.paginator.length).toBeGreaterThan(1);
   expect(spent).toBe(expected);
 });

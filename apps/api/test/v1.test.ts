@@ -125,6 +125,29 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     });
   });
 
+  describe("read ranges with ids past what any store holds", () => {
+    it("since_id past every id is an empty page, until_id past every id bounds nothing, up to 19 digits", async () => {
+      const { key } = await server.account(100_000);
+      const q = encodeURIComponent(examples.search_query);
+      const ids = async (path: string) => {
+        const response = await server.get(path, key);
+        expect([path, response.status]).toEqual([path, 200]);
+        return ((await response.json()) as { data: { id: string }[] }).data.map((item) => item.id);
+      };
+      const timeline = `/v1/users/${examples.user_id}/tweets`;
+      const newest = await ids(timeline);
+      expect(newest.length).toBeGreaterThan(0);
+      for (const huge of ["9007199254740993", "1800000000000000001", "9223372036854775808", "9999999999999999999"]) {
+        expect(await ids(`/v1/search/recent?query=${q}&since_id=${huge}`)).toEqual([]);
+        expect(
+          await ids(`/v1/search/recent?query=${encodeURIComponent(`${examples.search_query} since_id:${huge}`)}`),
+        ).toEqual([]);
+        expect(await ids(`${timeline}?since_id=${huge}`)).toEqual([]);
+        expect(await ids(`${timeline}?until_id=${huge}`)).toEqual(newest);
+      }
+    });
+  });
+
   describe("ledger under concurrency", () => {
     it("64 parallel clients, 5,000 mixed-cost requests: balance + usage = start, no 5xx", async () => {
       const { accountId, key } = await server.account(40_000);

@@ -86,7 +86,7 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
     },
     {
       topic: "Bounded searches",
-      text: `a search may spend ${search.budgetMs} ms of database time. One that has not filled its page by then (negations and numeric filters alone, for example) is 400 \`invalid_request\`, uncharged, with a message that says how to narrow it (a positive word, \`#hashtag\`, \`from:\`, \`lang:\`, or a \`since:\`/\`until:\` range); on the default world every query fits. When more than ${search.maxWaiting} search steps are already waiting for the database, a search is 503 \`service_unavailable\` with \`Retry-After\`, uncharged.`,
+      text: `a search may spend ${search.budgetMs} ms of database time. One that has not filled its page by then (negations and numeric filters alone, for example) is 400 \`invalid_request\`, uncharged, with a message that says how to narrow it (a positive word, \`#hashtag\`, \`from:\`, \`lang:\`, or a \`since:\`/\`until:\` range); on the default world every query fits. A count (\`/v1/search/counts\`) visits every match of its window, so it may spend ${search.countBudgetMs} ms, and past that is the same 400, saying to narrow the query or count a shorter range. When more than ${search.maxWaiting} search steps are already waiting for the database, a search is 503 \`service_unavailable\` with \`Retry-After\`, uncharged.`,
     },
     {
       topic: "`next_token`",

@@ -160,8 +160,13 @@ export const EnrichedSearch = v.object({ tweets: v.array(Tweet), authors: v.arra
 /** How many tweets matched in [start, end). */
 export const CountBucket = v.object({ start: Timestamp, end: Timestamp, tweet_count: Count });
 
-/** A query's counts, oldest bucket first, and their sum. */
-export const SearchCounts = v.object({ total_tweet_count: Count, counts: v.array(CountBucket) });
+/** A query's counts in [start, end), oldest bucket first, and their sum. */
+export const SearchCounts = v.object({
+  start: Timestamp,
+  end: Timestamp,
+  total_tweet_count: Count,
+  counts: v.array(CountBucket),
+});
 
 export type Entities = v.InferOutput<typeof Entities>;
 export type ReferencedTweet = v.InferOutput<typeof ReferencedTweet>;
@@ -181,6 +186,11 @@ export type TweetContext = v.InferOutput<typeof TweetContext>;
 export type EnrichedSearch = v.InferOutput<typeof EnrichedSearch>;
 export type CountBucket = v.InferOutput<typeof CountBucket>;
 export type SearchCounts = v.InferOutput<typeof SearchCounts>;
+
+/** A looked-up user as lists and joins show users: without its lookup status. */
+export function plainUser({ status: _status, ...user }: UserLookup): User {
+  return user;
+}
 
 /** The author of an article: the user's fields that ArticleAuthor keeps, in its order. */
 export function articleAuthor(user: User): Article["author"] {

@@ -11,6 +11,18 @@ export const MAX_IDS = 100;
 export const MAX_QUERY_LENGTH = 512;
 export const MAX_TOKEN_LENGTH = 512;
 
+/** The largest id there can be: ids are signed 64-bit integers. */
+const MAX_ID = 2n ** 63n - 1n;
+
+/**
+ * An id of up to 19 digits as a bound (since_id, until_id) the databases can compare with: one past the
+ * largest id there can be means the same as that largest id, since no tweet reaches either.
+ */
+export function boundId(id: string): string {
+  const value = BigInt(id);
+  return String(value > MAX_ID ? MAX_ID : value);
+}
+
 export const idParam = v.pipe(
   v.string("must be a string"),
   v.regex(ID_PATTERN, "must be digits only (^\\d+$)"),

@@ -77,6 +77,8 @@ export interface Store {
   usersByIds(ids: readonly string[]): Promise<UserLookup[]>;
   /** Case-insensitive username lookup. */
   userByUsername(username: string): Promise<UserLookup | undefined>;
+  /** Users found among `usernames` (any case), in the order of `usernames`; names no user has are left out. */
+  usersByUsernames(usernames: readonly string[]): Promise<UserLookup[]>;
 
   /**
    * Reverse-chronological, within `page.range`. tweets: original tweets and retweets (no replies);

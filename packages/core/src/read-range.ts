@@ -2,11 +2,13 @@
 // send them, on search and the user timelines. They bound which tweets a read may return, beside its
 // keyset page: a collector asks for what is newer than the last id it saw and pages through that.
 import * as v from "valibot";
-import { idParam, paramsIssueMessage } from "./params.ts";
+import { boundId, idParam, paramsIssueMessage } from "./params.ts";
 import type { ReadRange } from "./ports.ts";
 import type { SearchNode } from "./search/ast.ts";
 
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
+// RFC 3339's date-time: T and Z in either case, any fraction of a second (Python's isoformat writes
+// microseconds; the time is kept to the millisecond), Z or an offset.
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
 const TIMESTAMP_RULE = "must be an RFC 3339 timestamp such as 2026-11-20T08:00:00Z";
 
 /**
@@ -14,8 +16,8 @@ const TIMESTAMP_RULE = "must be an RFC 3339 timestamp such as 2026-11-20T08:00:0
  * rolls 2026-02-30 over into March, so the fields must come back as given.
  */
 function timestampMs(text: string): number {
-  const [, year, month, day, hour, minute, second, fraction = "", zone = "Z"] = TIMESTAMP.exec(text) ?? [];
-  const fields = [year, month, day, hour, minute, second].map(Number) as [
+  const [, ...parts] = TIMESTAMP.exec(text) ?? [];
+  const [year, month, day, hour, minute, second] = parts.slice(0, 6).map(Number) as number[] as [
     number,
     number,
     number,
@@ -23,18 +25,25 @@ function timestampMs(text: string): number {
     number,
     number,
   ];
-  const [y, mo, d, h, mi, s] = fields;
-  const local = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  const [fraction = "", zone = "Z"] = parts.slice(6);
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, takes years 0 to 99 as they are.
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, "0")));
   const exists =
-    local.getUTCFullYear() === y &&
-    local.getUTCMonth() === mo - 1 &&
-    local.getUTCDate() === d &&
-    local.getUTCHours() === h;
-  const [sign, offsetHours, offsetMinutes] =
-    zone === "Z" ? ["+", 0, 0] : [zone[0], Number(zone.slice(1, 3)), Number(zone.slice(4))];
-  if (!exists || mi > 59 || s > 59 || offsetHours > 23 || offsetMinutes > 59) return Number.NaN;
-  const offsetMs = (sign === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
-  return local.getTime() + Math.round(Number(fraction || "0") * 1000) - offsetMs;
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    minute <= 59 &&
+    second <= 59;
+  const offset = /^[+-]/.test(zone)
+    ? { sign: zone[0], hours: Number(zone.slice(1, 3)), minutes: Number(zone.slice(4)) }
+    : undefined;
+  if (!exists || (offset !== undefined && (offset.hours > 23 || offset.minutes > 59))) return Number.NaN;
+  const offsetMs =
+    offset === undefined ? 0 : (offset.sign === "-" ? -1 : 1) * (offset.hours * 60 + offset.minutes) * 60_000;
+  return date.getTime() - offsetMs;
 }
 
 /**
@@ -73,23 +82,32 @@ const endAfterStart = v.forward(
   ["end_time"],
 );
 
-/** An entry's parameters with the read range's, and the rule between start_time and end_time. */
-export function withReadRange<const E extends v.ObjectEntries>(entries: E) {
+/**
+ * An entry's parameters with the read range's, the rule between start_time and end_time, and the
+ * entry's own rules between its parameters (`checks`, each said on the parameter it names).
+ */
+export function withReadRange<const E extends v.ObjectEntries>(
+  entries: E,
+  ...checks: v.GenericPipeAction<v.InferOutput<v.StrictObjectSchema<E & typeof READ_RANGE_PARAMS, undefined>>>[]
+) {
   const object = v.strictObject({ ...entries, ...READ_RANGE_PARAMS }, paramsIssueMessage);
   // The rule reads only start_time and end_time, which every such object has.
-  return v.pipe(object, endAfterStart as unknown as v.GenericPipeAction<v.InferOutput<typeof object>>);
+  return v.pipe(object, endAfterStart as unknown as v.GenericPipeAction<v.InferOutput<typeof object>>, ...checks);
 }
 
-/** The read range the parameters name, if they name one. */
-export function readRangeOf(params: {
+/** The read range's parameters as an entry's validated parameters hold them. */
+export interface ReadRangeParams {
   since_id?: string | undefined;
   until_id?: string | undefined;
   start_time?: number | undefined;
   end_time?: number | undefined;
-}): ReadRange | undefined {
+}
+
+/** The read range the parameters name, if they name one. */
+export function readRangeOf(params: ReadRangeParams): ReadRange | undefined {
   const range: ReadRange = {
-    ...(params.since_id === undefined ? {} : { sinceId: params.since_id }),
-    ...(params.until_id === undefined ? {} : { untilId: params.until_id }),
+    ...(params.since_id === undefined ? {} : { sinceId: boundId(params.since_id) }),
+    ...(params.until_id === undefined ? {} : { untilId: boundId(params.until_id) }),
     ...(params.start_time === undefined ? {} : { startMs: params.start_time }),
     ...(params.end_time === undefined ? {} : { endMs: params.end_time }),
   };

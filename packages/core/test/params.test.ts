@@ -91,6 +91,10 @@ describe("start_time and end_time", () => {
     assert.equal(startOf("2026-11-20T13:30:00+05:30"), instant);
     assert.equal(startOf("2026-11-20T00:00:00-08:00"), instant);
     assert.equal(startOf("2026-11-20T08:00:00.250Z"), instant + 250);
+    // Python's isoformat: microseconds, kept to the millisecond; T and Z in either case.
+    assert.equal(startOf("2026-11-20T08:00:00.250999+00:00"), instant + 250);
+    assert.equal(startOf("2026-11-20t08:00:00z"), instant);
+    assert.equal(startOf("0099-01-01T00:00:00Z"), Date.parse("0099-01-01T00:00:00Z"));
   });
 
   it("refuse dates and times that do not exist, and other layouts, naming the parameter", () => {

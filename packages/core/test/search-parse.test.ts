@@ -60,6 +60,12 @@ describe("parseQuery: operators", () => {
     ["to:Jack_1", { kind: "to", username: "jack_1" }],
     ["since_id:1800000000000000001", { kind: "since_id", id: "1800000000000000001" }],
     ["until_id:42", { kind: "until_id", id: "42" }],
+    ["-is:nullcast", { kind: "not", child: { kind: "filter", filter: "nullcast" } }],
+    // A user id, as X takes it: up to 19 digits, past a username's 15.
+    ["from:2244994945", { kind: "from", username: "2244994945" }],
+    ["to:1234567890123456789", { kind: "to", username: "1234567890123456789" }],
+    // Past the largest id there can be: the same bound as that id, which no tweet passes.
+    ["since_id:9999999999999999999", { kind: "since_id", id: "9223372036854775807" }],
     ["since:2025-03-10T08:30:00Z", { kind: "since", date: "2025-03-10T08:30:00.000Z" }],
     ["until:2025-03-10T08:30:00.5Z", { kind: "until", date: "2025-03-10T08:30:00.500Z" }],
   ];
@@ -161,7 +167,6 @@ describe("parseQuery: errors", () => {
     ["a url:x", "unsupported_operator", 2],
     ["place:paris", "unsupported_operator", 0],
     ["has:geo", "unsupported_operator", 4],
-    ["is:nullcast", "unsupported_operator", 3],
     ["is:retweeted", "bad_filter", 3],
     ["has:link", "bad_filter", 4],
     ["conversation_id:abc", "bad_number", 16],
@@ -179,6 +184,7 @@ describe("parseQuery: errors", () => {
     ["since:", "missing_value", 6],
     ["filter:)", "missing_value", 7],
     ["from:this_is_sixteen1", "bad_username", 5],
+    ["from:12345678901234567890", "bad_username", 5],
     ["from:a-b", "bad_username", 5],
     ["from:a:b", "bad_username", 5],
     ["lang:e", "bad_lang", 5],

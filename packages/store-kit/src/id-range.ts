@@ -1,18 +1,21 @@
 // Read ranges (since_id, until_id, start_time, end_time) as every adapter bounds its statements with.
 import type { ReadRange } from "@social/core";
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /**
- * `range` ([low, high), in numbers) narrowed to the ids strictly between `sinceId` and `untilId`. An id
- * past 2^53 narrows nothing (a double may round past the bound): the statement's own comparison, made
- * on the exact id, keeps the answer right, and only the walk is longer.
+ * `range` ([low, high), in numbers) narrowed to the ids strictly between `sinceId` and `untilId`. Stored
+ * ids are safe integers (storedId), so a sinceId past 2^53 leaves nothing to walk (a collector that
+ * moved here from X polls with ids of about 2^60), and an untilId past it bounds nothing.
  */
 export function withinIds(
   range: { low: number; high: number },
   bounds: { sinceId?: bigint; untilId?: bigint },
 ): { low: number; high: number } {
-  const exact = (id: bigint | undefined): id is bigint => id !== undefined && id <= BigInt(Number.MAX_SAFE_INTEGER);
+  if (bounds.sinceId !== undefined && bounds.sinceId >= MAX_SAFE) return { low: range.high, high: range.high };
+  const exact = (id: bigint | undefined): id is bigint => id !== undefined && id <= MAX_SAFE;
   return {
-    low: exact(bounds.sinceId) ? Math.max(range.low, Number(bounds.sinceId) + 1) : range.low,
+    low: bounds.sinceId === undefined ? range.low : Math.max(range.low, Number(bounds.sinceId) + 1),
     high: exact(bounds.untilId) ? Math.min(range.high, Number(bounds.untilId)) : range.high,
   };
 }

@@ -14,6 +14,7 @@ const FILTER_OF_DOCUMENT: Record<(typeof FILTER_NAMES)[number], (doc: SearchDocu
   hashtags: (doc) => doc.hasHashtags,
   mentions: (doc) => doc.hasMentions,
   verified: (doc) => doc.authorVerified,
+  nullcast: () => false,
 };
 
 function conversationTag(id: string): string {

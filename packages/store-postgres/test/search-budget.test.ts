@@ -2,7 +2,7 @@
 // it, as on SQLite, whether the budget runs out inside a statement (statement_timeout) or between two;
 // nothing is charged for a 400.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ApiError, countWindow, parseQuery } from "@social/core";
+import { ApiError, bucketCount, countWindow, parseQuery } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import type { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";
@@ -44,12 +44,12 @@ test("a budget spent before the next statement is refused without running it", a
 });
 
 test("a count past its budget is refused with the count's own advice", async () => {
-  const store = new PostgresStore(sql, { search: { budgetMs: 0 } });
+  const store = new PostgresStore(sql, { search: { countBudgetMs: 0 } });
   const window = countWindow("day", (await store.clockMs()) as number);
   const error = await store.countTweets(parseQuery("coffee"), window).catch((refused: unknown) => refused);
   expect(error).toMatchObject({ code: "invalid_request", status: 400 });
   expect((error as ApiError).message).toContain("count a shorter range with start_time and end_time");
-  expect(await new PostgresStore(sql).countTweets(parseQuery("coffee"), window)).toHaveLength(window.buckets);
+  expect(await new PostgresStore(sql).countTweets(parseQuery("coffee"), window)).toHaveLength(bucketCount(window));
 });
 
 test("the same searches with the default budget answer", async () => {

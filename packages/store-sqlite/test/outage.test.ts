@@ -84,8 +84,9 @@ const storeCalls: EveryMethod<Store> = {
   communityTweets: (store) => store.communityTweets("1", "likes", "week", page),
   trends: (store) => store.trends("1", 10),
   searchTweets: (store) => store.searchTweets(parseQuery("cats"), "recency", page),
-  countTweets: (store) => store.countTweets(parseQuery("cats"), { startMs: 0, sizeMs: 3_600_000, buckets: 24 }),
+  countTweets: (store) => store.countTweets(parseQuery("cats"), { startMs: 0, endMs: 86_400_000, sizeMs: 3_600_000 }),
   clockMs: (store) => store.clockMs(),
+  usersByUsernames: (store) => store.usersByUsernames(["alice"]),
 };
 
 const ledgerCalls: EveryMethod<Ledger> = {

@@ -4,7 +4,7 @@
 // here (polls, places, pinned tweets, …) are accepted and left out, as X leaves out what a post lacks.
 // What the expansions name is read before the charge, as part of the request: a failure leaves it
 // uncharged, and the reads are not charged on their own.
-import type { Store, Tweet, User } from "@social/core";
+import { plainUser, type Store, type Tweet, type User } from "@social/core";
 import type { TweetField } from "./fields.ts";
 
 /** X API v2's expansions of tweet reads (its OpenAPI document, 2.159). */
@@ -112,10 +112,7 @@ export async function includedFor(
       ? tweets.flatMap((tweet) => tweet.entities.mentions.map((mention) => mention.id))
       : []),
   ];
-  const users =
-    userIds.length === 0
-      ? []
-      : (await store.usersByIds(unique(userIds, String))).map(({ status: _status, ...user }) => user);
+  const users = userIds.length === 0 ? [] : (await store.usersByIds(unique(userIds, String))).map(plainUser);
   const media = [
     ...(expansions.has("attachments.media_keys") ? tweets.flatMap(keyedMedia) : []),
     ...(expansions.has("referenced_tweets.id.attachments.media_keys") ? referenced.flatMap(keyedMedia) : []),

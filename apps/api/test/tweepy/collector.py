@@ -8,6 +8,7 @@ Environment: SERVER (the base URL), KEY (a funded key), POOR_KEY (a key with 1 c
 and LIMITED_KEY (a server whose bucket holds 2 requests), and EXAMPLES (the fixture examples as JSON).
 """
 
+import datetime
 import json
 import os
 import sys
@@ -94,8 +95,18 @@ def main():
         "errors": [{"parameter": error["parameter"], "value": error["value"]} for error in users.errors],
     }
 
-    counts = api.get_recent_tweets_count(query, granularity="day")
-    report["counts"] = {"data": counts.data, "meta": counts.meta}
+    week = api.get_recent_tweets_count(query, granularity="day")
+    # A window inside hours at both ends, passed as datetimes for tweepy to format.
+    clock = datetime.datetime.fromisoformat(week.data[-1]["end"].replace("Z", "+00:00"))
+    start = clock - datetime.timedelta(hours=50, minutes=17, seconds=13)
+    end = clock - datetime.timedelta(hours=3, minutes=5)
+    hours = api.get_recent_tweets_count(query, granularity="hour", start_time=start, end_time=end)
+    report["counts"] = {
+        "week": {"data": week.data, "meta": week.meta},
+        "hours": {"data": hours.data, "meta": hours.meta},
+        "start_time": start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "end_time": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
 
     poor = client(os.environ["SERVER"], os.environ["POOR_KEY"])
     try:

@@ -4,10 +4,30 @@ import { FLAT, PER_ITEM, TWO_PER_ITEM } from "../costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { choiceParam, integerParam, nextTokenParam, searchQueryParam } from "../params.ts";
-import { readRangeOf, searchWithin, withReadRange } from "../read-range.ts";
-import { countWindow, GRANULARITIES, mostBuckets } from "../search/counts.ts";
+import type { Store } from "../ports.ts";
+import { type ReadRangeParams, readRangeOf, searchWithin, withReadRange } from "../read-range.ts";
+import type { SearchNode } from "../search/ast.ts";
+import {
+  bucketCount,
+  COUNT_RANGE_RULE,
+  countBuckets,
+  countWindow,
+  GRANULARITIES,
+  mostBuckets,
+  newestBuckets,
+  withinCountRange,
+} from "../search/counts.ts";
 import { parseSearchQuery } from "../search/query-param.ts";
+import { withUserIds } from "../search/user-ids.ts";
 import { oneResult, pageResult, strict, TWEET_LIST } from "./shared.ts";
+
+/**
+ * What a search entry reads: its query within the request's read range, a numeric from: / to: also
+ * matching the user with that id.
+ */
+async function searchQueryOf(store: Store, params: ReadRangeParams & { query: string }): Promise<SearchNode> {
+  return withUserIds(searchWithin(parseSearchQuery(params.query), readRangeOf(params)), store);
+}
 
 export const searchRecent = defineEndpoint({
   id: "search_recent",
@@ -17,7 +37,7 @@ export const searchRecent = defineEndpoint({
   tool: "search_recent_tweets",
   summary: "Tweets from the last 7 days matching a query with search operators, newest or most relevant first.",
   guidance: [
-    'Operators: "phrase", OR, (), -, #tag, $tag, from:, to:, lang:, since:/until: (date or UTC timestamp), since_id:, until_id:, conversation_id:, min_faves:, min_retweets:, and filter: (or X\'s is:/has:) links, replies, retweets, quotes, media, hashtags, mentions, verified.',
+    'Operators: "phrase", OR, (), -, #tag, $tag, from:, to: (username or user id), lang:, since:/until: (date or UTC timestamp), since_id:, until_id:, conversation_id:, min_faves:, min_retweets:, and filter: (or X\'s is:/has:) links, replies, retweets, quotes, media, hashtags, mentions, verified; -is:nullcast.',
     "Use {search_recent_enriched} when you also need the authors' profiles.",
   ],
   params: withReadRange({
@@ -37,8 +57,8 @@ export const searchRecent = defineEndpoint({
     idRange: true,
     passThrough: ["query", "sort_order", "since_id", "until_id", "start_time", "end_time"],
   },
-  run: ({ store, params, page }) => {
-    const query = searchWithin(parseSearchQuery(params.query), readRangeOf(params));
+  run: async ({ store, params, page }) => {
+    const query = await searchQueryOf(store, params);
     return pageResult(store.searchTweets(query, params.sort_order, page), "unreachable");
   },
 });
@@ -61,10 +81,9 @@ export const searchRecentEnriched = defineEndpoint({
   counted: (data) => data.tweets.length,
   pageSize: (params) => params.limit,
   run: async ({ store, params, page }) => {
-    const query = searchWithin(parseSearchQuery(params.query), readRangeOf(params));
-    const found = await store.searchTweets(query, "recency", page);
+    const found = await store.searchTweets(await searchQueryOf(store, params), "recency", page);
     const authorIds = [...new Set(found.items.map((tweet) => tweet.author_id))];
-    const authors = (await store.usersByIds(authorIds)).map(({ status: _status, ...user }) => user);
+    const authors = (await store.usersByIds(authorIds)).map(model.plainUser);
     return { data: { tweets: found.items, authors }, ...(found.next ? { next: found.next } : {}) };
   },
 });
@@ -103,22 +122,23 @@ export const searchCounts = defineEndpoint({
   toolset: "search",
   tool: "count_recent_tweets",
   beyond: "X API v2's GET /2/tweets/counts/recent",
-  summary:
-    "How many recent tweets match a query, per minute, hour or day: the size of a search before paying per tweet.",
+  summary: "How many recent tweets match a query, per minute, hour or day: a search's size before paying per tweet.",
   guidance: [
-    "Flat 1 credit whatever the count; the same operators as search.",
-    "Then read the matches with {search_recent}.",
+    "The operators of {search_recent}, which then reads the matches.",
+    "An answer cut to fit keeps the newest buckets (start says where its total begins); end_time reads earlier ones.",
   ],
-  params: withReadRange({
-    query: searchQueryParam,
-    granularity: v.optional(choiceParam(GRANULARITIES), "hour"),
-  }),
+  params: withReadRange(
+    { query: searchQueryParam, granularity: v.optional(choiceParam(GRANULARITIES), "hour") },
+    v.forward(v.partialCheck([["granularity"], ["start_time"], ["end_time"]], withinCountRange, COUNT_RANGE_RULE), [
+      "end_time",
+    ]),
+  ),
   examples: { query: "search_query" },
   cost: FLAT,
   data: model.SearchCounts,
   counted: (data) => data.counts.length,
   // Fewer buckets when the answer must be smaller (MCP's output budget): the newest, as a range's end is
-  // what a count is usually read for.
+  // what a count is usually read for; start says where the total begins.
   maxItems: (params) => mostBuckets(params.granularity),
   v2: {
     path: "/2/tweets/counts/recent",
@@ -128,15 +148,17 @@ export const searchCounts = defineEndpoint({
   },
   run: async ({ store, params, page, maxItems }) => {
     const clock = (await store.clockMs()) ?? Date.now();
-    const window = countWindow(params.granularity, clock, params.start_time, params.end_time);
-    const kept = Math.min(window.buckets, maxItems);
-    const newest = { ...window, startMs: window.startMs + (window.buckets - kept) * window.sizeMs, buckets: kept };
-    const query = searchWithin(parseSearchQuery(params.query), readRangeOf(params));
-    const counts = await store.countTweets(query, newest, page.owner);
-    const buckets = counts.map((tweet_count, index) => {
-      const start = newest.startMs + index * newest.sizeMs;
-      return { start: new Date(start).toISOString(), end: new Date(start + newest.sizeMs).toISOString(), tweet_count };
-    });
-    return { data: { total_tweet_count: counts.reduce((sum, n) => sum + n, 0), counts: buckets } };
+    const whole = countWindow(params.granularity, clock, params.start_time, params.end_time);
+    const window = newestBuckets(whole, Math.min(bucketCount(whole), maxItems));
+    const counts = await store.countTweets(await searchQueryOf(store, params), window, page.owner);
+    const at = (ms: number) => new Date(ms).toISOString();
+    return {
+      data: {
+        start: at(window.startMs),
+        end: at(window.endMs),
+        total_tweet_count: counts.reduce((sum, n) => sum + n, 0),
+        counts: countBuckets(window, counts),
+      },
+    };
   },
 });

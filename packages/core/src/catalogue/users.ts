@@ -1,10 +1,10 @@
 // The users toolset: profiles by id, username or ids, and a user's timelines.
 import * as v from "valibot";
 import { FLAT, PER_ITEM } from "../costs.ts";
-import { defineEndpoint, type ExampleName, type Guidance, type ReadResult } from "../endpoint.ts";
+import { defineEndpoint, type ExampleName, type ExampleValues, type Guidance, type ParamsSchema } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { idParam, idsParam, nextTokenParam, usernameParam, usernamesParam } from "../params.ts";
-import type { PageRequest, Store, TimelineKind } from "../ports.ts";
+import type { TimelineKind } from "../ports.ts";
 import { readRangeOf, withReadRange } from "../read-range.ts";
 import type { V2Mapping } from "../v2-mapping.ts";
 import { byId, fixedPageSize, ONE_USER, oneResult, pageResult, strict, TWEET_LIST, USER_LIST } from "./shared.ts";
@@ -60,7 +60,7 @@ export const users = defineEndpoint({
   maxItems: (params) => params.ids.length,
   v2: { path: "/2/users", ...USER_LIST, passThrough: ["ids"] },
   run: async ({ store, params, maxItems }) => ({
-    data: (await store.usersByIds(params.ids.slice(0, maxItems))).map(plainUser),
+    data: (await store.usersByIds(params.ids.slice(0, maxItems))).map(model.plainUser),
   }),
 });
 
@@ -71,35 +71,18 @@ export const usersByUsernames = defineEndpoint({
   toolset: "users",
   tool: "get_users_by_usernames",
   beyond: "X API v2's GET /2/users/by?usernames=",
-  summary:
-    "Several users' profiles by comma-separated usernames (up to 100, case-insensitive); names not found are left out.",
-  guidance: ["Batch lookups: one request for up to 100 handles instead of one {user_by_username} call each."],
+  summary: "Several users' profiles by comma-separated usernames (up to 100, any case); missing ones are left out.",
+  guidance: ["One call instead of one {user_by_username} per handle."],
   params: strict({ usernames: usernamesParam }),
   examples: { usernames: ["username", "source_username"] },
   cost: PER_ITEM,
   data: v.array(model.User),
   maxItems: (params) => params.usernames.length,
   v2: { path: "/2/users/by", ...USER_LIST, passThrough: ["usernames"] },
-  run: async ({ store, params, maxItems }) => {
-    const found = await Promise.all(params.usernames.slice(0, maxItems).map((name) => store.userByUsername(name)));
-    return { data: found.flatMap((user) => (user === undefined ? [] : [plainUser(user)])) };
-  },
+  run: async ({ store, params, maxItems }) => ({
+    data: (await store.usersByUsernames(params.usernames.slice(0, maxItems))).map(model.plainUser),
+  }),
 });
-
-/** A lookup's user as lists show users: without its status. */
-function plainUser({ status: _status, ...user }: model.UserLookup): model.User {
-  return user;
-}
-
-interface TimelineShape<Id extends string> {
-  id: Id;
-  path: string;
-  tool: string;
-  summary: string;
-  guidance: Guidance;
-  user: ExampleName;
-  v2?: V2Mapping<model.Tweet[]>;
-}
 
 const EXCLUDABLE = ["retweets", "replies"] as const;
 const excludeRule = `must be a comma-separated list of ${EXCLUDABLE.join(", ")}`;
@@ -119,40 +102,48 @@ const excludeParam = v.optional(
 );
 
 const timelineParams = withReadRange({ id: idParam, next_token: nextTokenParam });
+type TimelineParams = v.InferOutput<typeof timelineParams>;
 
-/** A page of the user's timeline of `kind`, within the read range the parameters name. */
-function timelinePage(
-  store: Store,
-  params: v.InferOutput<typeof timelineParams>,
-  kind: TimelineKind,
-  page: PageRequest,
-): Promise<ReadResult<model.Tweet[]>> {
-  const range = readRangeOf(params);
-  const within = range === undefined ? page : { ...page, range };
-  return pageResult(store.timeline(params.id, kind, within), `No user with id ${params.id}`);
+interface TimelineShape<Id extends string, P extends ParamsSchema> {
+  id: Id;
+  path: string;
+  tool: string;
+  summary: string;
+  guidance: Guidance;
+  user: ExampleName;
+  v2?: V2Mapping<model.Tweet[]>;
+  params: P;
+  /** Which of the user's timelines a request reads. */
+  kind: (params: v.InferOutput<P>) => TimelineKind;
 }
 
-function timeline<const Id extends string>(kind: TimelineKind, { user: example, ...shape }: TimelineShape<Id>) {
+/** A user's timeline: a page of the kind the request names, within the read range it names. */
+function timeline<const Id extends string, P extends ParamsSchema>({
+  user: example,
+  kind,
+  ...shape
+}: TimelineShape<Id, P>) {
   return defineEndpoint({
     ...shape,
     family: "basic",
     toolset: "users",
-    params: timelineParams,
-    examples: { id: example },
+    // Every timeline's one required parameter is the user's id.
+    examples: { id: example } as ExampleValues<P>,
     cost: PER_ITEM,
     data: v.array(model.Tweet),
     pageSize: fixedPageSize,
-    run: ({ store, params, page }) => timelinePage(store, params, kind, page),
+    run: ({ store, params, page }) => {
+      const { id, ...range } = params as v.InferOutput<P> & TimelineParams;
+      const within = readRangeOf(range);
+      const read = store.timeline(id, kind(params), within === undefined ? page : { ...page, range: within });
+      return pageResult(read, `No user with id ${id}`);
+    },
   });
 }
 
-const userTweetsParams = withReadRange({ id: idParam, next_token: nextTokenParam, exclude: excludeParam });
-
-export const userTweets = defineEndpoint({
+export const userTweets = timeline({
   id: "user_tweets",
   path: "/v1/users/{id}/tweets",
-  family: "basic",
-  toolset: "users",
   tool: "get_user_tweets",
   summary: "A user's recent original tweets and retweets, newest first (replies excluded).",
   guidance: [
@@ -160,11 +151,9 @@ export const userTweets = defineEndpoint({
     "Use {user_media} for tweets with media only.",
     "since_id with the newest id already seen reads only what is new.",
   ],
-  params: userTweetsParams,
-  examples: { id: "user_id" },
-  cost: PER_ITEM,
-  data: v.array(model.Tweet),
-  pageSize: fixedPageSize,
+  user: "user_id",
+  params: withReadRange({ id: idParam, next_token: nextTokenParam, exclude: excludeParam }),
+  kind: (params) => (params.exclude?.includes("retweets") ? "originals" : "tweets"),
   v2: {
     path: "/2/users/{id}/tweets",
     ...TWEET_LIST,
@@ -172,24 +161,26 @@ export const userTweets = defineEndpoint({
     idRange: true,
     passThrough: ["exclude", "since_id", "until_id", "start_time", "end_time"],
   },
-  run: ({ store, params, page }) =>
-    timelinePage(store, params, params.exclude?.includes("retweets") ? "originals" : "tweets", page),
 });
 
-export const userReplies = timeline("replies", {
+export const userReplies = timeline({
   id: "user_replies",
   path: "/v1/users/{id}/tweets/replies",
   tool: "get_user_tweets_and_replies",
   summary: "A user's recent tweets including replies, newest first.",
   guidance: ["Use it to see a user's conversations.", "Use {user_tweets} when replies are noise."],
   user: "user_id",
+  params: timelineParams,
+  kind: () => "replies",
 });
 
-export const userMedia = timeline("media", {
+export const userMedia = timeline({
   id: "user_media",
   path: "/v1/users/{id}/media",
   tool: "get_user_media",
   summary: "A user's recent tweets that carry media (photos), newest first.",
   guidance: ["Only tweets with a media array.", "Use {user_tweets} for everything."],
   user: "media_user_id",
+  params: timelineParams,
+  kind: () => "media",
 });

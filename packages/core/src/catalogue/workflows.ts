@@ -154,9 +154,13 @@ export const tweetContext = defineEndpoint({
       receptionOf(store, found.id, maxItems),
     ]);
     if (!author) throw notFound(`The author of tweet ${params.id} is not available`);
-    const { status: _status, ...authorUser } = author;
     return {
-      data: { tweet: found, author: authorUser, quotes: quoted?.items ?? [], retweeters: retweeted?.items ?? [] },
+      data: {
+        tweet: found,
+        author: model.plainUser(author),
+        quotes: quoted?.items ?? [],
+        retweeters: retweeted?.items ?? [],
+      },
     };
   },
 });

@@ -36,6 +36,9 @@ export const FILTER_NAMES = [
   "hashtags",
   "mentions",
   "verified",
+  // Promoted-only posts, which no world here holds: is:nullcast matches nothing, and -is:nullcast, a
+  // common clause in queries written for X, everything.
+  "nullcast",
 ] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 

@@ -1,15 +1,21 @@
 export { FILTER_NAMES, type FilterName, type SearchDocument, type SearchNode } from "./ast.ts";
 export {
-  COUNT_RANGE_MS,
+  bucketCount,
   type CountWindow,
+  countedQuery,
+  countOrigin,
   countWindow,
   GRANULARITIES,
-  GRANULARITY_MS,
   type Granularity,
-  mostBuckets,
 } from "./counts.ts";
 export { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
-export { type BudgetedRead, DEFAULT_SEARCH_LIMITS, type SearchLimits, searchBudgetExceeded } from "./limits.ts";
+export {
+  type BudgetedRead,
+  budgetOf,
+  DEFAULT_SEARCH_LIMITS,
+  type SearchLimits,
+  searchBudgetExceeded,
+} from "./limits.ts";
 export { matches } from "./match.ts";
 export { parseQuery, SEARCH_QUERY_LIMITS } from "./parse.ts";
 export { printQuery } from "./print.ts";

@@ -72,6 +72,8 @@ function hasFilter(doc: SearchDocument, filter: FilterName): boolean {
       return doc.hasMentions;
     case "verified":
       return doc.authorVerified;
+    case "nullcast":
+      return false;
   }
 }
 

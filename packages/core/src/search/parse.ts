@@ -15,6 +15,7 @@
 //   be an operator, so text with a colon goes in quotes.
 // - Positions are UTF-16 indices into the query, and lengths count UTF-16 units, as JavaScript does.
 import { USERNAME_PATTERN } from "../model.ts";
+import { boundId } from "../params.ts";
 import { FILTER_NAMES, type FilterName, type SearchNode } from "./ast.ts";
 import { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
 import { printQuery } from "./print.ts";
@@ -47,6 +48,7 @@ const X_IS: Readonly<Record<string, FilterName>> = {
   reply: "replies",
   quote: "quotes",
   verified: "verified",
+  nullcast: "nullcast",
 };
 const X_HAS: Readonly<Record<string, FilterName>> = {
   links: "links",
@@ -55,8 +57,9 @@ const X_HAS: Readonly<Record<string, FilterName>> = {
   mentions: "mentions",
 };
 /**
- * X API v2 operators (and is:/has: values) that ask for what this API holds no data about: refused by
- * name, so that a query written for X fails loudly instead of matching something else.
+ * X API v2 operators (and is:/has: values) this API does not support, most for data it does not hold
+ * (places, bios, URLs' titles): refused by name, so that a query written for X fails loudly instead of
+ * matching something else.
  */
 const X_UNSERVED = new Set([
   "bio",
@@ -88,7 +91,6 @@ const X_UNSERVED = new Set([
   "has:images",
   "has:video_link",
   "has:videos",
-  "is:nullcast",
 ]);
 
 export function parseQuery(query: string): SearchNode {
@@ -242,15 +244,7 @@ type ValueReader = (value: string, at: number) => SearchNode;
 
 // A Map, not an object literal, so that "constructor:" or "__proto__:" cannot reach Object.prototype.
 const OPERATORS = new Map<string, ValueReader>([
-  [
-    "from",
-    (value, at) => {
-      if (!USERNAME_PATTERN.test(value)) {
-        fail("bad_username", at, `from: needs 1 to 15 letters, digits or underscores, not ${quote(value)}`);
-      }
-      return { kind: "from", username: value.toLowerCase() };
-    },
-  ],
+  ["from", (value, at) => ({ kind: "from", username: userValue("from", value, at) })],
   [
     "lang",
     (value, at) => {
@@ -264,15 +258,7 @@ const OPERATORS = new Map<string, ValueReader>([
   ["since_id", (value, at) => ({ kind: "since_id", id: tweetId("since_id", value, at) })],
   ["until_id", (value, at) => ({ kind: "until_id", id: tweetId("until_id", value, at) })],
   ["conversation_id", (value, at) => ({ kind: "conversation", id: tweetId("conversation_id", value, at) })],
-  [
-    "to",
-    (value, at) => {
-      if (!USERNAME_PATTERN.test(value)) {
-        fail("bad_username", at, `to: needs 1 to 15 letters, digits or underscores, not ${quote(value)}`);
-      }
-      return { kind: "to", username: value.toLowerCase() };
-    },
-  ],
+  ["to", (value, at) => ({ kind: "to", username: userValue("to", value, at) })],
   ["min_faves", (value, at) => ({ kind: "min_faves", count: count("min_faves", value, at) })],
   ["min_retweets", (value, at) => ({ kind: "min_retweets", count: count("min_retweets", value, at) })],
   [
@@ -287,6 +273,21 @@ const OPERATORS = new Map<string, ValueReader>([
   ["is", (value, at) => xFilter("is", X_IS, value, at)],
   ["has", (value, at) => xFilter("has", X_HAS, value, at)],
 ]);
+
+/**
+ * from: / to: name a user by username or, as on X, by numeric id (a search joins the id's username, see
+ * ./user-ids.ts); lower-cased, as usernames compare.
+ */
+function userValue(operator: string, value: string, at: number): string {
+  if (!USERNAME_PATTERN.test(value) && !ID.test(value)) {
+    fail(
+      "bad_username",
+      at,
+      `${operator}: needs a username (1 to 15 letters, digits or underscores) or a user id, not ${quote(value)}`,
+    );
+  }
+  return value.toLowerCase();
+}
 
 /** is:retweet, has:media, …: X API v2's spelling of a filter. */
 function xFilter(
@@ -305,7 +306,7 @@ function unserved(operator: string, at: number): never {
   return fail(
     "unsupported_operator",
     at,
-    `${quote(operator)} is an X API v2 search operator this API cannot serve: it holds no such data`,
+    `${quote(operator)} is an X API v2 search operator this API does not support`,
   );
 }
 
@@ -349,7 +350,7 @@ function dateOrInstant(operator: string, value: string, at: number): string {
 
 function tweetId(operator: string, value: string, at: number): string {
   if (!ID.test(value)) fail("bad_number", at, `${operator}: needs a tweet id of 1 to 19 digits, not ${quote(value)}`);
-  return String(BigInt(value));
+  return boundId(value);
 }
 
 function count(operator: string, value: string, at: number): number {

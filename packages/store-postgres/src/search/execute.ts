@@ -24,8 +24,12 @@
 // - A gate (./gate.ts) keeps searches from taking every connection of the pool.
 import {
   type BudgetedRead,
+  bucketCount,
+  budgetOf,
   type CountWindow,
   type Cursor,
+  countedQuery,
+  countOrigin,
   type SearchLimits,
   type SearchNode,
   type SearchSortOrder,
@@ -159,7 +163,7 @@ export class SearchExecutor {
         this.#sql.begin(async (tx) => {
           const started = performance.now();
           const left = (): [string] => {
-            const ms = Math.floor(this.#limits.budgetMs - (performance.now() - started));
+            const ms = Math.floor(budgetOf(this.#limits, read) - (performance.now() - started));
             if (ms <= 0) throw searchBudgetExceeded(this.#limits, read);
             return [String(ms)];
           };
@@ -174,32 +178,24 @@ export class SearchExecutor {
 
   /**
    * How many tweets match `query` in each bucket of `window`: one statement over the ids of the window's
-   * time, run with the same budget and gate as a search (past the budget, the same 400).
+   * time, at the gate, within a count's budget (past it, the same 400 as a search's, with a count's advice).
    */
   async count(query: SearchNode, window: CountWindow, owner: string): Promise<number[]> {
-    const counts = new Array<number>(window.buckets).fill(0);
-    const plan = compileSearch(query);
+    const counts = new Array<number>(bucketCount(window)).fill(0);
+    const plan = compileSearch(countedQuery(query, window));
     if (plan === undefined) return counts;
-    const end = window.startMs + window.buckets * window.sizeMs;
-    const timed = {
-      ...plan,
-      since: Math.max(plan.since ?? -Infinity, window.startMs),
-      until: Math.min(plan.until ?? Infinity, end),
-    };
     const rows = await this.#withinBudget(
       owner,
       async (tx, left) => {
-        const { low, high } = await this.#idRange(tx, timed);
+        const { low, high } = await this.#idRange(tx, plan);
         if (low >= high) return [];
         await tx.unsafe(PLANNERS_CHOICE, left());
-        const values = new Values(6);
+        const values = new Values(5);
         const where = renderCondition(plan.condition, values);
         return tx.unsafe<{ bucket: number; n: number }[]>(
           `SELECT ((t.created_ms - $3::bigint) / $4::bigint)::int AS bucket, count(*)::int AS n FROM tweets t
-         WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE}
-           AND t.created_ms >= $3::bigint AND t.created_ms < $5::bigint AND (${where})
-         GROUP BY 1`,
-          [low, high, window.startMs, window.sizeMs, end, ...values.list],
+           WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND (${where}) GROUP BY 1`,
+          [low, high, countOrigin(window), window.sizeMs, ...values.list],
         );
       },
       "count",

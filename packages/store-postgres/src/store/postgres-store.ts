@@ -85,6 +85,10 @@ export class PostgresStore implements Store {
     return this.#users.byUsername(username);
   }
 
+  usersByUsernames(usernames: readonly string[]): Promise<UserLookup[]> {
+    return this.#users.byUsernames(usernames);
+  }
+
   timeline(userId: string, kind: TimelineKind, page: PageRequest): Promise<Page<Tweet> | undefined> {
     return this.#users.timeline(userId, kind, page);
   }

@@ -92,6 +92,11 @@ export async function itemsByIds<Row extends { id: string }, Item>(
   });
 }
 
+/** `values` as a PostgreSQL text[] literal, each element quoted, so that any text is one element. */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
+}
+
 /** `id` as stored when `exists` finds it: the parent of a page, which is a 404 when missing. */
 export async function existingId(exists: Statement<object, [number]>, id: string): Promise<number | undefined> {
   const stored = storedId(id);
@@ -139,12 +144,10 @@ type RangedTweetWalk = Statement<KeyedTweetRow, RangedWalkParams>;
 
 /** The tweets of `tweets t` that meet `where`, newest first, within a read range (see rangedTweetPage). */
 export function tweetsNewestFirstWithin(sql: SQL, where: string): RangedTweetWalk {
-  return statement(
+  return newestFirst<RangedWalkParams>(
     sql,
-    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE ${where} AND ${VISIBLE}
-       AND t.id < $2::bigint AND t.id > $4::bigint AND t.id < $5::bigint
-       AND t.created_ms >= $6::bigint AND t.created_ms < $7::bigint
-     ORDER BY t.id DESC LIMIT $3`,
+    `${where} AND t.id > $4::bigint AND t.id < $5::bigint AND t.created_ms >= $6::bigint AND t.created_ms < $7::bigint`,
+    "tweets t",
   );
 }
 
@@ -164,7 +167,12 @@ export async function userPage(walk: UserWalk, parent: number, page: PageRequest
 
 /** The tweets of `from` that meet `where` ($1 the parent), newest first. */
 export function tweetsNewestFirst(sql: SQL, where: string, from = "tweets t"): TweetWalk {
-  return statement(
+  return newestFirst<TweetWalkParams>(sql, where, from);
+}
+
+/** Every walk down a parent's tweets: $2 the id to continue below, $3 how many rows. */
+function newestFirst<Params extends unknown[]>(sql: SQL, where: string, from: string) {
+  return statement<KeyedTweetRow, Params>(
     sql,
     `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < $2::bigint
      ORDER BY t.id DESC LIMIT $3`,

@@ -4,7 +4,15 @@ import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social
 import { USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
 import { asciiFold } from "../world/rows.ts";
-import { byIds, existingId, itemsByIds, rangedTweetPage, statement, tweetsNewestFirstWithin } from "./reads.ts";
+import {
+  byIds,
+  existingId,
+  itemsByIds,
+  rangedTweetPage,
+  statement,
+  textArray,
+  tweetsNewestFirstWithin,
+} from "./reads.ts";
 
 function statements(sql: SQL) {
   return {
@@ -13,6 +21,10 @@ function statements(sql: SQL) {
     userByUsername: statement<UserRow, [key: string]>(
       sql,
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.username_key = $1`,
+    ),
+    usersByUsernames: statement<UserRow & { key: string }, [keys: string]>(
+      sql,
+      `SELECT u.username_key AS key, ${USER_COLUMNS} FROM users u WHERE u.username_key = ANY($1::text[])`,
     ),
     timeline: {
       tweets: tweetsNewestFirstWithin(sql, "t.author_id = $1::bigint AND NOT t.is_reply"),
@@ -37,6 +49,18 @@ export class UserReads {
   async byUsername(username: string): Promise<UserLookup | undefined> {
     const row = await this.#q.userByUsername.get(asciiFold(username));
     return row === undefined ? undefined : userLookupFromRow(row);
+  }
+
+  /** One statement for every name: a batch of a hundred is one round trip, not a hundred. */
+  async byUsernames(usernames: readonly string[]): Promise<UserLookup[]> {
+    if (usernames.length === 0) return [];
+    const keys = usernames.map(asciiFold);
+    // PostgreSQL's text holds no NUL, and no username has one.
+    const askable = keys.filter((key) => !key.includes("\u0000"));
+    const rows = new Map(
+      (await this.#q.usersByUsernames.all(textArray(askable))).map((row) => [row.key, userLookupFromRow(row)]),
+    );
+    return keys.flatMap((key) => rows.get(key) ?? []);
   }
 
   /** The stored id of the user `id`, if there is one: the parent of the reads below a user. */

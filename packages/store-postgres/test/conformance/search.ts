@@ -277,16 +277,23 @@ function expected(tweets: readonly Tweet[], query: SearchNode): string[] {
 }
 
 /**
- * A count window that starts and ends inside the world's days, in buckets that are not whole hours, so
- * that tweets fall before, inside and after it, and the query's own since: / until: cut it.
+ * A count window that starts and ends inside the world's days and inside its buckets, which are not
+ * whole hours: tweets fall before, inside and after it, and the query's own since: / until: cut it.
  */
-const COUNT_WINDOW: CountWindow = { startMs: FIRST_DAY + 7 * 3_600_000, sizeMs: 11 * 3_600_000, buckets: 12 };
+const COUNT_WINDOW: CountWindow = {
+  startMs: FIRST_DAY + 7 * 3_600_000 + 17 * 60_000,
+  endMs: FIRST_DAY + 5 * DAY_MS + 3 * 3_600_000 + 5 * 60_000,
+  sizeMs: 11 * 3_600_000,
+};
 
 function expectedCounts(tweets: readonly Tweet[], query: SearchNode): number[] {
-  const counts = new Array<number>(COUNT_WINDOW.buckets).fill(0);
+  const { startMs, endMs, sizeMs } = COUNT_WINDOW;
+  const origin = Math.floor(startMs / sizeMs) * sizeMs;
+  const counts = new Array<number>(Math.ceil(endMs / sizeMs) - origin / sizeMs).fill(0);
   for (const t of tweets) {
-    const bucket = Math.floor((Date.parse(t.created_at) - COUNT_WINDOW.startMs) / COUNT_WINDOW.sizeMs);
-    if (bucket >= 0 && bucket < COUNT_WINDOW.buckets && matches(query, documentOf(t))) {
+    const created = Date.parse(t.created_at);
+    if (created >= startMs && created < endMs && matches(query, documentOf(t))) {
+      const bucket = Math.floor((created - origin) / sizeMs);
       counts[bucket] = (counts[bucket] ?? 0) + 1;
     }
   }

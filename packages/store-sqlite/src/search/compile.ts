@@ -183,9 +183,11 @@ function splitConjunction(children: readonly Expr[]): { match?: FtsQuery; negate
 class Values {
   readonly list: SqlParam[] = [];
 
+  constructor(readonly first = FIRST_VALUE_SLOT) {}
+
   slot(value: SqlParam): string {
     this.list.push(value);
-    return `?${FIRST_VALUE_SLOT + this.list.length - 1}`;
+    return `?${this.first + this.list.length - 1}`;
   }
 }
 
@@ -241,40 +243,49 @@ function drivingMatch(expr: Expr): { match: FtsQuery; rest?: Expr } | undefined 
 
 const RANK = `CAST(round(bm25(tweets_fts, 1.0, 0.0, 0.0, 0.0) * ${RELEVANCY_SCALE}) AS INTEGER)`;
 
-/** Every count statement's bucket of a matching row, from ?4 (the first bucket's start) and ?5 (its size). */
-const BUCKET = "(t.created_ms - ?4) / ?5";
-/** Rows created in the count's window: from ?4 up to ?3 (its end, exclusive). */
-const IN_WINDOW = "t.created_ms >= ?4 AND t.created_ms < ?3";
+/**
+ * Where a statement's rows come from, confined to the ids [?1, ?2): the FTS5 index when a MATCH drives
+ * the query (then `rowid` is its rowid), else the tweets, skipping protected authors' (the index holds
+ * none of theirs).
+ */
+interface RowSource {
+  from: string;
+  where: string;
+  rowid: string;
+  driver?: { match: FtsQuery; slot: string; rest: string };
+}
+
+function rowSource(expr: Expr, values: Values): RowSource {
+  const driver = drivingMatch(expr);
+  if (driver === undefined) {
+    const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, values)})`;
+    return { from: "tweets t", where: `t.id >= ?1 AND t.id < ?2 AND ${VISIBLE}${predicate}`, rowid: "t.id" };
+  }
+  const slot = values.slot(driver.match.query);
+  const rest = driver.rest === undefined ? "" : ` AND (${sqlOf(driver.rest, values)})`;
+  return {
+    from: "tweets_fts JOIN tweets t ON t.id = tweets_fts.rowid",
+    where: `tweets_fts MATCH ${slot} AND tweets_fts.rowid >= ?1 AND tweets_fts.rowid < ?2${rest}`,
+    rowid: "tweets_fts.rowid",
+    driver: { match: driver.match, slot, rest },
+  };
+}
 
 /**
- * The statement that counts `query`'s matches per bucket in [?1, ?2): rows as (bucket, count). It binds
- * the shared slots differently from a search's: ?3 the window's end, ?4 its start, ?5 a bucket's size.
+ * The statement that counts `query`'s matches per bucket in [?1, ?2): rows as (bucket, n), a row's bucket
+ * being its units of ?4 ms after ?3 (the count's origin); its values start at ?5.
  */
 export function compileCount(query: SearchNode): SearchPlan | undefined {
   const expr = toExpr(query);
   if (expr.kind === "const" && !expr.value) return undefined;
-  const bounds = { ...timeBounds(query), ...idBounds(query) };
-  const values = new Values();
-  const driver = drivingMatch(expr);
-  const select = `SELECT ${BUCKET} AS bucket, count(*) AS n`;
-  if (driver === undefined) {
-    const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, values)})`;
-    return {
-      sql: `${select} FROM tweets t WHERE t.id >= ?1 AND t.id < ?2 AND ${VISIBLE} AND ${IN_WINDOW}${predicate} GROUP BY bucket`,
-      values: values.list,
-      ranked: false,
-      ...bounds,
-    };
-  }
-  const match = values.slot(driver.match.query);
-  const rest = driver.rest === undefined ? "" : ` AND (${sqlOf(driver.rest, values)})`;
+  const values = new Values(5);
+  const source = rowSource(expr, values);
   return {
-    sql:
-      `${select} FROM tweets_fts JOIN tweets t ON t.id = tweets_fts.rowid WHERE tweets_fts MATCH ${match} ` +
-      `AND tweets_fts.rowid >= ?1 AND tweets_fts.rowid < ?2 AND ${IN_WINDOW}${rest} GROUP BY bucket`,
+    sql: `SELECT (t.created_ms - ?3) / ?4 AS bucket, count(*) AS n FROM ${source.from} WHERE ${source.where} GROUP BY bucket`,
     values: values.list,
     ranked: false,
-    ...bounds,
+    ...timeBounds(query),
+    ...idBounds(query),
   };
 }
 
@@ -284,38 +295,22 @@ export function compileSearch(query: SearchNode, sortOrder: SearchSortOrder): Se
   if (expr.kind === "const" && !expr.value) return undefined;
   const bounds = { ...timeBounds(query), ...idBounds(query) };
   const values = new Values();
-  const driver = drivingMatch(expr);
-
-  if (driver === undefined) {
-    const predicate = expr.kind === "const" ? "" : ` AND (${sqlOf(expr, values)})`;
+  const source = rowSource(expr, values);
+  const { driver } = source;
+  if (driver === undefined || sortOrder === "recency" || !driver.match.ranked) {
     return {
-      // Protected authors' tweets are not in the FTS index, so only a walk of the tweets must skip them.
-      sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t WHERE t.id >= ?1 AND t.id < ?2 AND ${VISIBLE}${predicate} ORDER BY t.id DESC LIMIT ?3`,
-      values: values.list,
-      ranked: false,
-      ...bounds,
-    };
-  }
-
-  const match = values.slot(driver.match.query);
-  const rest = driver.rest === undefined ? "" : ` AND (${sqlOf(driver.rest, values)})`;
-  const inRange = "tweets_fts.rowid >= ?1 AND tweets_fts.rowid < ?2";
-  if (sortOrder === "recency" || !driver.match.ranked) {
-    return {
-      sql:
-        `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets_fts JOIN tweets t ON t.id = tweets_fts.rowid ` +
-        `WHERE tweets_fts MATCH ${match} AND ${inRange}${rest} ORDER BY tweets_fts.rowid DESC LIMIT ?3`,
+      sql: `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM ${source.from} WHERE ${source.where} ORDER BY ${source.rowid} DESC LIMIT ?3`,
       values: values.list,
       ranked: false,
       ...bounds,
     };
   }
   // Ranks are computed and the page chosen on the FTS rows alone; only the page's rows are read whole.
-  const join = rest === "" ? "" : " JOIN tweets t ON t.id = tweets_fts.rowid";
+  const join = driver.rest === "" ? "" : " JOIN tweets t ON t.id = tweets_fts.rowid";
   return {
     sql:
       `SELECT ${TWEET_COLUMNS}, m.bucket FROM (SELECT tweets_fts.rowid AS id, ${RANK} AS bucket FROM tweets_fts${join} ` +
-      `WHERE tweets_fts MATCH ${match} AND ${inRange}${rest} AND (bucket > ?4 OR (bucket = ?4 AND tweets_fts.rowid < ?5)) ` +
+      `WHERE ${source.where} AND (bucket > ?4 OR (bucket = ?4 AND tweets_fts.rowid < ?5)) ` +
       "ORDER BY bucket, tweets_fts.rowid DESC LIMIT ?3) m JOIN tweets t ON t.id = m.id ORDER BY m.bucket, m.id DESC",
     values: values.list,
     ranked: true,

@@ -14,8 +14,12 @@
 import type { Database, Statement } from "bun:sqlite";
 import {
   type BudgetedRead,
+  bucketCount,
+  budgetOf,
   type CountWindow,
   type Cursor,
+  countedQuery,
+  countOrigin,
   type SearchLimits,
   type SearchNode,
   type SearchSortOrder,
@@ -28,6 +32,7 @@ import { FairLane } from "./lane.ts";
 import { StatementCache } from "./statement-cache.ts";
 
 export type SearchRow = TweetRow & { bucket: number };
+type CountRow = { bucket: number; n: number };
 
 /** Distinct search shapes kept prepared. */
 const SEARCH_STATEMENTS = 256;
@@ -61,7 +66,7 @@ class Walk {
 
   /** Whether the budget is spent; the first step always runs, so a budget of 0 allows one step. */
   get exhausted(): boolean {
-    return this.steps > 0 && this.spentMs >= this.limits.budgetMs;
+    return this.steps > 0 && this.spentMs >= budgetOf(this.limits, this.read);
   }
 }
 
@@ -128,26 +133,19 @@ export class SearchExecutor {
 
   /**
    * How many tweets match `query` in each bucket of `window`, walking the ids of the window's time in
-   * steps as a recency page does, with the same budget: a count that cannot finish within it is refused
-   * with the same 400.
+   * steps as a recency page does, with a count's budget: one that cannot finish within it is refused.
    */
   async count(query: SearchNode, window: CountWindow, owner: string): Promise<number[]> {
-    const counts = new Array<number>(window.buckets).fill(0);
-    const plan = compileCount(query);
+    const counts = new Array<number>(bucketCount(window)).fill(0);
+    const plan = compileCount(countedQuery(query, window));
     if (plan === undefined) return counts;
     const world = this.#world();
-    const end = window.startMs + window.buckets * window.sizeMs;
-    const since = Math.max(plan.since ?? -Infinity, window.startMs);
-    const until = Math.min(plan.until ?? Infinity, end);
-    const { low, high } = withinIds(this.#idRange(world, since, until), plan);
+    const { low, high } = withinIds(this.#idRange(world, plan.since, plan.until), plan);
     const walk = new Walk(this.#limits, world.idsPerTweet, "count");
     const statement = this.#statements.get(plan.sql);
+    const origin = countOrigin(window);
     await this.#walkDown(owner, walk, low, high, (windowLow, windowHigh) => {
-      const params = [windowLow, windowHigh, end, window.startMs, window.sizeMs, ...plan.values];
-      const rows = statement.all(...(params.slice(0, statement.paramsCount) as SqlParam[])) as {
-        bucket: number;
-        n: number;
-      }[];
+      const rows = statement.all(windowLow, windowHigh, origin, window.sizeMs, ...plan.values) as CountRow[];
       for (const { bucket, n } of rows) counts[bucket] = (counts[bucket] ?? 0) + n;
       return undefined;
     });

@@ -6,7 +6,7 @@ import { existingId, tweetPage, tweetsNewestFirst, type UserWalk, userPage, user
 function statements(db: Database) {
   return {
     listExists: db.query<object, [number]>("SELECT 1 FROM lists WHERE id = ?"),
-    listTweets: tweetsNewestFirst(db, "m.list_id = ?", "list_members m JOIN tweets t ON t.author_id = m.user_id"),
+    listTweets: tweetsNewestFirst(db, "m.list_id = ?1", "list_members m JOIN tweets t ON t.author_id = m.user_id"),
     listMembers: usersNewestFirst(db, "list_members", "list_id", "user_id"),
     listSubscribers: usersNewestFirst(db, "list_subscribers", "list_id", "user_id"),
   };

@@ -78,10 +78,10 @@ type RangedTweetWalk = Statement<KeyedTweetRow, RangedWalkParams>;
 
 /** The tweets of `tweets t` that meet `where`, newest first, within a read range (see rangedTweetPage). */
 export function tweetsNewestFirstWithin(db: Database, where: string): RangedTweetWalk {
-  return db.query<KeyedTweetRow, RangedWalkParams>(
-    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE ${where} AND ${VISIBLE}
-       AND t.id < ?2 AND t.id > ?4 AND t.id < ?5 AND t.created_ms >= ?6 AND t.created_ms < ?7
-       ORDER BY t.id DESC LIMIT ?3`,
+  return newestFirst<RangedWalkParams>(
+    db,
+    `${where} AND t.id > ?4 AND t.id < ?5 AND t.created_ms >= ?6 AND t.created_ms < ?7`,
+    "tweets t",
   );
 }
 
@@ -98,10 +98,15 @@ export function userPage(walk: UserWalk, parent: number, page: PageRequest): Pag
   return pageOf(walk.all(parent, k1, k2, page.size + 1), page.size, userFromRow, (row) => [row.k1, row.k2]);
 }
 
-/** The tweets of `from` that meet `where`, newest first. */
+/** The tweets of `from` that meet `where` (?1 the parent), newest first. */
 export function tweetsNewestFirst(db: Database, where: string, from = "tweets t"): TweetWalk {
-  return db.query<KeyedTweetRow, TweetWalkParams>(
-    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
+  return newestFirst<TweetWalkParams>(db, where, from);
+}
+
+/** Every walk down a parent's tweets: ?2 the id to continue below, ?3 how many rows. */
+function newestFirst<Params extends TweetWalkParams | RangedWalkParams>(db: Database, where: string, from: string) {
+  return db.query<KeyedTweetRow, Params>(
+    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < ?2 ORDER BY t.id DESC LIMIT ?3`,
   );
 }
 

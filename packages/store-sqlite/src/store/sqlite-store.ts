@@ -70,6 +70,11 @@ export class SqliteStore implements Store {
     return this.#users.byUsername(username);
   }
 
+  async usersByUsernames(usernames: readonly string[]): Promise<UserLookup[]> {
+    // In-process lookups by an index: one statement each costs no round trip.
+    return usernames.flatMap((username) => this.#users.byUsername(username) ?? []);
+  }
+
   async timeline(userId: string, kind: TimelineKind, page: PageRequest): Promise<Page<Tweet> | undefined> {
     return this.#users.timeline(userId, kind, page);
   }

@@ -19,7 +19,7 @@ function statements(db: Database) {
   return {
     tweet: db.query<TweetRow, [number]>(`SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
     tweetExists: db.query<object, [number]>(`SELECT 1 FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
-    quotes: tweetsNewestFirst(db, "t.quoted_id = ?"),
+    quotes: tweetsNewestFirst(db, "t.quoted_id = ?1"),
     retweeters: db.query<UserRow & Keys<"k1">, [tweet: number, afterId: number, limit: number]>(
       `SELECT ${USER_COLUMNS}, t.id AS k1 FROM tweets t JOIN users u ON u.id = t.author_id
        WHERE t.retweeted_id = ? AND ${VISIBLE} AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
