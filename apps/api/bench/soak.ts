@@ -1,6 +1,8 @@
 // `bun run soak [--requests N] [--concurrency N] [--accounts N] [--max-seconds N] [--workers N]`: the
 // ledger soak against the real server on loopback, from one process or N workers (see
-// test/reliability/soak.ts). Exits 1 on any discrepancy.
+// test/reliability/soak.ts), run twice in a row: without the request log (REQUEST_LOG_DAYS=0) and with
+// it, so the log's cost reads as a ratio measured on the same machine in the same minute. Exits 1 on
+// any discrepancy.
 import { parseArgs } from "node:util";
 import { DEFAULT_SOAK, runSoak, type SoakOptions } from "../test/reliability/soak.ts";
 
@@ -29,15 +31,23 @@ const options: SoakOptions = {
 };
 
 console.error(
-  `soak: ${options.requests} requests, ${options.concurrency} clients, ${options.accounts} accounts, ${options.workers} server process(es), at most ${options.maxSeconds} s`,
+  `soak: ${options.requests} requests, ${options.concurrency} clients, ${options.accounts} accounts, ${options.workers} server process(es), at most ${options.maxSeconds} s, without then with the request log`,
 );
-const report = await runSoak(options);
-console.log(`requests:         ${report.requests} in ${report.seconds.toFixed(1)} s
+let failed = false;
+const rates: number[] = [];
+for (const requestLog of [false, true]) {
+  const report = await runSoak({ ...options, requestLog });
+  rates.push(report.requestsPerSecond);
+  console.log(`request log:      ${requestLog ? "on" : "off"}
+requests:         ${report.requests} in ${report.seconds.toFixed(1)} s
 requests/s:       ${Math.round(report.requestsPerSecond)}
 latency p50/p99:  ${report.p50Ms.toFixed(1)} / ${report.p99Ms.toFixed(1)} ms
 statuses:         ${JSON.stringify(report.statuses)}
 accounts refused: ${report.accountsRefused} of ${options.accounts} ran out of credits mid-way
 discrepancies:    ${report.discrepancies.length}`);
-for (const discrepancy of report.discrepancies.slice(0, 50)) console.log(`  ${discrepancy}`);
-if (report.requests < options.requests) console.log(`stopped at the ${options.maxSeconds} s bound`);
-process.exit(report.discrepancies.length === 0 && report.requests === options.requests ? 0 : 1);
+  for (const discrepancy of report.discrepancies.slice(0, 50)) console.log(`  ${discrepancy}`);
+  if (report.requests < options.requests) console.log(`stopped at the ${options.maxSeconds} s bound`);
+  failed ||= report.discrepancies.length > 0 || report.requests < options.requests;
+}
+console.log(`throughput with the request log / without: ${((rates[1] ?? 0) / (rates[0] ?? 1)).toFixed(3)}`);
+process.exit(failed ? 1 : 0);

@@ -19,7 +19,7 @@ import { buildOpenApi } from "./docs/openapi.ts";
 import { docsPage, docsPageHeaders } from "./docs/page.ts";
 import { httpContext, internalError } from "./http/context.ts";
 import type { LogSink } from "./http/request-log.ts";
-import { errorResponse, json } from "./http/respond.ts";
+import { errorResponse, fixedDocument, json } from "./http/respond.ts";
 import { v1Routes } from "./v1/routes.ts";
 import { v2OpenApiPaths } from "./v2/openapi.ts";
 import { v2Routes } from "./v2/routes.ts";
@@ -38,9 +38,11 @@ export function createApp(options: AppOptions) {
   const { services, publicUrl } = options;
   const helpUrl = `${publicUrl}/billing`;
   const context = httpContext({ services, helpUrl, log: options.log ?? ((line: string) => console.log(line)) });
-  const openApi = JSON.stringify(buildOpenApi(publicUrl, v2OpenApiPaths()));
   const docs = docsPage(publicUrl);
-  const docsHeaders = { "content-type": "text/html; charset=utf-8", ...docsPageHeaders(docs) };
+  const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, v2OpenApiPaths())), {
+    "content-type": "application/json; charset=utf-8",
+  });
+  const docsAnswer = fixedDocument(docs, { "content-type": "text/html; charset=utf-8", ...docsPageHeaders(docs) });
   const demo = new Demo(services.store);
 
   return (
@@ -61,11 +63,8 @@ export function createApp(options: AppOptions) {
     })
       .use(context)
       .get("/", () => Response.redirect(`${publicUrl}/docs`, 302))
-      .get(
-        "/openapi.json",
-        () => new Response(openApi, { headers: { "content-type": "application/json; charset=utf-8" } }),
-      )
-      .get("/docs", () => new Response(docs, { headers: docsHeaders }))
+      .get("/openapi.json", ({ request }) => openApi(request))
+      .get("/docs", ({ request }) => docsAnswer(request))
       .get("/demo", async ({ request, requestId, anonymousRate }) => {
         const rate = await anonymousRate();
         const headers = { "x-request-id": requestId, ...rateHeaders(rate) };

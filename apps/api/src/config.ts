@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { checkedRedisUrl, DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/backend";
 import { DEFAULT_RATE_LIMIT, parseDatabaseUrl, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
 import { maxCharsFrom } from "@social/mcp";
+import { type BillingSettings, billingFromEnv } from "./dashboard/billing-page.ts";
 import type { OidcSettings } from "./dashboard/oidc.ts";
 
 export interface ServerConfig {
@@ -29,6 +30,26 @@ export interface ServerConfig {
   sessionSecret?: string;
   /** The most characters an MCP tool result's text holds (SOCIAL_MCP_MAX_CHARS). */
   mcpMaxChars?: number;
+  /** Days the request log keeps an answer (REQUEST_LOG_DAYS); 0 keeps no log; 30 when absent. */
+  requestLogDays?: number;
+  /** Prices and where to buy credits (BILLING_URL, BILLING_CONTACT, BILLING_PLANS); none when absent. */
+  billing?: BillingSettings;
+}
+
+export const DEFAULT_REQUEST_LOG_DAYS = 30;
+/** Ten years: longer is a typo. */
+const MAX_REQUEST_LOG_DAYS = 3650;
+
+/** REQUEST_LOG_DAYS: whole days from 0 (no log) to ten years; 30 when unset. */
+export function requestLogDaysFrom(value: string | undefined): number {
+  if (value === undefined || value === "") return DEFAULT_REQUEST_LOG_DAYS;
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 0 || days > MAX_REQUEST_LOG_DAYS) {
+    throw new Error(
+      `REQUEST_LOG_DAYS must be a whole number of days from 0 (no request log) to ${MAX_REQUEST_LOG_DAYS}`,
+    );
+  }
+  return days;
 }
 
 /** All three OIDC settings or none: a half-configured provider is a mistake to report at start-up. */
@@ -90,6 +111,8 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
     ...(oidc ? { oidc } : {}),
     ...(env.SESSION_SECRET ? { sessionSecret: env.SESSION_SECRET } : {}),
     mcpMaxChars: maxCharsFrom(env.SOCIAL_MCP_MAX_CHARS),
+    requestLogDays: requestLogDaysFrom(env.REQUEST_LOG_DAYS),
+    billing: billingFromEnv(env),
   };
 }
 

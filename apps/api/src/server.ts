@@ -3,8 +3,9 @@
 import { type Backend, backendServices, openBackend, openRateLimiter } from "@social/backend";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { createApp } from "./app.ts";
-import type { ServerConfig } from "./config.ts";
+import { DEFAULT_REQUEST_LOG_DAYS, type ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";
+import { keepRequestLog } from "./retention.ts";
 
 /**
  * Request line and headers Bun reads before it answers a bare 431 itself: raised from its 16 KiB so that
@@ -52,11 +53,20 @@ async function serve(config: ServerConfig, options: ServerOptions, backend: Back
     processes: config.workers ?? 1,
     warn: options.warn ?? ((message) => console.error(`Warning: ${message}`)),
   });
-  const services = await backendServices(backend, { tokenSecret: config.tokenSecret, limiter: rateLimiter.limiter });
+  const warn = options.warn ?? ((message: string) => console.error(`Warning: ${message}`));
+  const requestLogDays = config.requestLogDays ?? DEFAULT_REQUEST_LOG_DAYS;
+  const services = await backendServices(backend, {
+    tokenSecret: config.tokenSecret,
+    limiter: rateLimiter.limiter,
+    logRequests: requestLogDays > 0,
+  });
+  const retention = requestLogDays > 0 ? keepRequestLog(backend.requestLog, requestLogDays, warn) : undefined;
   const dashboard = {
     accounts: backend.accounts,
     sessions: backend.sessions,
     publicUrl: config.publicUrl,
+    requestLogDays,
+    billing: config.billing ?? { plans: [] },
     sessionSecret: config.sessionSecret ?? (await backend.secret("session_secret")),
     ...(config.oidc ? { oidc: config.oidc } : {}),
   };
@@ -78,6 +88,7 @@ async function serve(config: ServerConfig, options: ServerOptions, backend: Back
     port,
     async stop() {
       await server.stop(false);
+      retention?.stop();
       rateLimiter.close();
       await backend.close();
     },

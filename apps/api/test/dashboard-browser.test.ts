@@ -1,10 +1,13 @@
 // The whole path a new customer takes, in headless Chromium against a real OpenID Provider on loopback:
-// sign in, see the 1000 sign-up credits, create a key, call the API with it, see the usage and the new
-// balance, revoke the key, and see the API refuse it. Screenshots of each page go to artifacts/screenshots/.
+// sign in, see the 1000 sign-up credits, create a key (shown once, across a reload), call the API with
+// it and find each answer in the request log by its request id, be warned of a low balance, see usage
+// and billing, revoke the key behind a confirmation, and see the API refuse it. Every page is checked
+// with axe-core at a phone's width and a laptop's; screenshots go to artifacts/screenshots/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { DEFAULT_RATE_LIMIT } from "@social/core";
 import { examples } from "@social/fixtures";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -65,78 +68,181 @@ async function screenshot(page: Page, name: string) {
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
-function getTweet(key: string) {
-  return fetch(`${baseUrl}/v1/tweets/${examples.tweet_id}`, { headers: { authorization: `Bearer ${key}` } });
+const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve("axe-core/axe.min.js")), "utf8");
+
+/** What axe-core finds against WCAG 2.1 A and AA and its best practices, as rule ids and where. */
+async function violations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResults> } }).axe;
+    const results = await axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+    });
+    return results.violations.map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  });
 }
 
-/** Signs `username` in through the provider's form and waits for the dashboard. */
-async function signInAs(page: Page, username: string) {
+interface AxeResults {
+  violations: { id: string; nodes: { target: string[] }[] }[];
+}
+
+/** The page as it stands, at a phone's width and a laptop's: screenshot, no sideways scrolling, no axe violations. */
+async function check(page: Page, name: string) {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 844 });
+    expect({ name, width, violations: await violations(page) }).toEqual({ name, width, violations: [] });
+  }
+  await screenshot(page, name);
+}
+
+function getTweet(key: string, id: string = examples.tweet_id) {
+  return fetch(`${baseUrl}/v1/tweets/${id}`, { headers: { authorization: `Bearer ${key}` } });
+}
+
+/** Signs `username` in through the provider's form and waits for `landing`. */
+async function signInAs(page: Page, username: string, landing = "/dashboard") {
   await page.getByRole("link", { name: "Sign in", exact: true }).click();
   await page.waitForURL(`${provider.issuer}/**`);
   await page.getByLabel("Username").fill(username);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(`${baseUrl}/dashboard`);
+  await page.waitForURL(`${baseUrl}${landing}`);
 }
 
-test("a new user signs in, makes a key, uses it, sees the usage and revokes it", async () => {
-  // A phone-sized viewport: the pages must work there without horizontal scrolling of the layout.
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+/** The request log's row for one request id, found with the page's own search. */
+async function logRow(page: Page, requestId: string) {
+  await page.goto(`${baseUrl}/dashboard/requests`);
+  await page.getByLabel("Request id").fill(requestId);
+  await page.getByRole("button", { name: "Show" }).click();
+  const row = page.locator("#request-log tbody tr");
+  expect(await row.count()).toBe(1);
+  const cells = await row.first().locator("td").allTextContents();
+  return { status: cells[1], meaning: cells[2], endpoint: cells[3], credits: cells[5], requestId: cells[7] };
+}
+
+test("a new user signs in, makes keys, finds every answer in the log, is warned, and revokes a key", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
   const page = await context.newPage();
 
   await page.goto(`${baseUrl}/dashboard`);
-  await screenshot(page, "01-signed-out");
+  await check(page, "01-signed-out");
   await page.keyboard.press("Tab");
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
   await signInAs(page, "ada");
   expect(await page.locator("#balance").textContent()).toBe("1,000 credits");
-  await screenshot(page, "02-dashboard");
+  await check(page, "02-dashboard");
 
-  // Keyboard only: type the name and press Enter.
+  // Keyboard only: type the name and press Enter. The key comes on the page the form leads to.
   await page.getByLabel("Key name").fill("browser test");
+  await page.getByLabel("Credit limit (optional)").fill("1");
   await page.getByLabel("Key name").press("Enter");
+  await page.waitForURL(`${baseUrl}/dashboard`);
   const key = (await page.locator("#new-key").textContent()) ?? "";
   expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
-  await screenshot(page, "03-key-created");
-
-  const used = await getTweet(key);
-  expect(used.status).toBe(200);
-  const body = (await used.json()) as {
-    data: { id: string };
-    meta: { credits: { charged: number; remaining: number } };
-  };
-  expect(body.data.id).toBe(examples.tweet_id);
-  expect(body.meta.credits).toEqual({ charged: 1, remaining: 999 });
-
-  await page.goto(`${baseUrl}/dashboard`);
-  expect(await page.locator("#balance").textContent()).toBe("999 credits");
+  await check(page, "03-key-created");
+  // A reload neither shows the key again nor makes a second one.
+  await page.reload();
   expect(await page.locator("#new-key").count()).toBe(0);
-  const row = page.getByRole("row").filter({ hasText: "browser test" });
-  expect(await row.getByRole("cell").nth(3).textContent()).toMatch(/UTC$/);
+  expect(await page.getByRole("row").filter({ hasText: "browser test" }).count()).toBe(1);
+
+  // As a program would: a 404 (never charged), a charged answer, then a 402 past the key's limit of 1 credit.
+  const missing = await getTweet(key, "999999999999");
+  const answered = await getTweet(key);
+  const refused = await getTweet(key);
+  expect([answered.status, refused.status, missing.status]).toEqual([200, 402, 404]);
+  expect(((await answered.json()) as { meta: { credits: unknown } }).meta.credits).toEqual({
+    charged: 1,
+    remaining: 999,
+  });
+  const ids = [answered, refused, missing].map((response) => response.headers.get("x-request-id") ?? "");
+  // The log is written in batches a moment after the answers.
+  await Bun.sleep(400);
+
+  expect(await logRow(page, ids[0] as string)).toMatchObject({
+    status: "200",
+    endpoint: "/v1/tweets/{id}",
+    credits: "1",
+  });
+  await check(page, "04-request-log");
+  expect(await logRow(page, ids[1] as string)).toMatchObject({
+    status: "402",
+    meaning: "insufficient_credits",
+    credits: "0",
+  });
+  expect(await logRow(page, ids[2] as string)).toMatchObject({
+    status: "404",
+    meaning: "endpoint_not_found",
+    credits: "0",
+  });
+  await page.goto(`${baseUrl}/dashboard/requests?status=error`);
+  expect(await page.locator("#request-log tbody tr").count()).toBe(2);
 
   await page.getByRole("link", { name: "Usage", exact: true }).click();
   expect(await page.locator("#usage-summary").textContent()).toBe("Last 30 days: 1 request, 1 credit.");
-  const latest = page.locator("#latest-requests tbody tr");
-  expect(await latest.count()).toBe(1);
-  expect(await latest.first().textContent()).toContain("/v1/tweets/{id}");
+  expect(await page.locator("#usage-by-endpoint tbody tr").first().textContent()).toContain("/v1/tweets/{id}");
+  expect(await page.locator("#usage-by-key tbody tr").first().textContent()).toContain("browser test");
   expect(await page.locator("#credits-chart rect").count()).toBe(30);
-  await screenshot(page, "04-usage");
+  await check(page, "05-usage");
+
+  // A warning above the balance: every page says so, with the 402 of today.
+  await page.getByRole("link", { name: "Dashboard", exact: true }).click();
+  await page.getByLabel("Warn me when the balance is below (credits)").fill("5000");
+  await page.getByRole("button", { name: "Save the warning" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard`);
+  const alert = (await page.locator("#balance-alert").textContent()) ?? "";
+  expect(alert).toContain("999 credits left, below your warning at 5,000 credits");
+  expect(alert).toContain("1 request refused for lack of credits (402)");
+  await check(page, "06-low-balance");
 
   await page.getByRole("link", { name: "Billing", exact: true }).click();
-  expect(await page.locator("#account-id").textContent()).toMatch(/^acct_/);
-  await screenshot(page, "05-billing");
+  expect(await page.locator("#balance-alert").count()).toBe(1);
+  expect(await page.locator("#granted").textContent()).toContain("granted by its operator");
+  expect(await page.locator("#grants").textContent()).toContain("sign-up credits");
+  await check(page, "07-billing");
 
+  // Revoking asks first, then says it is done.
   await page.getByRole("link", { name: "Dashboard", exact: true }).click();
-  await row.getByRole("button", { name: /^Revoke key browser test/ }).click();
-  // The page reloads at the same URL: wait for what only the new page shows.
-  await row.getByText(/^revoked /).waitFor();
-  await screenshot(page, "06-key-revoked");
+  await page.setViewportSize({ width: 390, height: 844 });
+  const revoke = page.getByRole("link", { name: /^Revoke key browser test/ });
+  // On a phone the action is in view without scrolling the table sideways.
+  const box = await revoke.boundingBox();
+  expect((box?.x ?? 999) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
+  await revoke.click();
+  await check(page, "08-revoke-question");
+  await page.getByRole("button", { name: "Revoke browser test" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard`);
+  expect(await page.locator("#notice").textContent()).toContain("is revoked");
+  await page
+    .getByRole("row")
+    .filter({ hasText: "browser test" })
+    .getByText(/^revoked /)
+    .waitFor();
+  await check(page, "09-key-revoked");
+  const gone = await getTweet(key);
+  expect(gone.status).toBe(401);
+  expect(((await gone.json()) as { error: { code: string } }).error.code).toBe("revoked_api_key");
 
-  const refused = await getTweet(key);
-  expect(refused.status).toBe(401);
-  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("revoked_api_key");
+  await page.goto(`${baseUrl}/dashboard/no-such-page`);
+  expect(await page.locator("h1").textContent()).toBe("Page not found");
+  await check(page, "10-not-found");
+  await page.goto(`${baseUrl}/docs`);
+  expect(await page.getByRole("link", { name: "Dashboard" }).first().getAttribute("href")).toBe("/dashboard");
+  await check(page, "11-docs");
 
+  await page.goto(`${baseUrl}/dashboard`);
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
+  await context.close();
+}, 120_000);
+
+test("sign-in from a page that needs it comes back to that page", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/dashboard/requests?status=402`);
+  await page.waitForURL(`${provider.issuer}/**`);
+  await page.getByLabel("Username").fill("linus");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/requests?status=402`);
+  expect(await page.locator("h1").textContent()).toBe("Requests");
   await context.close();
 }, 60_000);
 
@@ -151,12 +257,13 @@ test("a key made with a daily limit and an expiry shows both, and its limit refu
   await page.getByLabel("per").selectOption("day");
   await page.getByLabel("Expires on (optional)").fill("2099-01-31");
   await page.getByRole("button", { name: "Create key" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard`);
   const key = (await page.locator("#new-key").textContent()) ?? "";
   expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
   const row = page.getByRole("row").filter({ hasText: "agent" });
-  expect(await row.getByRole("cell").nth(4).textContent()).toBe("2 credits per UTC day, 2 left");
-  expect(await row.getByRole("cell").nth(5).textContent()).toBe("2099-01-31 00:00 UTC");
-  await screenshot(page, "07-key-with-limit");
+  expect(await row.getByRole("cell").nth(2).textContent()).toBe("2 credits per UTC day, 2 left");
+  expect(await row.getByRole("cell").nth(3).textContent()).toBe("2099-01-31 00:00 UTC");
+  await screenshot(page, "12-key-with-limit");
 
   expect((await getTweet(key)).status).toBe(200);
   expect((await getTweet(key)).status).toBe(200);
@@ -169,7 +276,7 @@ test("a key made with a daily limit and an expiry shows both, and its limit refu
     limit: { credits: 2, per: "day" },
   });
   await page.reload();
-  expect(await row.getByRole("cell").nth(4).textContent()).toBe("2 credits per UTC day, 0 left");
+  expect(await row.getByRole("cell").nth(2).textContent()).toBe("2 credits per UTC day, 0 left");
 
   await page.getByLabel("Key name").fill("bad");
   await page.getByLabel("Credit limit (optional)").fill("2");

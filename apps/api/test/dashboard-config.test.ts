@@ -1,4 +1,5 @@
-// The dashboard's settings from the environment: sign-in is configured completely or not at all.
+// The dashboard's settings from the environment: sign-in is configured completely or not at all; the
+// request log's days and the billing settings are checked before the server starts.
 import { describe, expect, test } from "bun:test";
 import { configFromEnv } from "../src/config.ts";
 
@@ -31,5 +32,27 @@ describe("dashboard configuration", () => {
     expect(() => configFromEnv({ OIDC_ISSUER: PROVIDER.OIDC_ISSUER })).toThrow("must be set together");
     expect(() => configFromEnv({ ...PROVIDER, OIDC_CLIENT_SECRET: "" })).toThrow("must be set together");
     expect(() => configFromEnv({ ...PROVIDER, OIDC_ISSUER: "accounts" })).toThrow("OIDC_ISSUER must be a URL");
+  });
+
+  test("REQUEST_LOG_DAYS: 30 days by default, 0 for no log, anything else but whole days stops the start", () => {
+    expect(configFromEnv({}).requestLogDays).toBe(30);
+    expect(configFromEnv({ REQUEST_LOG_DAYS: "0" }).requestLogDays).toBe(0);
+    expect(configFromEnv({ REQUEST_LOG_DAYS: "90" }).requestLogDays).toBe(90);
+    for (const wrong of ["-1", "1.5", "a month", "99999"]) {
+      expect(() => configFromEnv({ REQUEST_LOG_DAYS: wrong })).toThrow("REQUEST_LOG_DAYS must be a whole number");
+    }
+  });
+
+  test("the billing settings are read and checked at start", () => {
+    expect(configFromEnv({}).billing).toEqual({ plans: [] });
+    const billing = configFromEnv({
+      BILLING_URL: "https://pay.example/buy",
+      BILLING_PLANS: '[{"name":"Starter","credits":10000,"price":"$10"}]',
+    }).billing;
+    expect(billing).toEqual({
+      url: "https://pay.example/buy",
+      plans: [{ name: "Starter", credits: 10000, price: "$10" }],
+    });
+    expect(() => configFromEnv({ BILLING_URL: "ftp://pay.example" })).toThrow("BILLING_URL must be an http(s) URL");
   });
 });

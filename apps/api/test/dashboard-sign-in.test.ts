@@ -1,18 +1,25 @@
 // Sign-in, sessions and CSRF against a real OpenID Provider on loopback, without a browser: the
 // dashboard runs in-process (app.handle) and the provider's interaction is answered with fetch.
 
-import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
-import { createKey, openDatabase, SqliteAccounts, SqliteSessions, sqliteServices } from "@social/store-sqlite";
-import { type DashboardOptions, dashboardRoutes } from "../src/dashboard/routes.ts";
+import { createKey, openDatabase, sqliteServices } from "@social/store-sqlite";
+import { dashboardRoutes } from "../src/dashboard/routes.ts";
 import { SessionStore, SIGN_IN_LIFETIME_MS } from "../src/dashboard/sessions.ts";
 import { httpContext } from "../src/http/context.ts";
+import {
+  csrfTokenIn,
+  dashboardApp,
+  form,
+  PUBLIC_URL,
+  portsOn,
+  setCookie,
+  shownAfter,
+  signIn,
+  startSignIn,
+} from "./dashboard-harness.ts";
 import { startTestServer } from "./harness.ts";
 import { answerAtProvider, startTestProvider, type TestProvider } from "./oidc-provider.ts";
-
-// Nothing listens here: the provider only compares the redirect URI, and the test calls the app directly.
-const PUBLIC_URL = "http://127.0.0.1:9";
 
 let provider: TestProvider;
 
@@ -21,74 +28,9 @@ beforeAll(async () => {
 });
 afterAll(() => provider.close());
 
-/** The dashboard's ports on one database, which the tests also read directly. */
-function portsOn(db: Database) {
-  return { accounts: new SqliteAccounts(db), sessions: new SqliteSessions(db) };
-}
-
-/** The dashboard as the app mounts it, without the request log; in-process tests are not rate limited. */
-async function dashboardApp(options: Partial<DashboardOptions> = {}) {
-  const db = openDatabase(":memory:");
-  const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
-  const context = httpContext({ services, helpUrl: `${PUBLIC_URL}/billing`, log: () => {} });
-  const app = dashboardRoutes(context, {
-    ...portsOn(db),
-    publicUrl: PUBLIC_URL,
-    sessionSecret: "test session secret",
-    oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
-    ...options,
-  });
-  const request = (path: string, init: RequestInit & { cookie?: string } = {}) => {
-    const headers = new Headers(init.headers);
-    if (init.cookie) headers.set("cookie", init.cookie);
-    return app.handle(new Request(new URL(path, PUBLIC_URL), { ...init, headers }));
-  };
-  return { db, request };
-}
-
-type Dashboard = Awaited<ReturnType<typeof dashboardApp>>;
-
-/** `name=value` of the cookie a response sets, and its attributes. */
-function setCookie(response: Response, name: string): { pair: string; attributes: string } | undefined {
-  const line = response.headers.getSetCookie().find((value) => value.startsWith(`${name}=`));
-  if (!line) return undefined;
-  const [pair = "", ...attributes] = line.split("; ");
-  return { pair, attributes: attributes.join("; ") };
-}
-
-async function startSignIn(dashboard: Dashboard) {
-  const response = await dashboard.request("/dashboard/sign-in");
-  expect(response.status).toBe(303);
-  const signInCookie = setCookie(response, "social_sign_in");
-  if (!signInCookie) throw new Error("no sign-in cookie");
-  return { authorizationUrl: response.headers.get("location") ?? "", cookie: signInCookie.pair };
-}
-
-async function signIn(dashboard: Dashboard, username = "ada") {
-  const started = await startSignIn(dashboard);
-  const callback = await answerAtProvider(started.authorizationUrl, { username, decision: "allow" });
-  const response = await dashboard.request(callback.pathname + callback.search, { cookie: started.cookie });
-  const session = setCookie(response, "social_session");
-  return { response, cookie: session?.pair ?? "", attributes: session?.attributes ?? "" };
-}
-
-function csrfTokenIn(page: string): string {
-  const match = page.match(/name="csrf_token" value="([^"]+)"/);
-  if (!match?.[1]) throw new Error("no CSRF token on the page");
-  return match[1];
-}
-
-function form(fields: Record<string, string>): RequestInit {
-  return {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-  };
-}
-
 describe("sign-in", () => {
   test("the authorization request uses PKCE S256, state and nonce", async () => {
-    const { authorizationUrl } = await startSignIn(await dashboardApp());
+    const { authorizationUrl } = await startSignIn(await dashboardApp(provider));
     const url = new URL(authorizationUrl);
     expect(url.origin).toBe(provider.issuer);
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
@@ -98,7 +40,7 @@ describe("sign-in", () => {
   });
 
   test("the first sign-in opens an account with 1000 credits; the next finds it again", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const first = await signIn(dashboard, "grace");
     expect(first.response.status).toBe(303);
     expect(first.response.headers.get("location")).toBe("/dashboard");
@@ -117,7 +59,7 @@ describe("sign-in", () => {
   });
 
   test("the session cookie is HttpOnly and SameSite=Lax, and Secure only over https", async () => {
-    const { attributes } = await signIn(await dashboardApp());
+    const { attributes } = await signIn(await dashboardApp(provider));
     expect(attributes).toContain("HttpOnly");
     expect(attributes).toContain("SameSite=Lax");
     expect(attributes).not.toContain("Secure");
@@ -166,7 +108,7 @@ describe("sign-in floods", () => {
 
 describe("callback errors", () => {
   test("a tampered state is refused, signs nobody in, and uses up the attempt", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const started = await startSignIn(dashboard);
     const callback = await answerAtProvider(started.authorizationUrl, { username: "mallory", decision: "allow" });
     const genuine = callback.search;
@@ -182,7 +124,7 @@ describe("callback errors", () => {
   });
 
   test("an ID token whose nonce differs from the one sent is refused", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const started = await startSignIn(dashboard);
     dashboard.db.run("UPDATE sign_in_attempts SET nonce = 'a-nonce-this-sign-in-never-sent'");
     const callback = await answerAtProvider(started.authorizationUrl, { username: "eve", decision: "allow" });
@@ -194,7 +136,7 @@ describe("callback errors", () => {
   });
 
   test("an error from the provider is shown and signs nobody in", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const started = await startSignIn(dashboard);
     const callback = await answerAtProvider(started.authorizationUrl, { username: "ada", decision: "deny" });
     expect(callback.searchParams.get("error")).toBe("access_denied");
@@ -207,7 +149,7 @@ describe("callback errors", () => {
   });
 
   test("a callback without the sign-in cookie is refused", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const started = await startSignIn(dashboard);
     const callback = await answerAtProvider(started.authorizationUrl, { username: "ada", decision: "allow" });
     const response = await dashboard.request(callback.pathname + callback.search);
@@ -215,7 +157,9 @@ describe("callback errors", () => {
   });
 
   test("an unreachable provider gives a page saying so", async () => {
-    const dashboard = await dashboardApp({ oidc: { issuer: "http://127.0.0.1:9", clientId: "x", clientSecret: "y" } });
+    const dashboard = await dashboardApp(provider, {
+      oidc: { issuer: "http://127.0.0.1:9", clientId: "x", clientSecret: "y" },
+    });
     const response = await dashboard.request("/dashboard/sign-in");
     expect(response.status).toBe(503);
     expect(await response.text()).toContain("cannot be reached");
@@ -224,7 +168,7 @@ describe("callback errors", () => {
 
 describe("sessions and CSRF", () => {
   test("the database keeps a digest of the session token, not the token", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const { cookie } = await signIn(dashboard);
     const token = cookie.split("=")[1] ?? "";
     const ids = dashboard.db.query<{ id: string }, []>("SELECT id FROM sessions").all();
@@ -233,17 +177,19 @@ describe("sessions and CSRF", () => {
   });
 
   test("an expired or unknown session is signed out", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const { cookie } = await signIn(dashboard);
     expect(await (await dashboard.request("/dashboard", { cookie: "social_session=made-up" })).text()).toContain(
-      'href="/dashboard/sign-in"',
+      'href="/dashboard/sign-in?return=%2Fdashboard"',
     );
     dashboard.db.run("UPDATE sessions SET expires_at = 0");
-    expect(await (await dashboard.request("/dashboard", { cookie })).text()).toContain('href="/dashboard/sign-in"');
+    expect(await (await dashboard.request("/dashboard", { cookie })).text()).toContain(
+      'href="/dashboard/sign-in?return=%2Fdashboard"',
+    );
   });
 
   test("forms are refused without the session's CSRF token", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
 
@@ -259,12 +205,12 @@ describe("sessions and CSRF", () => {
     expect(dashboard.db.query("SELECT count(*) AS n FROM api_keys").get()).toEqual({ n: 0 });
 
     const created = await dashboard.request("/dashboard/keys", { cookie, ...form({ name: "ci", csrf_token: token }) });
-    expect(created.status).toBe(201);
-    expect(await created.text()).toMatch(/sk_live_[0-9A-Za-z]{32}/);
+    expect(created.status).toBe(303);
+    expect(await shownAfter(dashboard, created, cookie)).toMatch(/sk_live_[0-9A-Za-z]{32}/);
   });
 
   test("a CSRF token belongs to its session", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const ada = await signIn(dashboard, "ada");
     const bob = await signIn(dashboard, "bob");
     const adaToken = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: ada.cookie })).text());
@@ -276,18 +222,20 @@ describe("sessions and CSRF", () => {
   });
 
   test("signing out ends the session on the server", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
     const response = await dashboard.request("/dashboard/sign-out", { cookie, ...form({ csrf_token: token }) });
     expect(response.status).toBe(303);
     expect(setCookie(response, "social_session")?.attributes).toContain("Max-Age=0");
     expect(dashboard.db.query("SELECT count(*) AS n FROM sessions").get()).toEqual({ n: 0 });
-    expect(await (await dashboard.request("/dashboard", { cookie })).text()).toContain('href="/dashboard/sign-in"');
+    expect(await (await dashboard.request("/dashboard", { cookie })).text()).toContain(
+      'href="/dashboard/sign-in?return=%2Fdashboard"',
+    );
   });
 
   test("nobody can revoke another account's key", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const ada = await signIn(dashboard, "ada");
     const adaToken = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: ada.cookie })).text());
     await dashboard.request("/dashboard/keys", { cookie: ada.cookie, ...form({ name: "mine", csrf_token: adaToken }) });
@@ -304,7 +252,7 @@ describe("sessions and CSRF", () => {
   });
 
   test("a key name is required", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
     const response = await dashboard.request("/dashboard/keys", { cookie, ...form({ name: "  ", csrf_token: token }) });
@@ -313,11 +261,11 @@ describe("sessions and CSRF", () => {
   });
 
   test(`the key form refuses a key past the cap of ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys, saying why`, async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
     const createOne = () => dashboard.request("/dashboard/keys", { cookie, ...form({ name: "k", csrf_token: token }) });
-    expect((await createOne()).status).toBe(201);
+    expect((await createOne()).status).toBe(303);
     const { id: accountId } = dashboard.db.query<{ id: string }, []>("SELECT id FROM accounts").get() ?? { id: "" };
     for (let i = 1; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++) createKey(dashboard.db, accountId, `k${i}`);
 
@@ -332,7 +280,7 @@ describe("sessions and CSRF", () => {
 
 describe("pages", () => {
   test("every HTML page carries the security headers", async () => {
-    const dashboard = await dashboardApp();
+    const dashboard = await dashboardApp(provider);
     for (const path of ["/dashboard", "/billing"]) {
       const response = await dashboard.request(path);
       expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
@@ -341,17 +289,26 @@ describe("pages", () => {
     }
   });
 
-  test("the usage page needs a session", async () => {
-    const response = await (await dashboardApp()).request("/dashboard/usage");
-    expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe("/dashboard");
+  test("the usage and request pages need a session, and sign-in comes back to them", async () => {
+    const dashboard = await dashboardApp(provider);
+    for (const path of ["/dashboard/usage", "/dashboard/requests?status=402"]) {
+      const response = await dashboard.request(path);
+      expect(response.status).toBe(303);
+      expect(response.headers.get("location")).toBe(`/dashboard/sign-in?return=${encodeURIComponent(path)}`);
+    }
   });
 
   test("without a provider the dashboard says how to configure one and points to the CLI", async () => {
     const db = openDatabase(":memory:");
     const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
     const context = httpContext({ services, helpUrl: `${PUBLIC_URL}/billing`, log: () => {} });
-    const app = dashboardRoutes(context, { ...portsOn(db), publicUrl: PUBLIC_URL, sessionSecret: "s" });
+    const app = dashboardRoutes(context, {
+      ...portsOn(db),
+      publicUrl: PUBLIC_URL,
+      requestLogDays: 30,
+      billing: { plans: [] },
+      sessionSecret: "s",
+    });
     const page = await (await app.handle(new Request(`${PUBLIC_URL}/dashboard`))).text();
     expect(page).toContain("OIDC_ISSUER");
     expect(page).toContain(`${PUBLIC_URL}/dashboard/callback`);
@@ -360,16 +317,18 @@ describe("pages", () => {
     expect(signIn.headers.get("location")).toBe("/dashboard");
   });
 
-  test("the billing page explains the operator grant", async () => {
-    const page = await (await (await dashboardApp()).request("/billing")).text();
-    expect(page).toContain("bun run admin credits grant");
+  test("without a way to buy, the billing page says the operator grants credits, and never shows the CLI", async () => {
+    const page = await (await (await dashboardApp(provider)).request("/billing")).text();
     expect(page).toContain("<h1>Billing");
+    expect(page).toContain("granted by its operator");
+    expect(page).not.toContain("bun run admin");
+    expect(page).toContain('href="/dashboard/sign-in?return=%2Fbilling"');
   });
 });
 
 describe("over https", () => {
   test("the cookies are Secure and take the __Host- prefix", async () => {
-    const dashboard = await dashboardApp({ publicUrl: "https://dashboard.example" });
+    const dashboard = await dashboardApp(provider, { publicUrl: "https://dashboard.example" });
     const response = await dashboard.request("/dashboard/sign-in");
     const signInCookie = setCookie(response, "__Host-social_sign_in");
     expect(signInCookie?.attributes).toContain("Secure");

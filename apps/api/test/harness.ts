@@ -94,7 +94,7 @@ export interface TestServer extends RunningServer {
 }
 
 export async function startTestServer(
-  options: { adapter?: Adapter; rateLimit?: RateLimitConfig; oidc?: OidcSettings } = {},
+  options: { adapter?: Adapter; rateLimit?: RateLimitConfig; oidc?: OidcSettings; requestLogDays?: number } = {},
 ): Promise<TestServer> {
   const adapter = options.adapter ?? "sqlite";
   const dir = mkdtempSync(join(tmpdir(), "social-api-test-"));
@@ -115,6 +115,7 @@ export async function startTestServer(
       rateLimit: options.rateLimit ?? { ...DEFAULT_RATE_LIMIT, ratePerSecond: 0 },
       publicUrl: `http://127.0.0.1:${port}`,
       ...(options.oidc ? { oidc: options.oidc } : {}),
+      ...(options.requestLogDays === undefined ? {} : { requestLogDays: options.requestLogDays }),
     },
     { log: (line) => logs.push(line) },
   );

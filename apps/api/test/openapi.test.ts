@@ -168,6 +168,30 @@ describe("the decisions on SPEC.md's open points", () => {
   });
 });
 
+describe("/openapi.json and /docs compressed", () => {
+  it("are sent gzipped to a client that takes gzip, and as they are to one that does not", async () => {
+    for (const path of ["/openapi.json", "/docs"]) {
+      const plain = await fetch(`${server.url}${path}`, { headers: { "accept-encoding": "identity" } });
+      expect(plain.headers.get("content-encoding")).toBeNull();
+      const text = await plain.text();
+      const zipped = await fetch(`${server.url}${path}`, {
+        headers: { "accept-encoding": "br, gzip;q=0.8" },
+        decompress: false,
+      } as RequestInit);
+      expect(zipped.headers.get("content-encoding")).toBe("gzip");
+      expect(zipped.headers.get("vary")).toBe("accept-encoding");
+      const bytes = new Uint8Array(await zipped.arrayBuffer());
+      expect(bytes.length).toBeLessThan(text.length / 3);
+      expect(new TextDecoder().decode(Bun.gunzipSync(bytes))).toBe(text);
+      const refused = await fetch(`${server.url}${path}`, {
+        headers: { "accept-encoding": "gzip;q=0" },
+        decompress: false,
+      } as RequestInit);
+      expect(refused.headers.get("content-encoding")).toBeNull();
+    }
+  });
+});
+
 describe("/docs", () => {
   it("is a self-contained HTML page listing every endpoint", async () => {
     const response = await server.get("/docs");

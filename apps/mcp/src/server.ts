@@ -98,6 +98,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
     const tool = toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const requestId = options.requestId ?? newRequestId();
+    const receivedAt = performance.now();
     const args = request.params.arguments ?? {};
     const rate = options.rate ? { rate: options.rate } : {};
     try {
@@ -106,6 +107,8 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
           read: tool.read,
           params: args,
           apiKey: options.apiKey,
+          requestId,
+          receivedAt,
           ...rate,
         });
         return outcome.ok
@@ -130,6 +133,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
           : { idempotency: { key: idempotencyKey, surface: "mcp", shaping: { view } } }),
         apiKey: options.apiKey,
         requestId,
+        receivedAt,
         // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.
         signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
         outputLimit: { size: (data) => shape(data).json.length, max: dataBudget(tool, maxChars) },

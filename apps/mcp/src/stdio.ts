@@ -46,7 +46,12 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
     processes: 1,
     warn: (message) => console.error(`social-data-api MCP server: ${message}`),
   });
-  const services = await backendServices(backend, { tokenSecret: env.TOKEN_SECRET, limiter: rateLimiter.limiter });
+  // The agent's calls go to its account's request log, as its HTTP requests do (REQUEST_LOG_DAYS=0: none).
+  const services = await backendServices(backend, {
+    tokenSecret: env.TOKEN_SECRET,
+    limiter: rateLimiter.limiter,
+    logRequests: env.REQUEST_LOG_DAYS !== "0",
+  });
   const connection = await checkConnectionKey(
     services.ledger,
     env.SOCIAL_API_KEY,

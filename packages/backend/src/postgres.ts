@@ -7,6 +7,7 @@ import {
   PostgresAccounts,
   PostgresIdempotency,
   PostgresLedger,
+  PostgresRequestLog,
   PostgresSessions,
   PostgresStore,
 } from "@social/store-postgres";
@@ -26,6 +27,7 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
   });
   const ledger = new PostgresLedger(sql);
   const accounts = new PostgresAccounts(sql, { onKeysChanged: (accountId) => ledger.keysChanged(accountId) });
+  const requestLog = new PostgresRequestLog(sql);
   return {
     kind: "postgres",
     store: new PostgresStore(sql),
@@ -33,9 +35,13 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     accounts,
     idempotency: new PostgresIdempotency(sql),
     sessions: new PostgresSessions(sql),
+    requestLog,
     secret: (name) => accounts.secret(name),
     hasWorld: () => hasWorld(sql),
     buildWorld: (world, onProgress) => buildWorld(sql, world, onProgress),
-    close: () => sql.close(),
+    close: async () => {
+      await requestLog.flush();
+      await sql.close();
+    },
   };
 }

@@ -4,9 +4,10 @@
 import { createServices, type RateLimiter, type Services, TOKEN_SECRET_SETTING } from "@social/core";
 import type { Backend } from "./backend.ts";
 
+/** `logRequests`: whether uncharged answers go to the request log (off when REQUEST_LOG_DAYS is 0). */
 export async function backendServices(
   backend: Backend,
-  options: { tokenSecret?: string | undefined; limiter: RateLimiter },
+  options: { tokenSecret?: string | undefined; limiter: RateLimiter; logRequests?: boolean },
 ): Promise<Services> {
   return createServices({
     store: backend.store,
@@ -15,5 +16,6 @@ export async function backendServices(
     idempotency: backend.idempotency,
     tokenSecret: options.tokenSecret || (await backend.secret(TOKEN_SECRET_SETTING)),
     limiter: options.limiter,
+    ...(options.logRequests === false ? {} : { requestLog: backend.requestLog }),
   });
 }

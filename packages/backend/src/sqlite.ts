@@ -7,6 +7,7 @@ import {
   SqliteAccounts,
   SqliteIdempotency,
   SqliteLedger,
+  SqliteRequestLog,
   SqliteSessions,
   SqliteStore,
 } from "@social/store-sqlite";
@@ -15,6 +16,7 @@ import type { Backend, BackendOptions } from "./backend.ts";
 export function openSqliteBackend(url: string, options: BackendOptions): Backend {
   const db = openDatabase(url, options.synchronous ? { synchronous: options.synchronous } : {});
   const accounts = new SqliteAccounts(db);
+  const requestLog = new SqliteRequestLog(db);
   return {
     kind: "sqlite",
     store: new SqliteStore(db),
@@ -22,9 +24,13 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
     accounts,
     idempotency: new SqliteIdempotency(db),
     sessions: new SqliteSessions(db),
+    requestLog,
     secret: (name) => accounts.secret(name),
     hasWorld: async () => hasWorld(db),
     buildWorld: async (world, onProgress) => buildWorld(db, world, onProgress),
-    close: async () => db.close(),
+    close: async () => {
+      await requestLog.flush();
+      db.close();
+    },
   };
 }

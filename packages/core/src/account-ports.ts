@@ -2,6 +2,7 @@
 // secrets (Accounts), and the dashboard's sessions and pending sign-ins (Sessions). The dashboard and
 // the operator CLI reach that state only through them, so a second database adapter changes neither.
 import type { Account, KeyAllowance, KeyLimit } from "./ports.ts";
+import type { RequestLogPage, RequestLogQuery } from "./request-log.ts";
 
 /**
  * Active (unrevoked) keys an account may hold: plenty for one key per app and environment, and a
@@ -13,6 +14,17 @@ export interface AccountDetails extends Account {
   createdAt: number;
   oidcIssuer: string | null;
   oidcSubject: string | null;
+  /** The balance below which the dashboard warns, as the customer set it; null: the default (see low-balance.ts). */
+  lowBalanceWarning: number | null;
+}
+
+/** Credits added to an account: by the operator, at sign-up, or given back for an answer never delivered. */
+export interface Grant {
+  credits: number;
+  reason: string;
+  createdAt: number;
+  /** The request whose charge this gives back; null for credits added. */
+  refundOf: string | null;
 }
 
 export interface KeyInfo {
@@ -102,6 +114,17 @@ export interface Accounts {
   usageSummary(accountId: string, query: UsageQuery): Promise<UsageGroup[]>;
   /** The latest charges, newest first. */
   recentRequests(accountId: string, limit: number): Promise<RequestUsage[]>;
+  /**
+   * The account's requests, charged (their usage rows, a refunded one as never delivered) and not (the
+   * RequestLog's entries), newest first: one page of those the query keeps.
+   */
+  requestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogPage>;
+  /** How many of the account's refusals since `since` (epoch ms) had `status` (402: what ran out). */
+  countRefused(accountId: string, status: number, since: number): Promise<number>;
+  /** The account's grants, refunds included, newest first. */
+  grants(accountId: string, limit: number): Promise<Grant[]>;
+  /** Sets the balance below which the dashboard warns; null goes back to the default. */
+  setLowBalanceWarning(accountId: string, credits: number | null): Promise<void>;
   /** The server secret stored as `name`, generated on first use, so every process shares one. */
   secret(name: string): Promise<string>;
 }

@@ -190,6 +190,9 @@ export interface AccountReadRequest {
   params: Record<string, unknown>;
   repeated?: readonly string[];
   apiKey: string | undefined;
+  requestId: string;
+  /** performance.now() when the request arrived, for the request log; the read's start when absent. */
+  receivedAt?: number;
   /** This request's rate-limit state when its surface already counted it (MCP counts each POST once). */
   rate?: RateState;
 }
@@ -200,11 +203,24 @@ export type AccountReadOutcome =
 
 /** Authenticate → rate limit → validate → read, as for a charged read, with nothing to charge. */
 export function executeAccountRead(services: Services, request: AccountReadRequest): Promise<AccountReadOutcome> {
-  return admitted(services, request.apiKey, request.rate, async (key, rate) => {
-    const params = parseWith(request.read.params, request.params, request.repeated);
-    // Read now rather than from the key's check, which a process may keep for a second.
-    const balance = await services.ledger.balance(key.accountId);
-    const data = await request.read.run({ accounts: services.accounts, key, balance, params, now: Date.now() });
-    return { ok: true as const, data, credits: { charged: 0 as const, remaining: balance }, rate };
-  });
+  // Free: every answer is an entry of the request log.
+  const logged = {
+    requestId: request.requestId,
+    endpoint: request.read.id,
+    receivedAt: request.receivedAt ?? performance.now(),
+    charged: () => false,
+  };
+  return admitted(
+    services,
+    request.apiKey,
+    request.rate,
+    async (key, rate) => {
+      const params = parseWith(request.read.params, request.params, request.repeated);
+      // Read now rather than from the key's check, which a process may keep for a second.
+      const balance = await services.ledger.balance(key.accountId);
+      const data = await request.read.run({ accounts: services.accounts, key, balance, params, now: Date.now() });
+      return { ok: true as const, data, credits: { charged: 0 as const, remaining: balance }, rate };
+    },
+    logged,
+  );
 }

@@ -23,15 +23,20 @@ import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts
 import { isWellFormedApiKey } from "./request.ts";
 import { quoteOf, withinCap } from "./request-budget.ts";
 import { ControlsSchema, type RequestControls } from "./request-controls.ts";
+import { CLIENT_CLOSED_STATUS, type RequestLog } from "./request-log.ts";
 import type { TokenCodec } from "./tokens.ts";
 
-/** What the charged pipeline needs; `idempotency` only for requests that send an Idempotency-Key. */
+/**
+ * What the charged pipeline needs; `idempotency` only for requests that send an Idempotency-Key, and
+ * `requestLog` where uncharged answers are logged (REQUEST_LOG_DAYS=0 turns it off).
+ */
 export interface ReadServices {
   store: Store;
   ledger: Ledger;
   tokens: TokenCodec;
   limiter: RateLimiter;
   idempotency?: IdempotencyRecords;
+  requestLog?: RequestLog;
 }
 
 /** Every surface's services: the pipeline's, and the accounts behind the free account reads. */
@@ -64,6 +69,13 @@ export interface ReadRequest<X = undefined> {
   controls?: Record<string, unknown>;
   apiKey: string | undefined;
   requestId: string;
+  /** performance.now() when the request arrived, for the request log's duration; the pipeline's start when absent. */
+  receivedAt?: number;
+  /**
+   * The status the surface answers a refusal with, when it is not the error's own (/2 answers a missing
+   * id with 200 and `errors`), so that the request log shows what the client got.
+   */
+  answeredAs?: (error: ApiError) => number;
   /** A surface's own page size (the /2 layer's max_results), overriding the endpoint's. */
   pageSize?: number;
   /** The most an answer may hold as the surface renders it (MCP's output budget); see OutputLimit. */
@@ -268,27 +280,61 @@ function countedItems(endpoint: Endpoint, result: ReadResult<unknown>): number {
   return "count" in result ? result.count : endpoint.counted(result.data);
 }
 
+/** What a request's entry in the request log says besides its outcome (see request-log.ts). */
+export interface LoggedAs<T> {
+  requestId: string;
+  endpoint: string;
+  /** performance.now() when the request arrived. */
+  receivedAt: number;
+  /** Aborted when the client went away: its answer is logged as never delivered. */
+  signal?: AbortSignal;
+  /** Whether a result was charged: its usage row is its log entry, so it is not appended. */
+  charged: (result: T) => boolean;
+  /** The status the client gets for a refusal, when its surface answers it otherwise than the error's own. */
+  answeredAs?: (error: ApiError) => number;
+}
+
 /**
  * The steps every request of a key takes first: authenticate it, count it against its rate limit, then
  * run `body`. An ApiError from any step is the failure outcome, with the rate state and the balance once
- * the key is known.
+ * the key is known. Once the key is known, an answer that charged nothing goes to the request log.
  */
 export async function admitted<T>(
-  services: Pick<ReadServices, "ledger" | "limiter">,
+  services: Pick<ReadServices, "ledger" | "limiter" | "requestLog">,
   apiKey: string | undefined,
   counted: RateState | undefined,
   body: (key: ActiveKey, rate: RateState) => Promise<T>,
+  logged?: LoggedAs<T>,
 ): Promise<T | ReadFailure> {
   let authenticated: Pick<ReadFailure, "rate" | "credits"> = {};
+  let caller: ActiveKey | undefined;
+  const log = (status: number, errorCode: string | null) => {
+    if (!caller || !logged || !services.requestLog) return;
+    const gone = logged.signal?.aborted === true;
+    services.requestLog.append({
+      requestId: logged.requestId,
+      accountId: caller.accountId,
+      keyId: caller.keyId,
+      endpoint: logged.endpoint,
+      status: gone ? CLIENT_CLOSED_STATUS : status,
+      errorCode: gone ? null : errorCode,
+      durationMs: Math.round(performance.now() - logged.receivedAt),
+      createdAt: Date.now(),
+    });
+  };
   try {
     const key = await authenticate(services.ledger, apiKey);
+    caller = key;
     const rate = counted ?? (await services.limiter.take(key.keyId));
     authenticated = { rate, credits: { charged: 0, remaining: key.balance } };
     if (!rate.allowed) throw rateLimitError(rate);
-    return await body(key, rate);
+    const result = await body(key, rate);
+    if (logged && !logged.charged(result)) log(200, null);
+    return result;
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, error, ...authenticated };
-    throw error;
+    if (!(error instanceof ApiError)) throw error;
+    log(logged?.answeredAs?.(error) ?? error.status, error.code);
+    return { ok: false, error, ...authenticated };
   }
 }
 
@@ -298,42 +344,58 @@ export function executeRead<X>(
   request: ReadRequest<X> & { enrich: Enrichment<X> },
 ): Promise<ReadOutcome<X>>;
 export function executeRead(services: ReadServices, request: ReadRequest<unknown>): Promise<ReadOutcome<unknown>> {
-  return admitted(services, request.apiKey, request.rate, async (key, rate): Promise<ReadSuccess<unknown>> => {
-    const prepared = await prepare(services, request, key);
-    const idempotencyKey = idempotencyKeyOf(request.idempotency?.key);
-    if (prepared.controls.dry_run) {
-      const { rule, maxItems, capped } = prepared;
-      const credits = { charged: 0, remaining: key.balance, ...capped, ...quoteOf(rule, maxItems) };
-      return { ok: true, data: null, enriched: undefined, credits, dryRun: true, maxItems, rate };
-    }
-    const records = services.idempotency;
-    if (!request.idempotency || idempotencyKey === undefined || !records) {
-      return await readAndCharge(services, request, prepared, rate, undefined);
-    }
-    const scope = { accountId: key.accountId, key: idempotencyKey };
-    const operation = `${request.idempotency.surface} ${request.endpoint.id}`;
-    const { params, controls } = request;
-    const fingerprint = requestFingerprint(operation, { ...params, ...controls, ...request.idempotency.shaping });
-    const refund = (accountId: string, requestId: string) => services.ledger.refund(accountId, requestId);
-    const replay = await claimIdempotencyKey(records, refund, scope, fingerprint, request.requestId);
-    if (replay) {
-      const credits = { charged: 0, remaining: key.balance };
-      return { ok: true, data: null, enriched: undefined, credits, maxItems: prepared.maxItems, replay, rate };
-    }
-    // A request that ends without an answer gives the key up, so that a retry runs it afresh.
-    try {
-      const outcome = await readAndCharge(services, request, prepared, rate, idempotencyKey);
-      // The charge is made: the answer goes out even if it cannot be stored (the database went away
-      // since the debit; the adapter has logged that). The key then stays reserved by this request, so
-      // a retry waits, and past ABANDONED_AFTER_MS takes it over and gives this charge back: never two.
-      const remember = (answer: StoredAnswer) =>
-        records.complete(scope, request.requestId, answer, Date.now()).catch(reportUnstoredAnswer);
-      return { ...outcome, remember };
-    } catch (error) {
-      await records.release(scope, request.requestId);
-      throw error;
-    }
-  });
+  const receivedAt = request.receivedAt ?? performance.now();
+  const logged: LoggedAs<ReadSuccess<unknown>> = {
+    requestId: request.requestId,
+    endpoint: request.endpoint.id,
+    receivedAt,
+    ...(request.signal ? { signal: request.signal } : {}),
+    ...(request.answeredAs ? { answeredAs: request.answeredAs } : {}),
+    charged: (result) => !result.dryRun && !result.replay,
+  };
+  const timed = { ...request, receivedAt };
+  return admitted(
+    services,
+    request.apiKey,
+    request.rate,
+    async (key, rate): Promise<ReadSuccess<unknown>> => {
+      const prepared = await prepare(services, request, key);
+      const idempotencyKey = idempotencyKeyOf(request.idempotency?.key);
+      if (prepared.controls.dry_run) {
+        const { rule, maxItems, capped } = prepared;
+        const credits = { charged: 0, remaining: key.balance, ...capped, ...quoteOf(rule, maxItems) };
+        return { ok: true, data: null, enriched: undefined, credits, dryRun: true, maxItems, rate };
+      }
+      const records = services.idempotency;
+      if (!request.idempotency || idempotencyKey === undefined || !records) {
+        return await readAndCharge(services, timed, prepared, rate, undefined);
+      }
+      const scope = { accountId: key.accountId, key: idempotencyKey };
+      const operation = `${request.idempotency.surface} ${request.endpoint.id}`;
+      const { params, controls } = request;
+      const fingerprint = requestFingerprint(operation, { ...params, ...controls, ...request.idempotency.shaping });
+      const refund = (accountId: string, requestId: string) => services.ledger.refund(accountId, requestId);
+      const replay = await claimIdempotencyKey(records, refund, scope, fingerprint, request.requestId);
+      if (replay) {
+        const credits = { charged: 0, remaining: key.balance };
+        return { ok: true, data: null, enriched: undefined, credits, maxItems: prepared.maxItems, replay, rate };
+      }
+      // A request that ends without an answer gives the key up, so that a retry runs it afresh.
+      try {
+        const outcome = await readAndCharge(services, timed, prepared, rate, idempotencyKey);
+        // The charge is made: the answer goes out even if it cannot be stored (the database went away
+        // since the debit; the adapter has logged that). The key then stays reserved by this request, so
+        // a retry waits, and past ABANDONED_AFTER_MS takes it over and gives this charge back: never two.
+        const remember = (answer: StoredAnswer) =>
+          records.complete(scope, request.requestId, answer, Date.now()).catch(reportUnstoredAnswer);
+        return { ...outcome, remember };
+      } catch (error) {
+        await records.release(scope, request.requestId);
+        throw error;
+      }
+    },
+    logged,
+  );
 }
 
 function reportUnstoredAnswer(error: unknown): void {
@@ -410,6 +472,7 @@ async function readAndCharge(
     endpoint: endpoint.id,
     credits: cost,
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    ...(request.receivedAt === undefined ? {} : { durationMs: Math.round(performance.now() - request.receivedAt) }),
   };
   // A key revoked while its request was read is refused here, uncharged: the ledger checks it again.
   const debit = await services.ledger.debit(key.accountId, usage).catch((error: unknown) => {

@@ -187,6 +187,8 @@ export interface UsageRecord {
    * owns the key's reservation (see IdempotencyRecords), in the same transaction.
    */
   idempotencyKey?: string;
+  /** How long the request took until its charge, in ms: the usage row is its entry of the request log. */
+  durationMs?: number;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Services } from "./execute.ts";
 import type { IdempotencyRecords } from "./idempotency.ts";
 import type { Ledger, Store } from "./ports.ts";
 import type { RateLimitConfig, RateLimiter } from "./ratelimit.ts";
+import type { RequestLog } from "./request-log.ts";
 import { createTokenCodec } from "./tokens.ts";
 
 /**
@@ -21,6 +22,7 @@ export interface ServiceOptions {
   idempotency: IdempotencyRecords;
   tokenSecret: string;
   limiter: RateLimiter;
+  requestLog?: RequestLog;
 }
 
 export async function createServices(options: ServiceOptions): Promise<Services> {
@@ -31,6 +33,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     idempotency: options.idempotency,
     tokens: await createTokenCodec(options.tokenSecret),
     limiter: options.limiter,
+    ...(options.requestLog ? { requestLog: options.requestLog } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ export * from "./accounts/postgres-accounts.ts";
 export * from "./database.ts";
 export * from "./ledger/postgres-idempotency.ts";
 export * from "./ledger/postgres-ledger.ts";
+export * from "./ledger/request-log.ts";
 export * from "./migrate.ts";
 export * from "./outage.ts";
 export * from "./sessions/postgres-sessions.ts";

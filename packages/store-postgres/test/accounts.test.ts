@@ -5,10 +5,11 @@ import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { type Accounts, ApiError } from "@social/core";
 import { hashApiKeySync } from "@social/store-kit";
-import { SqliteAccounts, SqliteLedger } from "@social/store-sqlite";
+import { SqliteAccounts, SqliteLedger, SqliteRequestLog } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
+import { PostgresRequestLog } from "../src/ledger/request-log.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { type AccountsFixture, accountsConformance } from "./conformance/accounts.ts";
 import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
@@ -27,6 +28,7 @@ async function openSqlite(): Promise<AccountsFixture> {
     accounts: new SqliteAccounts(db),
     peer: new SqliteAccounts(peerDb),
     ledger: (now) => new SqliteLedger(db, { now }),
+    requestLog: () => new SqliteRequestLog(db),
     grants: async (accountId) =>
       db
         .query<{ credits: number; reason: string }, [string]>(
@@ -52,6 +54,7 @@ async function openPostgresFixture(): Promise<AccountsFixture> {
     accounts: new PostgresAccounts(sql),
     peer: new PostgresAccounts(peerSql),
     ledger: (now) => new PostgresLedger(sql, { now }),
+    requestLog: () => new PostgresRequestLog(sql),
     async grants(accountId) {
       const rows = await sql<{ credits: string; reason: string }[]>`
         SELECT credits, reason FROM grants WHERE account_id = ${accountId} ORDER BY id`;
@@ -90,6 +93,10 @@ test("PostgreSQL: every Accounts method on a pool that cannot reach the server i
     dailyUsage: () => accounts.dailyUsage("acct_any", 30),
     usageSummary: () => accounts.usageSummary("acct_any", { from: 0, to: 1, groupBy: "day" }),
     recentRequests: () => accounts.recentRequests("acct_any", 10),
+    requestLog: () => accounts.requestLog("acct_any", { since: 0, status: "all", limit: 10 }),
+    countRefused: () => accounts.countRefused("acct_any", 402, 0),
+    grants: () => accounts.grants("acct_any", 10),
+    setLowBalanceWarning: () => accounts.setLowBalanceWarning("acct_any", 10),
     secret: () => accounts.secret("session_secret"),
   };
   const logged = spyOn(console, "error").mockImplementation(() => {});

@@ -108,6 +108,10 @@ const accountsCalls: EveryMethod<Accounts> = {
   dailyUsage: (accounts) => accounts.dailyUsage(accountId, 30),
   usageSummary: (accounts) => accounts.usageSummary(accountId, { from: 0, to: 1, groupBy: "key" }),
   recentRequests: (accounts) => accounts.recentRequests(accountId, 10),
+  requestLog: (accounts) => accounts.requestLog(accountId, { since: 0, status: "all", limit: 10 }),
+  countRefused: (accounts) => accounts.countRefused(accountId, 402, 0),
+  grants: (accounts) => accounts.grants(accountId, 10),
+  setLowBalanceWarning: (accounts) => accounts.setLowBalanceWarning(accountId, 10),
   secret: (accounts) => accounts.secret("session_secret"),
 };
 

@@ -23,13 +23,15 @@ export function accountRoutes(context: HttpContext) {
   for (const read of accountReads) {
     const refuse = refuseMethods(read.path);
     routes.head(read.path, refuse);
-    routes.get(read.path, async ({ request, requestId, anonymousRate, services, helpUrl }) => {
+    routes.get(read.path, async ({ request, requestId, receivedAt, anonymousRate, services, helpUrl }) => {
       const { values, repeated } = decodeParams(requestTarget(request.url).query, NO_NUMERIC_PARAMS);
       const outcome = await executeAccountRead(services, {
         read,
         params: values,
         repeated,
         apiKey: bearerKey(request),
+        requestId,
+        receivedAt,
       });
       const rate = outcome.rate ?? (await anonymousRate());
       // A balance is private and changes with every charge: no cache may keep it.

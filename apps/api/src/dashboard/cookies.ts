@@ -1,14 +1,22 @@
-// The two dashboard cookies. On https they take the __Host- prefix, which browsers accept only with
-// Secure, Path=/ and no Domain, so no sibling subdomain can plant or overwrite them.
+// The dashboard's cookies: the session, a sign-in in progress and where it returns to, and a form's
+// sealed one-time message (flash.ts). On https they take the __Host- prefix, which browsers accept
+// only with Secure, Path=/ and no Domain, so no sibling subdomain can plant or overwrite them.
 
 export interface CookieNames {
   session: string;
   signIn: string;
+  returnTo: string;
+  flash: string;
 }
 
 export function cookieNames(secure: boolean): CookieNames {
   const prefix = secure ? "__Host-" : "";
-  return { session: `${prefix}social_session`, signIn: `${prefix}social_sign_in` };
+  return {
+    session: `${prefix}social_session`,
+    signIn: `${prefix}social_sign_in`,
+    returnTo: `${prefix}social_return`,
+    flash: `${prefix}social_flash`,
+  };
 }
 
 export function readCookie(request: Request, name: string): string | undefined {

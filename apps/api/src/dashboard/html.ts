@@ -53,11 +53,22 @@ export function htmlResponse(body: Html, status = 200, headers: Record<string, s
   });
 }
 
-export type Section = "dashboard" | "usage" | "billing";
+export type Section = "dashboard" | "usage" | "requests" | "billing";
+
+/** Why the signed-in customer should look at their credits: they run low, or requests were refused for them. */
+export interface BalanceAlert {
+  balance: number;
+  /** The balance below which they asked to be warned (or the default). */
+  threshold: number;
+  /** Requests refused with 402 in the last 24 hours. */
+  refused: number;
+}
 
 export interface Viewer {
   name: string;
   csrfToken: string;
+  /** Shown at the top of every page while it holds. */
+  alert?: BalanceAlert;
 }
 
 export interface PageOptions {
@@ -69,8 +80,29 @@ export interface PageOptions {
 const NAVIGATION: readonly { section: Section; href: string; label: string }[] = [
   { section: "dashboard", href: "/dashboard", label: "Dashboard" },
   { section: "usage", href: "/dashboard/usage", label: "Usage" },
+  { section: "requests", href: "/dashboard/requests", label: "Requests" },
   { section: "billing", href: "/billing", label: "Billing" },
 ];
+
+/** "1 credit", "1,000 credits". */
+export function plural(amount: number, noun: string): string {
+  return `${amount.toLocaleString("en-US")} ${noun}${amount === 1 ? "" : "s"}`;
+}
+
+/** The banner of a balance that needs attention, or nothing. */
+function balanceBanner(alert: BalanceAlert | undefined): Html | "" {
+  if (!alert) return "";
+  const low = alert.balance < alert.threshold;
+  if (!low && alert.refused === 0) return "";
+  const balance = low
+    ? html`<strong>Low balance:</strong> ${plural(alert.balance, "credit")} left, below your warning at ${plural(alert.threshold, "credit")}.`
+    : "";
+  const refused =
+    alert.refused > 0
+      ? html` ${plural(alert.refused, "request")} refused for lack of credits (402) in the last 24 hours: <a href="/dashboard/requests?status=402">see which</a>.`
+      : "";
+  return html`<div class="notice warning" role="status" id="balance-alert"><p>${balance}${refused} <a href="/billing">Add credits</a></p></div>`;
+}
 
 export function csrfField(viewer: Viewer): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrfToken}">`;
@@ -91,6 +123,6 @@ export function layout(options: PageOptions, main: Html): Html {
 <link rel="stylesheet" href="/dashboard/style.css"></head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header><nav aria-label="Main"><ul><li><a href="/docs">API docs</a></li>${links}</ul></nav>${account}</header>
-<main id="main" tabindex="-1"><h1>${options.title}</h1>
+<main id="main" tabindex="-1">${balanceBanner(options.viewer?.alert)}<h1>${options.title}</h1>
 ${main}</main></body></html>`;
 }

@@ -1,8 +1,11 @@
 // The dashboard's HTTP surface: sign-in through OpenID Connect, the account pages and their forms.
-// Every form needs the session's CSRF token; every page carries the security headers of html.ts.
+// Every form needs the session's CSRF token and answers with a redirect (303), so a reload never
+// repeats it; what it has to say rides in a sealed one-time cookie (flash.ts). Every page carries the
+// security headers of html.ts, and every signed-in page the balance alert.
 import {
   type Accounts,
   LedgerError,
+  lowBalanceThreshold,
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
   parseKeyOptions,
   rateHeaders,
@@ -10,27 +13,44 @@ import {
 } from "@social/core";
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
+import { type BillingSettings, billingPage } from "./billing-page.ts";
 import { cookie, cookieNames, readCookie } from "./cookies.ts";
 import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";
-import { htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
+import { FLASH_LIFETIME_SECONDS, type Flash, FlashSeal } from "./flash.ts";
+import { type BalanceAlert, htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
 import { OidcClient, type OidcSettings, SignInError } from "./oidc.ts";
-import { billingPage, checkKeyName, dashboardPage, errorPage, signedOutPage, usagePage } from "./pages.ts";
+import {
+  checkKeyName,
+  dashboardPage,
+  errorPage,
+  notFoundPage,
+  revokePage,
+  signedOutPage,
+  signInHref,
+} from "./pages.ts";
+import { logFilters, logQuery, requestsOffPage, requestsPage } from "./requests-page.ts";
 import { SESSION_LIFETIME_MS, SessionStore, SIGN_IN_LIFETIME_MS } from "./sessions.ts";
 import { STYLESHEET } from "./style.ts";
+import { USAGE_DAYS, usagePage } from "./usage-page.ts";
 
 export interface DashboardOptions {
   accounts: Accounts;
   sessions: Sessions;
   /** The address people reach the server at: the OIDC redirect URI and the cookies' Secure flag follow it. */
   publicUrl: string;
-  /** Keys the digests under which sessions are stored. */
+  /** How many days the request log covers (REQUEST_LOG_DAYS); 0: there is no log to show. */
+  requestLogDays: number;
+  /** Prices and where to buy credits (BILLING_URL, BILLING_CONTACT, BILLING_PLANS). */
+  billing: BillingSettings;
+  /** Keys the digests under which sessions are stored, and the seal of one-time messages. */
   sessionSecret: string;
   /** Absent: the dashboard explains how to configure sign-in, and the CLI remains the way to make keys. */
   oidc?: OidcSettings;
 }
 
-const USAGE_DAYS = 30;
-const LATEST_REQUESTS = 20;
+const DAY_MS = 86_400_000;
+/** Grants the billing page lists, newest first. */
+const GRANTS_SHOWN = 50;
 const TOO_MANY_KEYS = `You already have ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys, the most an account can hold: revoke one you no longer use, then create the new one.`;
 
 interface SignedIn {
@@ -54,6 +74,34 @@ function redirect(location: string, cookies: readonly string[] = []): Response {
   return new Response(null, { status: 303, headers });
 }
 
+/** A path of this site and its query, in the characters a URL carries unescaped: no //host, no backslash. */
+const SITE_PATH = /^\/(?!\/)[\w\-.~!$&'()*+,;=:@/%?]*$/;
+
+/**
+ * A path of this site to come back to after sign-in; anything else (another origin, a protocol-relative
+ * //host, sign-in itself) goes to the dashboard.
+ */
+export function returnPath(value: string | null | undefined): string {
+  const safe =
+    value &&
+    value.length <= 512 &&
+    SITE_PATH.test(value) &&
+    !value.startsWith("/dashboard/sign-in") &&
+    !value.startsWith("/dashboard/callback");
+  return safe ? value : "/dashboard";
+}
+
+/** The threshold field: empty for the default, else whole credits. */
+function warningField(value: string): { credits: number | null } | { error: string } {
+  const text = value.trim();
+  if (text === "") return { credits: null };
+  const credits = Number(text);
+  if (!/^\d{1,15}$/.test(text) || !Number.isSafeInteger(credits)) {
+    return { error: "The warning is a whole number of credits, or empty for the default." };
+  }
+  return { credits };
+}
+
 /** The pages; sign-ins are rate-limited per client address as the API limits callers without a key. */
 export function dashboardRoutes(context: HttpContext, options: DashboardOptions | undefined) {
   const routes = new Elysia({ name: "dashboard" }).use(context);
@@ -62,14 +110,32 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
   const secure = publicUrl.startsWith("https:");
   const names = cookieNames(secure);
   const sessions = new SessionStore(options.sessions, options.sessionSecret);
+  const flashSeal = new FlashSeal(options.sessionSecret);
   const callbackPath = "/dashboard/callback";
   const oidc = options.oidc ? new OidcClient(options.oidc, `${publicUrl}${callbackPath}`) : undefined;
+
+  /** Where a balance stands: below the warning, and how many requests ran out of credits today. */
+  const alertOf = async (accountId: string, balance: number, setting: number | null): Promise<BalanceAlert> => {
+    const [grants, refused] = await Promise.all([
+      accounts.grants(accountId, GRANTS_SHOWN),
+      accounts.countRefused(accountId, 402, Date.now() - DAY_MS),
+    ]);
+    return { balance, threshold: lowBalanceThreshold(setting, grants), refused };
+  };
 
   const signedIn = async (request: Request): Promise<SignedIn | undefined> => {
     const session = await sessions.find(readCookie(request, names.session));
     const account = session && (await accounts.account(session.accountId));
     if (!session || !account) return undefined;
-    return { viewer: { name: account.name, csrfToken: session.csrfToken }, accountId: account.id };
+    const alert = await alertOf(account.id, account.balance, account.lowBalanceWarning);
+    return { viewer: { name: account.name, csrfToken: session.csrfToken, alert }, accountId: account.id };
+  };
+
+  /** A page for the signed-in only: a visitor is sent to sign in, and back here after. */
+  const signInFirst = (request: Request): Response => {
+    if (!oidc) return redirect("/dashboard");
+    const url = new URL(request.url);
+    return redirect(signInHref(returnPath(`${url.pathname}${url.search}`)));
   };
 
   /** The signed-in person behind a form post, or the page that refuses it. */
@@ -85,15 +151,38 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     return who;
   };
 
-  const dashboard = async (
-    who: SignedIn,
-    extra: { newKey?: { key: string; name: string }; formError?: string } = {},
-    status = 200,
-  ) => {
+  /** Back to the dashboard, saying what the form did. */
+  const done = async (flash: Flash) =>
+    redirect("/dashboard", [cookie(names.flash, await flashSeal.seal(flash), FLASH_LIFETIME_SECONDS, secure)]);
+
+  const dashboard = async (request: Request, who: SignedIn, formError?: string, status = 200) => {
     const account = await accounts.account(who.accountId);
     if (!account) return htmlResponse(errorPage("No account", "This account no longer exists."), 404);
-    const keys = await accounts.listKeys(who.accountId);
-    return htmlResponse(dashboardPage({ viewer: who.viewer, account, keys, ...extra }), status);
+    const sealed = readCookie(request, names.flash);
+    const [keys, grants, flash] = await Promise.all([
+      accounts.listKeys(who.accountId),
+      accounts.grants(who.accountId, GRANTS_SHOWN),
+      flashSeal.open(sealed),
+    ]);
+    const page = dashboardPage({
+      viewer: who.viewer,
+      account,
+      keys,
+      defaultWarning: lowBalanceThreshold(null, grants),
+      ...(flash?.newKey ? { newKey: flash.newKey } : {}),
+      ...(flash?.notice ? { notice: flash.notice } : {}),
+      ...(formError ? { formError } : {}),
+    });
+    // Shown once: the cookie goes with this page.
+    return htmlResponse(page, status, sealed === undefined ? {} : { "set-cookie": cookie(names.flash, "", 0, secure) });
+  };
+
+  /** One of the account's own keys, still active, or the page that says it is not. */
+  const activeKeyOf = async (who: SignedIn, keyId: string) => {
+    const key = (await accounts.listKeys(who.accountId)).find((each) => each.id === keyId);
+    if (key && key.revokedAt === null) return key;
+    const message = key ? "That key is revoked already." : "That key is not one of yours.";
+    return htmlResponse(errorPage("No such key", message, who.viewer), 404);
   };
 
   return routes
@@ -111,9 +200,9 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     .get("/dashboard", async ({ request }) => {
       const who = await signedIn(request);
       if (!who) return htmlResponse(signedOutPage({ configured: oidc !== undefined, publicUrl }));
-      return dashboard(who);
+      return dashboard(request, who);
     })
-    .get("/dashboard/sign-in", async ({ anonymousRate }) => {
+    .get("/dashboard/sign-in", async ({ request, anonymousRate }) => {
       if (!oidc) return redirect("/dashboard");
       // Each sign-in started stores a row until it expires: a flood must not be able to fill the table.
       const rate = await anonymousRate();
@@ -130,7 +219,11 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       try {
         const { url, checks } = await oidc.start();
         const token = await sessions.saveSignIn(checks);
-        return redirect(url.href, [cookie(names.signIn, token, SIGN_IN_LIFETIME_MS / 1000, secure)]);
+        const back = returnPath(new URL(request.url).searchParams.get("return"));
+        return redirect(url.href, [
+          cookie(names.signIn, token, SIGN_IN_LIFETIME_MS / 1000, secure),
+          cookie(names.returnTo, encodeURIComponent(back), SIGN_IN_LIFETIME_MS / 1000, secure),
+        ]);
       } catch (error) {
         console.error(
           JSON.stringify({
@@ -147,13 +240,13 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       }
     })
     .get(callbackPath, async ({ request }) => {
-      const clearSignIn = cookie(names.signIn, "", 0, secure);
+      const cleared = [cookie(names.signIn, "", 0, secure), cookie(names.returnTo, "", 0, secure)];
       const checks = await sessions.takeSignIn(readCookie(request, names.signIn));
       if (!oidc || !checks) {
         return htmlResponse(
           errorPage("Sign-in expired", "This sign-in has expired or was already used: start again from the dashboard."),
           400,
-          { "set-cookie": clearSignIn },
+          { "set-cookie": cleared[0] as string },
         );
       }
       try {
@@ -166,14 +259,15 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
         // A fresh token on every sign-in: a session id planted before sign-in never becomes a signed-in one.
         await sessions.destroy(readCookie(request, names.session));
         const token = await sessions.create(account.id);
-        return redirect("/dashboard", [clearSignIn, cookie(names.session, token, SESSION_LIFETIME_MS / 1000, secure)]);
+        const back = returnPath(decodeURIComponent(readCookie(request, names.returnTo) ?? ""));
+        return redirect(back, [...cleared, cookie(names.session, token, SESSION_LIFETIME_MS / 1000, secure)]);
       } catch (error) {
         if (!(error instanceof SignInError)) throw error;
         return htmlResponse(
           errorPage(error.providerRefused ? "Sign-in refused" : "Sign-in failed", error.message),
           400,
           {
-            "set-cookie": clearSignIn,
+            "set-cookie": cleared[0] as string,
           },
         );
       }
@@ -188,40 +282,95 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
       const checked = checkKeyName(field(body, "name"));
-      if ("error" in checked) return dashboard(who, { formError: checked.error }, 400);
+      if ("error" in checked) return dashboard(request, who, checked.error, 400);
       const limits = parseKeyOptions(
         { limit: textField(body, "limit"), per: textField(body, "per"), expires: textField(body, "expires") },
         Date.now(),
       );
-      if ("error" in limits) return dashboard(who, { formError: limits.error }, 400);
+      if ("error" in limits) return dashboard(request, who, limits.error, 400);
       try {
         const { key } = await accounts.createKey(who.accountId, checked.name, limits.options);
-        return dashboard(who, { newKey: { key, name: checked.name } }, 201);
+        return done({ newKey: { key, name: checked.name } });
       } catch (error) {
         if (!(error instanceof LedgerError && error.code === "too_many_keys")) throw error;
-        return dashboard(who, { formError: TOO_MANY_KEYS }, 409);
+        return dashboard(request, who, TOO_MANY_KEYS, 409);
       }
+    })
+    .get("/dashboard/keys/:keyId/revoke", async ({ request, params }) => {
+      const who = await signedIn(request);
+      if (!who) return signInFirst(request);
+      const key = await activeKeyOf(who, params.keyId);
+      return key instanceof Response ? key : htmlResponse(revokePage(who.viewer, key));
     })
     .post("/dashboard/keys/:keyId/revoke", async ({ request, body, params }) => {
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
-      if (!(await accounts.listKeys(who.accountId)).some((key) => key.id === params.keyId)) {
-        return htmlResponse(errorPage("No such key", "That key is not one of yours.", who.viewer), 404);
-      }
-      await accounts.revokeKey(params.keyId);
-      return redirect("/dashboard");
+      const key = await activeKeyOf(who, params.keyId);
+      if (key instanceof Response) return key;
+      await accounts.revokeKey(key.id);
+      return done({
+        notice: `The key “${key.name}” (${key.prefix}…) is revoked: requests made with it are refused from now on.`,
+      });
+    })
+    .post("/dashboard/warning", async ({ request, body }) => {
+      const who = await formPoster(request, body);
+      if (who instanceof Response) return who;
+      const warning = warningField(textField(body, "credits"));
+      if ("error" in warning) return dashboard(request, who, warning.error, 400);
+      await accounts.setLowBalanceWarning(who.accountId, warning.credits);
+      return done({
+        notice:
+          warning.credits === null
+            ? "You will be warned below the default: a tenth of the credits last added."
+            : `You will be warned when the balance is below ${warning.credits.toLocaleString("en-US")} credits.`,
+      });
     })
     .get("/dashboard/usage", async ({ request }) => {
       const who = await signedIn(request);
-      if (!who) return redirect("/dashboard");
-      const [perDay, latest] = await Promise.all([
+      if (!who) return signInFirst(request);
+      const now = Date.now();
+      const range = { from: (Math.floor(now / DAY_MS) - (USAGE_DAYS - 1)) * DAY_MS, to: now + 1 };
+      const [days, byEndpoint, byKey, keys] = await Promise.all([
         accounts.dailyUsage(who.accountId, USAGE_DAYS),
-        accounts.recentRequests(who.accountId, LATEST_REQUESTS),
+        accounts.usageSummary(who.accountId, { ...range, groupBy: "endpoint" }),
+        accounts.usageSummary(who.accountId, { ...range, groupBy: "key" }),
+        accounts.listKeys(who.accountId),
       ]);
-      return htmlResponse(usagePage(who.viewer, perDay, latest));
+      return htmlResponse(usagePage({ viewer: who.viewer, days, byEndpoint, byKey, keys }));
+    })
+    .get("/dashboard/requests", async ({ request }) => {
+      const who = await signedIn(request);
+      if (!who) return signInFirst(request);
+      if (options.requestLogDays === 0) return htmlResponse(requestsOffPage(who.viewer));
+      const keys = await accounts.listKeys(who.accountId);
+      const filters = logFilters(new URL(request.url).searchParams, keys);
+      if ("error" in filters) return htmlResponse(errorPage("No such requests", filters.error, who.viewer), 400);
+      const since = Date.now() - options.requestLogDays * DAY_MS;
+      const page = await accounts.requestLog(who.accountId, logQuery(filters, since));
+      return htmlResponse(requestsPage({ viewer: who.viewer, keys, filters, page, days: options.requestLogDays }));
     })
     .get("/billing", async ({ request }) => {
       const who = await signedIn(request);
-      return htmlResponse(billingPage(who ? { viewer: who.viewer, accountId: who.accountId } : {}));
+      const account = who && (await accounts.account(who.accountId));
+      if (!who || !account) {
+        return htmlResponse(
+          billingPage({ settings: options.billing, ...(oidc ? { signIn: signInHref("/billing") } : {}) }),
+        );
+      }
+      const [grants, days] = await Promise.all([
+        accounts.grants(account.id, GRANTS_SHOWN),
+        accounts.dailyUsage(account.id, USAGE_DAYS),
+      ]);
+      return htmlResponse(
+        billingPage({
+          viewer: who.viewer,
+          settings: options.billing,
+          account: { id: account.id, balance: account.balance, grants, days },
+        }),
+      );
+    })
+    .all("/dashboard/*", async ({ request }) => {
+      const who = await signedIn(request);
+      return htmlResponse(notFoundPage(new URL(request.url).pathname, who?.viewer), 404);
     });
 }

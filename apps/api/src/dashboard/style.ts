@@ -21,10 +21,16 @@ label { display: block; font-weight: 600; margin-bottom: .25rem; }
 input[type="text"], input[type="number"], input[type="date"], select { font: inherit; padding: .5rem; width: 100%; max-width: 24rem; border: 1px solid var(--muted); border-radius: 4px; }
 button, .button { font: inherit; padding: .45rem .9rem; border-radius: 4px; border: 1px solid var(--accent);
   background: var(--accent); color: Canvas; cursor: pointer; text-decoration: none; display: inline-block; }
-button.secondary { background: transparent; color: var(--accent); }
+button.secondary, .button.secondary { background: transparent; color: var(--accent); }
+.actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
+.filters { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: flex-end; }
+.filters .field { margin: .5rem 0; flex: 1 1 12rem; }
+.filters button { margin: .5rem 0; }
 .field { margin: 1rem 0; }
 .notice { border: 2px solid var(--accent); border-radius: 6px; padding: 1rem; margin: 1rem 0; }
 .error { border-color: #c62828; }
+.warning { border-color: #b26a00; }
+.notice p { margin: 0; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 code, .key { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
 .key { font-size: 1.1rem; padding: .5rem; border: 1px dashed var(--muted); display: block; }
@@ -38,4 +44,5 @@ td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
 .chart line { stroke: var(--line); }
 .plans { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; }
 .plans section { border: 1px solid var(--line); border-radius: 6px; padding: 0 1rem 1rem; }
+.price { font-size: 1.5rem; font-weight: 700; margin: .5rem 0 0; }
 `;

@@ -141,12 +141,12 @@ export function docsPage(baseUrl: string): string {
 <title>Social Data API reference</title>
 <style>
 body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem;color:#1a1a1a}
-code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:#f3f3f3;padding:.75rem;overflow-x:auto}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}
-section{border-top:1px solid #ccc;padding-top:.5rem}.method{background:#0b5;color:#fff;padding:0 .4rem;border-radius:3px}
+code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:#f3f3f3;padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd;overflow-wrap:anywhere}
+section{border-top:1px solid #ccc;padding-top:.5rem}.method{background:#06733a;color:#fff;padding:0 .4rem;border-radius:3px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}a{color:#0645ad}
 </style></head>
-<body><header><h1>Social Data API reference</h1>
+<body><header><p><a href="/dashboard">Dashboard</a>: your keys, usage, requests and billing.</p><h1>Social Data API reference</h1>
 <p>Read-only JSON over HTTP. Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> on every request. Each response's <code>meta.credits</code> tells the charge and the remaining balance; failures are never charged. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Try it without a key: <a href="/demo">/demo</a> and <a href="/demo?run=search">/demo?run=search</a>.</p>
 <nav aria-label="Endpoints"><ul>${catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`).join("")}<li><a href="#budget">Budget controls</a></li><li><a href="#decisions">Decisions for the points SPEC.md leaves open</a></li></ul></nav></header>
 <main>${body}

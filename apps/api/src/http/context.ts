@@ -69,6 +69,8 @@ export function httpContext({ services, helpUrl, log }: HttpContextOptions) {
       const usage: RequestUsage = { credits: 0 };
       return {
         requestId: idOf(request),
+        /** performance.now() when the request arrived: the request log's durations start there. */
+        receivedAt: begun.get(request)?.at ?? performance.now(),
         usage,
         /**
          * The rate-limit state of a caller without a valid key, counted per client address, so that key

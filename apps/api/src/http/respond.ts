@@ -35,3 +35,26 @@ export function replayResponse(answer: StoredAnswer, headers: Record<string, str
     headers: { ...headers, ...answer.headers, "idempotent-replayed": "true" },
   });
 }
+
+/** Whether a client takes gzip: named in Accept-Encoding (or `*`) and not refused with q=0. */
+export function acceptsGzip(request: Request): boolean {
+  const header = request.headers.get("accept-encoding") ?? "";
+  return header.split(",").some((part) => {
+    const [coding = "", ...parameters] = part.trim().toLowerCase().split(";");
+    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    return (coding === "gzip" || coding === "*") && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
+/**
+ * A document that never changes while the process runs (the OpenAPI description, the docs page), with
+ * its gzip made once: sent compressed to a client that takes gzip, as it is to any other.
+ */
+export function fixedDocument(body: string, headers: Record<string, string>): (request: Request) => Response {
+  const gzipped = Bun.gzipSync(body);
+  const common = { ...headers, vary: "accept-encoding" };
+  return (request) =>
+    acceptsGzip(request)
+      ? new Response(gzipped, { headers: { ...common, "content-encoding": "gzip" } })
+      : new Response(body, { headers: common });
+}

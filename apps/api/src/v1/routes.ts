@@ -64,7 +64,7 @@ export function v1Routes(context: HttpContext) {
     const numeric = numericParams(endpoint.params);
     const refuse = refuseMethods(endpoint.path);
     routes.head(path, refuse);
-    routes.get(path, async ({ request, params, requestId, usage, anonymousRate, services, helpUrl }) => {
+    routes.get(path, async ({ request, params, requestId, receivedAt, usage, anonymousRate, services, helpUrl }) => {
       const target = requestTarget(request.url);
       const query = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
       const { values, repeated } = decodeParams(
@@ -79,6 +79,7 @@ export function v1Routes(context: HttpContext) {
         ...idempotencyOf(request, "v1"),
         apiKey: bearerKey(request),
         requestId,
+        receivedAt,
         signal: request.signal,
       });
       const rate = outcome.rate ?? (await anonymousRate());

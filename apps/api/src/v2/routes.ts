@@ -77,7 +77,7 @@ export function v2Routes(context: HttpContext) {
     const refuse = refuseMethods(route.v2.path);
     // HEAD is refused like /v1's: it would bill a read whose answer the client never sees.
     routes.head(path, refuse);
-    routes.get(path, async ({ request, params, requestId, usage, anonymousRate, services, helpUrl }) => {
+    routes.get(path, async ({ request, params, requestId, receivedAt, usage, anonymousRate, services, helpUrl }) => {
       const target = requestTarget(request.url);
       const inPath = pathEntries(params, target.path, route.v2.path);
       // The controls are /v1's (max_credits, dry_run), and the header for code that cannot add parameters.
@@ -98,9 +98,12 @@ export function v2Routes(context: HttpContext) {
         repeated: [...repeated, ...controls.repeated],
         controls: controls.controls,
         fewerItems: fewerItemsOf(route, values),
+        // A single lookup's missing id is X API v2's 200 with `errors` (below); the log says so too.
+        answeredAs: (error) => (route.lookupParam && error.code === "endpoint_not_found" ? 200 : error.status),
         ...idempotencyOf(request, "v2"),
         apiKey: bearerKey(request),
         requestId,
+        receivedAt,
         signal: request.signal,
         ...(pageSize === undefined ? {} : { pageSize }),
       });

@@ -228,3 +228,34 @@ export async function auditKeyLimits(databaseUrl: string): Promise<string[]> {
     ];
   });
 }
+
+/** An answer as its client saw it, for the request-log audit. */
+export interface LoggedAnswer {
+  requestId: string;
+  status: number;
+  charged: number;
+}
+
+/**
+ * Every answer that charged nothing is in the request log with the status its client got (a charged one
+ * is its usage row, which auditLedger checks): the log a customer reads explains every answer.
+ */
+export function auditRequestLog(databasePath: string, answers: readonly LoggedAnswer[]): string[] {
+  const db = new Database(databasePath, { readonly: true, strict: true });
+  try {
+    const logged = new Map(
+      db
+        .query<{ request_id: string; status: number }, []>("SELECT request_id, status FROM request_log")
+        .all()
+        .map((row) => [row.request_id, row.status]),
+    );
+    const missing = answers.filter((answer) => answer.charged === 0 && logged.get(answer.requestId) !== answer.status);
+    return missing.length === 0
+      ? []
+      : [
+          `${missing.length} uncharged answers are not in the request log with their status, e.g. ${JSON.stringify(missing.slice(0, 3))}`,
+        ];
+  } finally {
+    db.close();
+  }
+}

@@ -1,7 +1,7 @@
 // The soak: the real server process on a private copy of the world, several accounts (half of them
 // granted too little to last the run, so they hit 402 mid-way), a mixed load, then the ledger audit.
 // `bun run soak` runs it at full size; soak.test.ts runs a small one through this same code.
-import { auditKeyLimits, auditLedger } from "./ledger-audit.ts";
+import { auditKeyLimits, auditLedger, auditRequestLog } from "./ledger-audit.ts";
 import { driveLoad, everyFourthKeyLimited, openAccounts, quantile } from "./load.ts";
 import { spawnServer, worldCopy } from "./server-process.ts";
 
@@ -13,6 +13,8 @@ export interface SoakOptions {
   maxSeconds: number;
   /** Server processes on the port (WEB_CONCURRENCY); 1 when absent. */
   workers?: number;
+  /** Whether the server keeps the request log (REQUEST_LOG_DAYS=0 when false); on when absent. */
+  requestLog?: boolean;
 }
 
 export interface SoakReport {
@@ -35,6 +37,7 @@ export const DEFAULT_SOAK: Required<SoakOptions> = {
   accounts: 8,
   maxSeconds: 600,
   workers: 1,
+  requestLog: true,
 };
 
 /** Enough for every request of an account at the mix's highest cost, or for about half its requests. */
@@ -49,7 +52,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const grants = Array.from({ length: options.accounts }, (_, index) => startingCredits(index, options));
     const accounts = openAccounts(world.databasePath, grants, everyFourthKeyLimited(grants));
     const workers = options.workers ?? 1;
-    const server = await spawnServer(world.databasePath, workers > 1 ? { WEB_CONCURRENCY: String(workers) } : {});
+    const logged = options.requestLog ?? true;
+    const server = await spawnServer(world.databasePath, {
+      ...(workers > 1 ? { WEB_CONCURRENCY: String(workers) } : {}),
+      ...(logged ? {} : { REQUEST_LOG_DAYS: "0" }),
+    });
     let load: Awaited<ReturnType<typeof driveLoad>>;
     try {
       load = await driveLoad(server.url, accounts, {
@@ -70,6 +77,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ...(leakedKeys.length > 0 ? [`${leakedKeys.length} API keys appear in the server's logs`] : []),
       ...auditLedger(world.databasePath, load.accounts),
       ...(await auditKeyLimits(world.databasePath)),
+      ...(logged ? auditRequestLog(world.databasePath, load.answers) : []),
     ];
     return {
       requests: answered,

@@ -6,9 +6,12 @@ import type {
   AccountDetails,
   Accounts,
   DailyUsage,
+  Grant,
   KeyInfo,
   KeyOptions,
   NewKey,
+  RequestLogPage,
+  RequestLogQuery,
   RequestUsage,
   UsageGroup,
   UsageQuery,
@@ -35,6 +38,7 @@ import {
 import type { SQL, TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
+import { requestLogPage } from "./request-history.ts";
 
 const STARTING_CREDITS = 1000;
 const DAY_MS = 86_400_000;
@@ -46,6 +50,7 @@ interface AccountRow {
   created_at: string;
   oidc_issuer: string | null;
   oidc_subject: string | null;
+  low_balance_warning: string | null;
 }
 
 type KeyRow = KeyInfoRowOf<string>;
@@ -58,6 +63,7 @@ function toAccount(row: AccountRow): AccountDetails {
     createdAt: Number(row.created_at),
     oidcIssuer: row.oidc_issuer,
     oidcSubject: row.oidc_subject,
+    lowBalanceWarning: row.low_balance_warning === null ? null : Number(row.low_balance_warning),
   };
 }
 
@@ -116,7 +122,7 @@ export class PostgresAccounts implements Accounts {
 
   async account(accountId: string): Promise<AccountDetails | undefined> {
     const [row] = await this.#sql<AccountRow[]>`
-      SELECT id, name, balance, created_at, oidc_issuer, oidc_subject FROM accounts WHERE id = ${accountId}`;
+      SELECT id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning FROM accounts WHERE id = ${accountId}`;
     return row ? toAccount(row) : undefined;
   }
 
@@ -132,7 +138,7 @@ export class PostgresAccounts implements Accounts {
       const now = Date.now();
       const [row] = await tx<AccountRow[]>`
         INSERT INTO accounts (id, name, balance, created_at) VALUES (${newId("acct")}, ${name}, ${credits}, ${now})
-        RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject`;
+        RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning`;
       if (!row) throw new Error("INSERT … RETURNING returned no row");
       if (credits > 0) await recordGrant(tx, row.id, credits, "starting credits", now);
       return { account: toAccount(row), key: await insertKey(tx, row.id, name, keyOptions) };
@@ -154,7 +160,7 @@ export class PostgresAccounts implements Accounts {
         INSERT INTO accounts (id, name, balance, oidc_issuer, oidc_subject, created_at)
         VALUES (${newId("acct")}, ${name}, ${STARTING_CREDITS}, ${issuer}, ${subject}, ${now})
         ON CONFLICT (oidc_issuer, oidc_subject) WHERE oidc_issuer IS NOT NULL DO NOTHING
-        RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject`;
+        RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning`;
       if (row) await recordGrant(tx, row.id, STARTING_CREDITS, "sign-up credits", now);
       return row;
     });
@@ -256,13 +262,43 @@ export class PostgresAccounts implements Accounts {
     }));
   }
 
+  async requestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogPage> {
+    return requestLogPage(this.#sql, accountId, query);
+  }
+
+  async countRefused(accountId: string, status: number, since: number): Promise<number> {
+    const [row] = await this.#sql<{ n: string }[]>`
+      SELECT count(*) AS n FROM request_log
+      WHERE account_id = ${accountId} AND created_at >= ${since} AND status = ${status}`;
+    return Number(row?.n ?? 0);
+  }
+
+  async grants(accountId: string, limit: number): Promise<Grant[]> {
+    const rows = await this.#sql<{ credits: string; reason: string; created_at: string; refund_of: string | null }[]>`
+      SELECT credits, reason, created_at, refund_of FROM grants
+      WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return rows.map((row) => ({
+      credits: Number(row.credits),
+      reason: row.reason,
+      createdAt: Number(row.created_at),
+      refundOf: row.refund_of,
+    }));
+  }
+
+  async setLowBalanceWarning(accountId: string, credits: number | null): Promise<void> {
+    if (credits !== null) assertCredits(credits, { allowZero: true });
+    const changed = await this
+      .#sql`UPDATE accounts SET low_balance_warning = ${credits} WHERE id = ${accountId} RETURNING id`;
+    if (changed.length === 0) throw new LedgerError("unknown_account", `no account ${accountId}`);
+  }
+
   async secret(name: string): Promise<string> {
     return persistentSecret(this.#sql, name);
   }
 
   async #identity(issuer: string, subject: string): Promise<AccountDetails | undefined> {
     const [row] = await this.#sql<AccountRow[]>`
-      SELECT id, name, balance, created_at, oidc_issuer, oidc_subject FROM accounts
+      SELECT id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning FROM accounts
       WHERE oidc_issuer = ${issuer} AND oidc_subject = ${subject}`;
     return row ? toAccount(row) : undefined;
   }

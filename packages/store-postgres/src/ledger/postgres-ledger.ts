@@ -319,13 +319,18 @@ export class PostgresLedger implements Ledger {
         inserted.map((row) => row.usage.credits),
         "INT8",
       );
+      // -1 stands for a duration not measured, as an INT8 array holds no nulls here.
+      const durations = tx.array(
+        inserted.map((row) => row.usage.durationMs ?? -1),
+        "INT8",
+      );
       writes.push(tx`
-        INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at)
-        SELECT request_id, key_id, account_id, endpoint, credits, ${now}::bigint
+        INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms)
+        SELECT request_id, key_id, account_id, endpoint, credits, ${now}::bigint, nullif(duration_ms, -1)
         FROM unnest(
           ${text((row) => row.usage.requestId)}, ${text((row) => row.usage.keyId)}, ${text((row) => row.accountId)},
-          ${text((row) => row.usage.endpoint)}, ${credits}
-        ) AS u (request_id, key_id, account_id, endpoint, credits)`);
+          ${text((row) => row.usage.endpoint)}, ${credits}, ${durations}
+        ) AS u (request_id, key_id, account_id, endpoint, credits, duration_ms)`);
     }
     const debited = [...charges].filter(([, credits]) => credits > 0);
     if (debited.length > 0) {

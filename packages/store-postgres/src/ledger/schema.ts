@@ -94,6 +94,27 @@ export const ledgerMigrations: readonly Migration[] = [
     )`;
     await tx`CREATE INDEX idempotency_expiry ON idempotency (expires_at)`;
   },
+  async (tx) => {
+    // The request log (core's request-log.ts): a charge's duration on its usage row, every answer that
+    // charged nothing in request_log (no foreign keys: a log row is written in batches, after the
+    // answer, and only read by its account), and the balance below which the dashboard warns.
+    await tx`ALTER TABLE usage ADD COLUMN duration_ms BIGINT`;
+    await tx`CREATE TABLE request_log (
+      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      request_id TEXT NOT NULL,
+      account_id TEXT NOT NULL,
+      key_id TEXT NOT NULL,
+      endpoint TEXT NOT NULL,
+      status INT NOT NULL,
+      error_code TEXT,
+      duration_ms BIGINT NOT NULL,
+      created_at BIGINT NOT NULL
+    )`;
+    await tx`CREATE INDEX request_log_account_time ON request_log (account_id, created_at)`;
+    await tx`CREATE INDEX request_log_request ON request_log (request_id)`;
+    await tx`CREATE INDEX request_log_time ON request_log (created_at)`;
+    await tx`ALTER TABLE accounts ADD COLUMN low_balance_warning BIGINT CHECK (low_balance_warning >= 0)`;
+  },
 ];
 
 export const settingsMigrations: readonly Migration[] = [

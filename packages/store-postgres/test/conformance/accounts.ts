@@ -2,7 +2,7 @@
 // on active keys, usage summaries, stored secrets, and what stays true when two processes (two ports
 // with connections of their own) create keys, sign in or read secrets at the same moment.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { Accounts, Ledger } from "@social/core";
+import type { Accounts, Ledger, LoggedRequest, RequestLog, RequestLogQuery } from "@social/core";
 import { hashApiKey, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
 
 export interface AccountsFixture {
@@ -11,6 +11,8 @@ export interface AccountsFixture {
   peer: Accounts;
   /** A ledger on the same database on the given clock: it writes the usage rows the summaries read. */
   ledger(now: () => number): Ledger;
+  /** The request log on the same database: it writes the uncharged answers the log reads. */
+  requestLog(): RequestLog;
   /** One account's grants, oldest first, read outside the port. */
   grants(accountId: string): Promise<{ credits: number; reason: string }[]>;
   /** Every stored value of the key table as text: where a secret that leaked into storage would show. */
@@ -60,6 +62,7 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
           createdAt: expect.any(Number),
           oidcIssuer: null,
           oidcSubject: null,
+          lowBalanceWarning: null,
         });
         expect(account.createdAt).toBeGreaterThanOrEqual(before);
         expect(await accounts.account(account.id)).toEqual(account);
@@ -414,6 +417,190 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
           createdAt: today + 2000,
         });
         expect(await accounts.recentRequests("acct_missing", 3)).toEqual([]);
+      });
+    });
+
+    describe("the request log", () => {
+      const T = Date.UTC(2026, 10, 20, 12);
+
+      /** Two keys' requests of one account and one of another: charges, a refund, and uncharged answers. */
+      async function history() {
+        const { account, key } = await accounts.openAccount("Ada");
+        const second = await accounts.createKey(account.id, "second");
+        const other = await accounts.openAccount("Bob");
+        let clock = T;
+        const ledger = fixture.ledger(() => clock);
+        const charge = async (at: number, requestId: string, credits: number, keyId = key.keyId) => {
+          clock = at;
+          await ledger.debit(account.id, { requestId, keyId, endpoint: "tweet", credits, durationMs: 7 });
+        };
+        await charge(T, "c1", 1);
+        await charge(T + 2000, "c2", 21, second.keyId);
+        await charge(T + 4000, "c3", 5);
+        await ledger.refund(account.id, "c3");
+        clock = T;
+        await ledger.debit(other.account.id, {
+          requestId: "o1",
+          keyId: other.key.keyId,
+          endpoint: "tweet",
+          credits: 1,
+        });
+        const log = fixture.requestLog();
+        const refused = (requestId: string, at: number, status: number, errorCode: string | null, keyId = key.keyId) =>
+          log.append({
+            requestId,
+            accountId: account.id,
+            keyId,
+            endpoint: status === 200 ? "account" : "search_recent",
+            status,
+            errorCode,
+            durationMs: 3,
+            createdAt: at,
+          });
+        refused("u1", T + 1000, 402, "insufficient_credits");
+        refused("u2", T + 3000, 404, "endpoint_not_found", second.keyId);
+        refused("u3", T + 5000, 200, null);
+        refused("u4", T - 10 * DAY, 402, "insufficient_credits");
+        log.append({
+          ...{ requestId: "o2", accountId: other.account.id, keyId: other.key.keyId },
+          endpoint: "tweet",
+          status: 429,
+          errorCode: "rate_limited",
+          durationMs: 1,
+          createdAt: T,
+        });
+        await log.flush();
+        return { account, key, second, log };
+      }
+
+      const ids = (entries: readonly LoggedRequest[]) => entries.map((entry) => entry.requestId);
+      const since = T - DAY;
+
+      test("charges and uncharged answers merged newest first, each as its client saw it", async () => {
+        const { account, key, second } = await history();
+        const page = await accounts.requestLog(account.id, { since, status: "all", limit: 50 });
+        expect(ids(page.entries)).toEqual(["u3", "c3", "u2", "c2", "u1", "c1"]);
+        expect(page.next).toBeUndefined();
+        const byId = new Map(page.entries.map((entry) => [entry.requestId, entry]));
+        expect(byId.get("c2")).toEqual({
+          requestId: "c2",
+          keyId: second.keyId,
+          endpoint: "tweet",
+          status: 200,
+          errorCode: null,
+          credits: 21,
+          durationMs: 7,
+          createdAt: T + 2000,
+        });
+        // Refunded: the client never had the answer, and in the end it cost nothing.
+        expect(byId.get("c3")).toMatchObject({ status: 499, credits: 0 });
+        expect(byId.get("u1")).toEqual({
+          requestId: "u1",
+          keyId: key.keyId,
+          endpoint: "search_recent",
+          status: 402,
+          errorCode: "insufficient_credits",
+          credits: 0,
+          durationMs: 3,
+          createdAt: T + 1000,
+        });
+      });
+
+      test("filters by key, endpoint, status and request id, and keeps to the retention", async () => {
+        const { account, key, second } = await history();
+        const query = (extra: Partial<RequestLogQuery>) =>
+          accounts.requestLog(account.id, { since, status: "all", limit: 50, ...extra });
+        expect(ids((await query({ keyId: second.keyId })).entries)).toEqual(["u2", "c2"]);
+        // Never delivered is a failure too, refunded as it is.
+        expect(ids((await query({ keyId: key.keyId, status: "error" })).entries)).toEqual(["c3", "u1"]);
+        expect(ids((await query({ endpoint: "tweet" })).entries)).toEqual(["c3", "c2", "c1"]);
+        expect(ids((await query({ status: "ok" })).entries)).toEqual(["u3", "c2", "c1"]);
+        expect(ids((await query({ status: 402 })).entries)).toEqual(["u1"]);
+        expect(ids((await query({ status: 499 })).entries)).toEqual(["c3"]);
+        expect(ids((await query({ requestId: "c2" })).entries)).toEqual(["c2"]);
+        expect(ids((await query({ requestId: "o1" })).entries)).toEqual([]);
+        expect(ids((await query({ since: T - 11 * DAY, status: 402 })).entries)).toEqual(["u1", "u4"]);
+        expect((await accounts.requestLog("acct_missing", { since, status: "all", limit: 5 })).entries).toEqual([]);
+      });
+
+      test("pages of two walk the whole log once, in order", async () => {
+        const { account } = await history();
+        const walked: string[] = [];
+        let before: RequestLogQuery["before"];
+        for (let pages = 0; pages < 10; pages++) {
+          const page = await accounts.requestLog(account.id, {
+            since,
+            status: "all",
+            limit: 2,
+            ...(before ? { before } : {}),
+          });
+          walked.push(...ids(page.entries));
+          if (!page.next) break;
+          before = page.next;
+        }
+        expect(walked).toEqual(["u3", "c3", "u2", "c2", "u1", "c1"]);
+      });
+
+      test("refusals are counted by status, and a purge takes old entries but never a charge", async () => {
+        const { account, log } = await history();
+        expect(await accounts.countRefused(account.id, 402, T - DAY)).toBe(1);
+        expect(await accounts.countRefused(account.id, 402, T - 11 * DAY)).toBe(2);
+        expect(await accounts.countRefused(account.id, 404, T + 3001)).toBe(0);
+        expect(await log.purge(T)).toBe(1);
+        expect(await accounts.countRefused(account.id, 402, 0)).toBe(1);
+        expect(await log.purge(T + 10_000)).toBe(4);
+        expect(ids((await accounts.requestLog(account.id, { since: 0, status: "all", limit: 50 })).entries)).toEqual([
+          "c3",
+          "c2",
+          "c1",
+        ]);
+      });
+
+      test("entries are written without a flush, shortly after they are appended", async () => {
+        const { account, key } = await accounts.openAccount("Ada");
+        fixture.requestLog().append({
+          requestId: "later",
+          accountId: account.id,
+          keyId: key.keyId,
+          endpoint: "usage",
+          status: 200,
+          errorCode: null,
+          durationMs: 1,
+          createdAt: T,
+        });
+        const query = { since: 0, status: "all" as const, limit: 5 };
+        for (let waited = 0; waited < 2000; waited += 50) {
+          if ((await accounts.requestLog(account.id, query)).entries.length > 0) break;
+          await Bun.sleep(50);
+        }
+        expect(ids((await accounts.requestLog(account.id, query)).entries)).toEqual(["later"]);
+      });
+    });
+
+    describe("grants and the low-balance warning", () => {
+      test("grants come newest first, a refund naming the charge it gives back", async () => {
+        const { account, key } = await accounts.openAccount("Ada", 10);
+        await accounts.grantCredits(account.id, 25, "top-up");
+        const ledger = fixture.ledger(Date.now);
+        await ledger.debit(account.id, { requestId: "gone", keyId: key.keyId, endpoint: "tweet", credits: 4 });
+        await ledger.refund(account.id, "gone");
+        const grants = await accounts.grants(account.id, 10);
+        expect(grants.map(({ credits, reason, refundOf }) => ({ credits, reason, refundOf }))).toEqual([
+          { credits: 4, reason: "refund: answer not delivered", refundOf: "gone" },
+          { credits: 25, reason: "top-up", refundOf: null },
+          { credits: 10, reason: "starting credits", refundOf: null },
+        ]);
+        expect(await accounts.grants(account.id, 1)).toHaveLength(1);
+      });
+
+      test("a warning threshold is set, read with the account, and reset to the default", async () => {
+        const { account } = await accounts.openAccount("Ada");
+        await accounts.setLowBalanceWarning(account.id, 150);
+        expect((await accounts.account(account.id))?.lowBalanceWarning).toBe(150);
+        await accounts.setLowBalanceWarning(account.id, null);
+        expect((await accounts.account(account.id))?.lowBalanceWarning).toBeNull();
+        expect(await ledgerErrorOf(accounts.setLowBalanceWarning(account.id, -1))).toBe("invalid_amount");
+        expect(await ledgerErrorOf(accounts.setLowBalanceWarning("acct_missing", 5))).toBe("unknown_account");
       });
     });
 

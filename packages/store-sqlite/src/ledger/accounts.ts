@@ -1,7 +1,7 @@
 // Accounts and the credits granted to them. Every change of a balance outside a debit is a grant row
 // written in the same transaction, so the ledger can always be reconciled.
 import type { Database } from "bun:sqlite";
-import type { AccountDetails } from "@social/core";
+import type { AccountDetails, Grant } from "@social/core";
 import { assertCredits, LedgerError, newId } from "@social/core";
 
 export const STARTING_CREDITS = 1000;
@@ -13,9 +13,10 @@ interface AccountRow {
   created_at: number;
   oidc_issuer: string | null;
   oidc_subject: string | null;
+  low_balance_warning: number | null;
 }
 
-const ACCOUNT_COLUMNS = "id, name, balance, created_at, oidc_issuer, oidc_subject";
+const ACCOUNT_COLUMNS = "id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning";
 
 function toAccount(row: AccountRow): AccountDetails {
   return {
@@ -25,6 +26,7 @@ function toAccount(row: AccountRow): AccountDetails {
     createdAt: row.created_at,
     oidcIssuer: row.oidc_issuer,
     oidcSubject: row.oidc_subject,
+    lowBalanceWarning: row.low_balance_warning,
   };
 }
 
@@ -79,6 +81,26 @@ export function grantCredits(db: Database, accountId: string, credits: number, r
       return row.balance;
     })
     .immediate();
+}
+
+/** The account's grants, refunds included, newest first. */
+export function accountGrants(db: Database, accountId: string, limit: number): Grant[] {
+  return db
+    .query<Grant, [string, number]>(
+      `SELECT credits, reason, created_at AS createdAt, refund_of AS refundOf FROM grants
+       WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+    )
+    .all(accountId, limit);
+}
+
+export function setLowBalanceWarning(db: Database, accountId: string, credits: number | null): void {
+  if (credits !== null) assertCredits(credits, { allowZero: true });
+  const changed = db
+    .query<{ id: string }, [number | null, string]>(
+      "UPDATE accounts SET low_balance_warning = ? WHERE id = ? RETURNING id",
+    )
+    .get(credits, accountId);
+  if (!changed) throw new LedgerError("unknown_account", `no account ${accountId}`);
 }
 
 /**

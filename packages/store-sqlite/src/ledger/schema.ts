@@ -85,4 +85,25 @@ export const ledgerMigrations: readonly Migration[] = [
     )`);
     db.run("CREATE INDEX idempotency_expiry ON idempotency (expires_at)");
   },
+  (db) => {
+    // The request log (core's request-log.ts): a charge's duration on its usage row, every answer that
+    // charged nothing in request_log (no foreign keys: a log row is written in batches, after the
+    // answer, and only read by its account), and the balance below which the dashboard warns.
+    db.run("ALTER TABLE usage ADD COLUMN duration_ms INTEGER");
+    db.run(`CREATE TABLE request_log (
+      id INTEGER PRIMARY KEY,
+      request_id TEXT NOT NULL,
+      account_id TEXT NOT NULL,
+      key_id TEXT NOT NULL,
+      endpoint TEXT NOT NULL,
+      status INTEGER NOT NULL,
+      error_code TEXT,
+      duration_ms INTEGER NOT NULL,
+      created_at INTEGER NOT NULL
+    )`);
+    db.run("CREATE INDEX request_log_account_time ON request_log (account_id, created_at)");
+    db.run("CREATE INDEX request_log_request ON request_log (request_id)");
+    db.run("CREATE INDEX request_log_time ON request_log (created_at)");
+    db.run("ALTER TABLE accounts ADD COLUMN low_balance_warning INTEGER CHECK (low_balance_warning >= 0)");
+  },
 ];

@@ -5,17 +5,28 @@ import type {
   AccountDetails,
   Accounts,
   DailyUsage,
+  Grant,
   KeyInfo,
   KeyOptions,
   NewKey,
+  RequestLogPage,
+  RequestLogQuery,
   RequestUsage,
   UsageGroup,
   UsageQuery,
 } from "@social/core";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
-import { createAccount, findOrCreateAccountBySubject, getAccount, grantCredits } from "./accounts.ts";
+import {
+  accountGrants,
+  createAccount,
+  findOrCreateAccountBySubject,
+  getAccount,
+  grantCredits,
+  setLowBalanceWarning,
+} from "./accounts.ts";
 import { createKey, keyInfo, listKeys, revokeKey } from "./keys.ts";
+import { countRefused, requestLogPage } from "./request-history.ts";
 import { dailyUsage, recentRequests, usageSummary } from "./usage.ts";
 
 export class SqliteAccounts implements Accounts {
@@ -78,6 +89,22 @@ export class SqliteAccounts implements Accounts {
 
   async recentRequests(accountId: string, limit: number): Promise<RequestUsage[]> {
     return recentRequests(this.#db, accountId, limit);
+  }
+
+  async requestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogPage> {
+    return requestLogPage(this.#db, accountId, query);
+  }
+
+  async countRefused(accountId: string, status: number, since: number): Promise<number> {
+    return countRefused(this.#db, accountId, status, since);
+  }
+
+  async grants(accountId: string, limit: number): Promise<Grant[]> {
+    return accountGrants(this.#db, accountId, limit);
+  }
+
+  async setLowBalanceWarning(accountId: string, credits: number | null): Promise<void> {
+    setLowBalanceWarning(this.#db, accountId, credits);
   }
 
   async secret(name: string): Promise<string> {

@@ -58,7 +58,7 @@ export class SqliteLedger implements Ledger {
   readonly #keyByHash: Statement<KeyRow, [string]>;
   readonly #balance: Statement<{ balance: number }, [string]>;
   readonly #setBalance: Statement<void, [number, string]>;
-  readonly #recordUsage: Statement<void, [string, string, string, string, number, number]>;
+  readonly #recordUsage: Statement<void, [string, string, string, string, number, number, number | null]>;
   readonly #writeKey: Statement<void, [number | null, number, number, number | null, string]>;
   readonly #keyForDebit: Statement<KeyDebitRow, [string]>;
   readonly #usageOf: Statement<{ key_id: string; created_at: number }, [string, string]>;
@@ -74,7 +74,7 @@ export class SqliteLedger implements Ledger {
     this.#balance = db.query("SELECT balance FROM accounts WHERE id = ?");
     this.#setBalance = db.query("UPDATE accounts SET balance = ? WHERE id = ?");
     this.#recordUsage = db.query(
-      "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
     this.#writeKey = db.query(
       "UPDATE api_keys SET last_used_at = coalesce(?, last_used_at), spent_total = ?, spent_today = ?, spent_day = ? WHERE id = ?",
@@ -207,7 +207,8 @@ export class SqliteLedger implements Ledger {
       if (!ownsIdempotencyKey(owner, usage)) return { error: idempotencyKeyTaken(usage) };
     }
     try {
-      this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now);
+      const duration = usage.durationMs ?? null;
+      this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now, duration);
     } catch (error) {
       if (!(error instanceof SQLiteError) || !error.code?.startsWith("SQLITE_CONSTRAINT")) throw error;
       return { error: refusedUsage(error, usage) };

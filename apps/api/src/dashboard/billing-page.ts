@@ -1,0 +1,137 @@
+// Billing: what credits cost here and where to get more (the operator's checkout, BILLING_URL, or an
+// address to write to, BILLING_CONTACT), the balance, and the history of grants and charges. The
+// operator's prices are theirs to state (BILLING_PLANS); without a way to buy, the page says plainly
+// that the operator grants credits. The operator's own tools are never shown to customers.
+import type { DailyUsage, Grant } from "@social/core";
+import * as v from "valibot";
+import { plural, scrollable, toMinute } from "./format.ts";
+import { type Html, html, layout, type Viewer } from "./html.ts";
+
+const Plan = v.strictObject({
+  name: v.pipe(v.string(), v.minLength(1), v.maxLength(60)),
+  credits: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  price: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
+  note: v.optional(v.pipe(v.string(), v.maxLength(200))),
+});
+const Plans = v.pipe(v.array(Plan), v.maxLength(12));
+export type Plan = v.InferOutput<typeof Plan>;
+
+export interface BillingSettings {
+  /** The operator's checkout: a customer is sent there to buy credits. */
+  url?: string;
+  /** Where to ask for credits: an e-mail address or a web page. */
+  contact?: string;
+  plans: readonly Plan[];
+}
+
+const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+function webAddress(value: string, name: string): string {
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new Error(`${name} must be an http(s) URL`);
+  }
+  return value;
+}
+
+/** BILLING_URL, BILLING_CONTACT and BILLING_PLANS (a JSON array of {name, credits, price, note?}), checked at start. */
+export function billingFromEnv(env: Record<string, string | undefined>): BillingSettings {
+  const { BILLING_URL: url, BILLING_CONTACT: contact, BILLING_PLANS: plans } = env;
+  let parsed: Plan[] = [];
+  if (plans) {
+    let json: unknown;
+    try {
+      json = JSON.parse(plans);
+    } catch {
+      throw new Error("BILLING_PLANS must be JSON: an array of {name, credits, price, note?}");
+    }
+    const result = v.safeParse(Plans, json);
+    if (!result.success) {
+      const issue = result.issues[0];
+      const where = issue.path?.map((item) => String(item.key)).join(".") ?? "";
+      throw new Error(
+        `BILLING_PLANS ${where ? `${where} ` : ""}${issue.message}: expected an array of {name, credits, price, note?}`,
+      );
+    }
+    parsed = result.output;
+  }
+  if (contact && !EMAIL.test(contact)) webAddress(contact, "BILLING_CONTACT (an e-mail address or a URL)");
+  return {
+    ...(url ? { url: webAddress(url, "BILLING_URL") } : {}),
+    ...(contact ? { contact } : {}),
+    plans: parsed,
+  };
+}
+
+function howToBuy(settings: BillingSettings, accountId: string | undefined): Html {
+  const quote = accountId ? html` Quote your account id, <code id="account-id">${accountId}</code>.` : "";
+  if (settings.url) {
+    return html`<p><a class="button" href="${settings.url}" id="buy">Buy credits</a></p>
+<p class="muted">The checkout is the operator's own site; credits bought there are added to this account.${quote}</p>`;
+  }
+  if (settings.contact) {
+    const href = EMAIL.test(settings.contact) ? `mailto:${settings.contact}` : settings.contact;
+    return html`<p>To get credits, write to <a href="${href}" id="contact">${settings.contact}</a>.${quote}</p>`;
+  }
+  return html`<p id="granted">Credits on this server are granted by its operator, who has not published a way to buy
+them here: ask whoever gave you access.${quote}</p>`;
+}
+
+function plansSection(plans: readonly Plan[]): Html {
+  if (plans.length === 0) return html``;
+  const cards = plans.map(
+    (plan) => html`<section><h3>${plan.name}</h3><p class="price">${plan.price}</p>
+<p>${plural(plan.credits, "credit")}</p>${plan.note ? html`<p class="muted">${plan.note}</p>` : ""}</section>`,
+  );
+  return html`<h2>Plans</h2><div class="plans" id="plans">${cards}</div>`;
+}
+
+export interface BillingView {
+  viewer?: Viewer;
+  settings: BillingSettings;
+  /** Present for a signed-in customer. */
+  account?: { id: string; balance: number; grants: readonly Grant[]; days: readonly DailyUsage[] };
+  /** Where signing in starts, for a visitor. */
+  signIn?: string;
+}
+
+function history(account: NonNullable<BillingView["account"]>): Html {
+  const grants =
+    account.grants.length === 0
+      ? html`<p>No credits added yet.</p>`
+      : scrollable(
+          "Credits added",
+          html`<table id="grants"><thead><tr><th scope="col">When</th><th scope="col" class="number">Credits</th><th scope="col">Why</th></tr></thead>
+<tbody>${account.grants.map(
+            (grant) =>
+              html`<tr><td>${toMinute(grant.createdAt)}</td><td class="number">+${grant.credits}</td><td>${grant.refundOf ? html`refund of <code>${grant.refundOf}</code>, an answer never delivered` : grant.reason}</td></tr>`,
+          )}</tbody></table>`,
+        );
+  const charged = account.days.filter((day) => day.credits > 0).reverse();
+  const charges =
+    charged.length === 0
+      ? html`<p>No charges in the last ${account.days.length} days.</p>`
+      : scrollable(
+          "Credits charged per day",
+          html`<table id="charges"><thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Credits</th></tr></thead>
+<tbody>${charged.map((day) => html`<tr><td>${day.day}</td><td class="number">${day.requests}</td><td class="number">−${day.credits}</td></tr>`)}</tbody></table>`,
+        );
+  return html`<h2>Credits added</h2>${grants}<h2>Charges</h2>${charges}`;
+}
+
+export function billingPage(view: BillingView): Html {
+  const { account } = view;
+  const balance = account
+    ? html`<h2>Balance</h2><p class="balance" id="balance">${plural(account.balance, "credit")}</p>`
+    : html`<p><a class="button" href="${view.signIn ?? "/dashboard"}">Sign in</a> to see your balance and its history.</p>`;
+  return layout(
+    { title: "Billing", section: "billing", ...(view.viewer ? { viewer: view.viewer } : {}) },
+    html`<p>Every request is billed in credits; each answer reports what it charged and what is left. A request that
+fails is never charged. What each endpoint costs is in the <a href="/docs">API docs</a>.</p>
+${balance}
+${plansSection(view.settings.plans)}
+<h2>Add credits</h2>
+${howToBuy(view.settings, account?.id)}
+<p>A new balance applies at once: a request refused with 402 can simply be sent again.</p>
+${account ? history(account) : ""}`,
+  );
+}

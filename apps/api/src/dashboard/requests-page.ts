@@ -1,0 +1,168 @@
+// The request log: every request made with the account's keys within the retention, answered or
+// refused, newest first, to the second; filtered by key, status and endpoint, found by request id, and
+// paged. The filters are a GET form, so a filtered view is a link to keep or share.
+import {
+  accountReads,
+  CLIENT_CLOSED_STATUS,
+  catalogue,
+  type KeyInfo,
+  type LoggedRequest,
+  type LogPosition,
+  type RequestLogPage,
+  type RequestLogQuery,
+  type StatusFilter,
+} from "@social/core";
+import { endpointPath, scrollable, toSecond } from "./format.ts";
+import { type Html, html, layout, type Viewer } from "./html.ts";
+
+export const LOG_PAGE_SIZE = 50;
+
+/** The statuses a customer can meet, each with what it means (a refusal's own code says more). */
+const STATUSES: readonly [number, string][] = [
+  [200, "answered"],
+  [400, "invalid request"],
+  [401, "key refused"],
+  [402, "not enough credits"],
+  [404, "not found"],
+  [409, "still in progress"],
+  [429, "rate limited"],
+  [CLIENT_CLOSED_STATUS, "not delivered, refunded"],
+  [500, "internal error"],
+  [503, "unavailable"],
+];
+const STATUS_CHOICES: readonly [string, string][] = [
+  ["all", "Every status"],
+  ["ok", "Answered (2xx)"],
+  ["error", "Refused or failed (4xx, 5xx)"],
+  ...STATUSES.map(([status, meaning]): [string, string] => [String(status), `${status} ${meaning}`]),
+];
+const ENDPOINTS: readonly [string, string][] = [
+  ...catalogue.map((endpoint): [string, string] => [endpoint.id, endpoint.path]),
+  ...accountReads.map((read): [string, string] => [read.id, read.path]),
+];
+
+export interface LogFilters {
+  keyId?: string;
+  endpoint?: string;
+  status: StatusFilter;
+  requestId?: string;
+  before?: LogPosition;
+}
+
+const REQUEST_ID = /^req_[0-9a-f]{1,64}$/;
+const POSITION = /^(\d{1,16})-(req_[0-9a-f]{1,64})$/;
+
+/**
+ * The filters a page's query names, or what is wrong with them. Only the account's own keys, the
+ * statuses and endpoints listed, and well-formed request ids and positions pass.
+ */
+export function logFilters(query: URLSearchParams, keys: readonly KeyInfo[]): LogFilters | { error: string } {
+  const filters: LogFilters = { status: "all" };
+  const key = query.get("key") || undefined;
+  if (key !== undefined) {
+    if (!keys.some((known) => known.id === key)) return { error: "That key is not one of yours." };
+    filters.keyId = key;
+  }
+  const endpoint = query.get("endpoint") || undefined;
+  if (endpoint !== undefined) {
+    if (!ENDPOINTS.some(([id]) => id === endpoint)) return { error: "There is no such endpoint." };
+    filters.endpoint = endpoint;
+  }
+  const status = query.get("status") || "all";
+  if (!STATUS_CHOICES.some(([value]) => value === status)) return { error: "There is no such status." };
+  filters.status = status === "all" || status === "ok" || status === "error" ? status : Number(status);
+  const requestId = query.get("id")?.trim() || undefined;
+  if (requestId !== undefined) {
+    if (!REQUEST_ID.test(requestId))
+      return { error: "A request id is req_ followed by letters a to f and digits, as in the x-request-id header." };
+    filters.requestId = requestId;
+  }
+  const before = query.get("before") || undefined;
+  if (before !== undefined) {
+    const match = POSITION.exec(before);
+    if (!match) return { error: "That page of the log does not exist." };
+    filters.before = { createdAt: Number(match[1]), requestId: match[2] as string };
+  }
+  return filters;
+}
+
+/** The query the filters ask of the log, within the retention. */
+export function logQuery(filters: LogFilters, since: number): RequestLogQuery {
+  return { since, limit: LOG_PAGE_SIZE, ...filters };
+}
+
+function option(value: string, label: string, selected: string | undefined): Html {
+  return html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
+}
+
+function filterForm(filters: LogFilters, keys: readonly KeyInfo[]): Html {
+  const status = String(filters.status);
+  return html`<form method="get" action="/dashboard/requests" class="filters" role="search" aria-label="Filter the requests">
+<div class="field"><label for="log-id">Request id</label>
+<input type="text" id="log-id" name="id" value="${filters.requestId ?? ""}" placeholder="req_…" autocomplete="off" spellcheck="false"></div>
+<div class="field"><label for="log-key">Key</label><select id="log-key" name="key">${option("", "Every key", filters.keyId ?? "")}${keys.map((key) => option(key.id, `${key.name} (${key.prefix}…)`, filters.keyId))}</select></div>
+<div class="field"><label for="log-status">Status</label><select id="log-status" name="status">${STATUS_CHOICES.map(([value, label]) => option(value, label, status))}</select></div>
+<div class="field"><label for="log-endpoint">Endpoint</label><select id="log-endpoint" name="endpoint">${option("", "Every endpoint", filters.endpoint ?? "")}${ENDPOINTS.map(([id, path]) => option(id, path, filters.endpoint))}</select></div>
+<button type="submit">Show</button> <a href="/dashboard/requests">Clear</a></form>`;
+}
+
+function statusCell(entry: LoggedRequest): Html {
+  const meaning = entry.errorCode ?? STATUSES.find(([status]) => status === entry.status)?.[1] ?? "";
+  return html`<td class="number status-${entry.status < 400 ? "ok" : "error"}">${entry.status}</td><td>${meaning}</td>`;
+}
+
+/** The page's link to the next one: the same filters, below its last entry. */
+function olderLink(filters: LogFilters, next: LogPosition): Html {
+  const query = new URLSearchParams();
+  if (filters.requestId) query.set("id", filters.requestId);
+  if (filters.keyId) query.set("key", filters.keyId);
+  if (filters.status !== "all") query.set("status", String(filters.status));
+  if (filters.endpoint) query.set("endpoint", filters.endpoint);
+  query.set("before", `${next.createdAt}-${next.requestId}`);
+  return html`<p><a href="/dashboard/requests?${query.toString()}" rel="next">Older requests</a></p>`;
+}
+
+export interface RequestsView {
+  viewer: Viewer;
+  keys: readonly KeyInfo[];
+  filters: LogFilters;
+  page: RequestLogPage;
+  /** How many days the log covers (REQUEST_LOG_DAYS). */
+  days: number;
+}
+
+export function requestsPage(view: RequestsView): Html {
+  const { filters, page } = view;
+  const keys = new Map(view.keys.map((key) => [key.id, key]));
+  const rows = page.entries.map((entry) => {
+    const key = keys.get(entry.keyId);
+    return html`<tr><td>${toSecond(entry.createdAt)}</td>${statusCell(entry)}<td><code>${endpointPath(entry.endpoint)}</code></td>
+<td>${key ? key.name : entry.keyId}</td><td class="number">${entry.credits}</td>
+<td class="number">${entry.durationMs === null ? "—" : `${entry.durationMs} ms`}</td><td><code>${entry.requestId}</code></td></tr>`;
+  });
+  const filtered = filters.requestId || filters.keyId || filters.endpoint || filters.status !== "all";
+  const table =
+    rows.length === 0
+      ? html`<p id="no-requests">${filtered ? "No request matches these filters." : `No requests in the last ${view.days} days.`}</p>`
+      : scrollable(
+          "Requests",
+          html`<table id="request-log"><thead><tr><th scope="col">Time (UTC)</th><th scope="col" class="number">Status</th><th scope="col">Meaning</th><th scope="col">Endpoint</th><th scope="col">Key</th><th scope="col" class="number">Credits</th><th scope="col" class="number">Duration</th><th scope="col">Request id</th></tr></thead>
+<tbody>${rows}</tbody></table>`,
+        );
+  return layout(
+    { title: "Requests", section: "requests", viewer: view.viewer },
+    html`<p>Every request made with your keys in the last ${view.days} days, newest first: answered ones with what they
+were charged, and refused ones (never charged) with their error code. Find one by the <code>x-request-id</code> of its answer.</p>
+${filterForm(filters, view.keys)}
+${table}
+${page.next ? olderLink(filters, page.next) : ""}`,
+  );
+}
+
+/** When the log is off (REQUEST_LOG_DAYS=0), the page says so rather than showing an empty list. */
+export function requestsOffPage(viewer: Viewer): Html {
+  return layout(
+    { title: "Requests", section: "requests", viewer },
+    html`<p>This server keeps no request log. Your charges are on the <a href="/dashboard/usage">usage page</a>.</p>`,
+  );
+}

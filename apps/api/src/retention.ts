@@ -1,0 +1,22 @@
+// The request log's retention: entries older than REQUEST_LOG_DAYS are purged at start and every hour
+// after, by every process (a purge is idempotent, and removes in bounded chunks). Charges stay: their
+// usage rows are the ledger's, and the dashboard only lists those within the same days.
+import type { RequestLog } from "@social/core";
+
+const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+export interface Retention {
+  stop(): void;
+}
+
+export function keepRequestLog(log: RequestLog, days: number, warn: (message: string) => void): Retention {
+  const purge = () =>
+    log.purge(Date.now() - days * DAY_MS).catch((error: unknown) => {
+      warn(`the request log could not be purged: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  void purge();
+  const timer = setInterval(purge, HOUR_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

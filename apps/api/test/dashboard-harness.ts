@@ -1,0 +1,92 @@
+// The dashboard in-process (app.handle), with a real OpenID Provider on loopback answered with fetch:
+// what the dashboard tests share to sign in, post forms and follow their redirects.
+import type { Database } from "bun:sqlite";
+import { expect } from "bun:test";
+import { openDatabase, SqliteAccounts, SqliteRequestLog, SqliteSessions, sqliteServices } from "@social/store-sqlite";
+import { type DashboardOptions, dashboardRoutes } from "../src/dashboard/routes.ts";
+import { httpContext } from "../src/http/context.ts";
+import { answerAtProvider, type TestProvider } from "./oidc-provider.ts";
+
+// Nothing listens here: the provider only compares the redirect URI, and the tests call the app directly.
+export const PUBLIC_URL = "http://127.0.0.1:9";
+
+/** The dashboard's ports on one database, which the tests also read directly. */
+export function portsOn(db: Database) {
+  return { accounts: new SqliteAccounts(db), sessions: new SqliteSessions(db), requestLog: new SqliteRequestLog(db) };
+}
+
+/** The dashboard as the app mounts it; in-process tests are not rate limited. */
+export async function dashboardApp(provider: TestProvider, options: Partial<DashboardOptions> = {}) {
+  const db = openDatabase(":memory:");
+  const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
+  const context = httpContext({ services, helpUrl: `${PUBLIC_URL}/billing`, log: () => {} });
+  const ports = portsOn(db);
+  const app = dashboardRoutes(context, {
+    accounts: ports.accounts,
+    sessions: ports.sessions,
+    publicUrl: PUBLIC_URL,
+    requestLogDays: 30,
+    billing: { plans: [] },
+    sessionSecret: "test session secret",
+    oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
+    ...options,
+  });
+  const request = (path: string, init: RequestInit & { cookie?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.cookie) headers.set("cookie", init.cookie);
+    return app.handle(new Request(new URL(path, PUBLIC_URL), { ...init, headers }));
+  };
+  return { db, request, requestLog: ports.requestLog, accounts: ports.accounts };
+}
+
+export type Dashboard = Awaited<ReturnType<typeof dashboardApp>>;
+
+/** `name=value` of the cookie a response sets, and its attributes. */
+export function setCookie(response: Response, name: string): { pair: string; attributes: string } | undefined {
+  const line = response.headers.getSetCookie().find((value) => value.startsWith(`${name}=`));
+  if (!line) return undefined;
+  const [pair = "", ...attributes] = line.split("; ");
+  return { pair, attributes: attributes.join("; ") };
+}
+
+/** Starts a sign-in (at `path`, which may name where to return); the cookies it set, as a Cookie header. */
+export async function startSignIn(dashboard: Dashboard, path = "/dashboard/sign-in") {
+  const response = await dashboard.request(path);
+  expect(response.status).toBe(303);
+  const signInCookie = setCookie(response, "social_sign_in");
+  if (!signInCookie) throw new Error("no sign-in cookie");
+  const returnTo = setCookie(response, "social_return");
+  const cookie = [signInCookie.pair, ...(returnTo ? [returnTo.pair] : [])].join("; ");
+  return { authorizationUrl: response.headers.get("location") ?? "", cookie };
+}
+
+/** Signs `username` in; `path` starts the sign-in (and may say where it returns to). */
+export async function signIn(dashboard: Dashboard, username = "ada", path?: string) {
+  const started = await startSignIn(dashboard, path);
+  const callback = await answerAtProvider(started.authorizationUrl, { username, decision: "allow" });
+  const response = await dashboard.request(callback.pathname + callback.search, { cookie: started.cookie });
+  const session = setCookie(response, "social_session");
+  return { response, cookie: session?.pair ?? "", attributes: session?.attributes ?? "" };
+}
+
+/** The dashboard page a form's redirect leads to, with the one-time message it set. */
+export async function shownAfter(dashboard: Dashboard, answer: Response, session: string): Promise<string> {
+  expect(answer.headers.get("location")).toBe("/dashboard");
+  const flash = setCookie(answer, "social_flash");
+  const page = await dashboard.request("/dashboard", { cookie: `${session}; ${flash?.pair ?? ""}` });
+  return page.text();
+}
+
+export function csrfTokenIn(page: string): string {
+  const match = page.match(/name="csrf_token" value="([^"]+)"/);
+  if (!match?.[1]) throw new Error("no CSRF token on the page");
+  return match[1];
+}
+
+export function form(fields: Record<string, string>): RequestInit {
+  return {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields).toString(),
+  };
+}

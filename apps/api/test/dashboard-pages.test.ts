@@ -1,0 +1,260 @@
+// The dashboard's pages and forms in-process against a real OpenID Provider: a new key shown once
+// across a redirect, revocation behind a confirmation, the low-balance warning, the request log's
+// filters and pages, billing as the operator configures it, sign-in coming back where it started, and
+// unknown dashboard paths as pages.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { billingFromEnv } from "../src/dashboard/billing-page.ts";
+import { returnPath } from "../src/dashboard/routes.ts";
+import {
+  csrfTokenIn,
+  type Dashboard,
+  dashboardApp,
+  form,
+  PUBLIC_URL,
+  setCookie,
+  shownAfter,
+  signIn,
+} from "./dashboard-harness.ts";
+import { startTestProvider, type TestProvider } from "./oidc-provider.ts";
+
+let provider: TestProvider;
+
+beforeAll(async () => {
+  provider = await startTestProvider(`${PUBLIC_URL}/dashboard/callback`);
+});
+afterAll(() => provider.close());
+
+/** A signed-in customer of a fresh dashboard, and the CSRF token of their forms. */
+async function customer(options: Parameters<typeof dashboardApp>[1] = {}) {
+  const dashboard = await dashboardApp(provider, options);
+  const { cookie } = await signIn(dashboard);
+  const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
+  const accountId = dashboard.db.query<{ id: string }, []>("SELECT id FROM accounts").get()?.id ?? "";
+  const post = (path: string, fields: Record<string, string>) =>
+    dashboard.request(path, { cookie, ...form({ ...fields, csrf_token: token }) });
+  const page = async (path: string) => {
+    const response = await dashboard.request(path, { cookie });
+    return { status: response.status, text: await response.text() };
+  };
+  return { dashboard, cookie, accountId, post, page };
+}
+
+async function newKey(you: Awaited<ReturnType<typeof customer>>, name: string) {
+  const created = await you.post("/dashboard/keys", { name });
+  const shown = await shownAfter(you.dashboard, created, you.cookie);
+  const key = /sk_live_[0-9A-Za-z]{32}/.exec(shown)?.[0] ?? "";
+  const id = you.dashboard.db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE name = ?").get(name)?.id;
+  return { key, id: id ?? "", created };
+}
+
+describe("a new key", () => {
+  test("is made by a 303 and shown once on the page it leads to; a reload shows it no more", async () => {
+    const you = await customer();
+    const { key, created } = await newKey(you, "ci");
+    expect(created.status).toBe(303);
+    expect(key).toMatch(/^sk_live_/);
+    // The message rides in a sealed cookie: the key is nowhere in it as text.
+    expect(setCookie(created, "social_flash")?.pair).not.toContain(key);
+    const flash = setCookie(created, "social_flash")?.pair ?? "";
+    const first = await you.dashboard.request("/dashboard", { cookie: `${you.cookie}; ${flash}` });
+    expect(setCookie(first, "social_flash")?.attributes).toContain("Max-Age=0");
+    expect((await you.page("/dashboard")).text).not.toContain(key);
+    expect(you.dashboard.db.query("SELECT count(*) AS n FROM api_keys").get()).toEqual({ n: 1 });
+  });
+
+  test("a flash cookie that was altered or sealed elsewhere shows nothing", async () => {
+    const you = await customer();
+    const { created } = await newKey(you, "ci");
+    const pair = setCookie(created, "social_flash")?.pair ?? "";
+    const altered = `${pair.slice(0, -3)}${pair.endsWith("A") ? "BBB" : "AAA"}`;
+    const page = await you.dashboard.request("/dashboard", { cookie: `${you.cookie}; ${altered}` });
+    expect(await page.text()).not.toMatch(/sk_live_[0-9A-Za-z]{32}/);
+    const elsewhere = await customer({ sessionSecret: "another secret entirely" });
+    const foreign = await elsewhere.dashboard.request("/dashboard", { cookie: `${elsewhere.cookie}; ${pair}` });
+    expect(await foreign.text()).not.toMatch(/sk_live_[0-9A-Za-z]{32}/);
+  });
+});
+
+describe("revoking a key", () => {
+  test("asks first, then revokes and says so", async () => {
+    const you = await customer();
+    const { id } = await newKey(you, "old");
+    const question = await you.page(`/dashboard/keys/${id}/revoke`);
+    expect(question.status).toBe(200);
+    expect(question.text).toContain("Revoke the key <strong>old</strong>");
+    expect(you.dashboard.db.query("SELECT revoked_at FROM api_keys").get()).toEqual({ revoked_at: null });
+    const answer = await you.post(`/dashboard/keys/${id}/revoke`, {});
+    expect(answer.status).toBe(303);
+    expect(await shownAfter(you.dashboard, answer, you.cookie)).toContain("The key “old”");
+    expect(
+      you.dashboard.db.query<{ revoked_at: number | null }, []>("SELECT revoked_at FROM api_keys").get()?.revoked_at,
+    ).toBeNumber();
+    // Twice is a page that says it is done already, not a second revocation.
+    expect((await you.post(`/dashboard/keys/${id}/revoke`, {})).status).toBe(404);
+    expect((await you.page(`/dashboard/keys/${id}/revoke`)).text).toContain("revoked already");
+  });
+});
+
+describe("the low-balance warning", () => {
+  test("defaults to a tenth of the last credits added; set, it shows on every page below it", async () => {
+    const you = await customer();
+    expect((await you.page("/dashboard")).text).not.toContain('id="balance-alert"');
+    expect((await you.page("/dashboard")).text).toContain("(100 credits)");
+    const set = await you.post("/dashboard/warning", { credits: "1500" });
+    expect(set.status).toBe(303);
+    expect(await shownAfter(you.dashboard, set, you.cookie)).toContain("below 1,500 credits");
+    for (const path of ["/dashboard", "/dashboard/usage", "/dashboard/requests", "/billing"]) {
+      const { text } = await you.page(path);
+      expect([path, text]).toEqual([
+        path,
+        expect.stringContaining("1,000 credits left, below your warning at 1,500 credits"),
+      ]);
+    }
+    expect((await you.post("/dashboard/warning", { credits: "" })).status).toBe(303);
+    expect((await you.page("/dashboard")).text).not.toContain('id="balance-alert"');
+  });
+
+  test("counts the 402s of the last 24 hours, and refuses a warning that is no number", async () => {
+    const you = await customer();
+    const keyId = (await newKey(you, "k")).id;
+    const at = Date.now();
+    for (const [requestId, createdAt] of [
+      ["req_1", at - 1000],
+      ["req_2", at - 2000],
+      ["req_3", at - 2 * 86_400_000],
+    ] as const) {
+      you.dashboard.requestLog.append({
+        requestId,
+        accountId: you.accountId,
+        keyId,
+        endpoint: "search_recent",
+        status: 402,
+        errorCode: "insufficient_credits",
+        durationMs: 1,
+        createdAt,
+      });
+    }
+    await you.dashboard.requestLog.flush();
+    expect((await you.page("/dashboard")).text).toContain("2 requests refused for lack of credits (402)");
+    for (const wrong of ["-5", "1.5", "lots", "99999999999999999"]) {
+      const refused = await you.post("/dashboard/warning", { credits: wrong });
+      expect([wrong, refused.status]).toEqual([wrong, 400]);
+    }
+  });
+});
+
+describe("the request log", () => {
+  async function withLog() {
+    const you = await customer();
+    const first = await newKey(you, "first");
+    const second = await newKey(you, "second");
+    const at = Date.now() - 60_000;
+    const log = you.dashboard.requestLog;
+    for (let i = 0; i < 60; i++) {
+      log.append({
+        requestId: `req_${(0x100 + i).toString(16)}`,
+        accountId: you.accountId,
+        keyId: i % 2 === 0 ? first.id : second.id,
+        endpoint: i % 3 === 0 ? "user" : "search_recent",
+        status: i % 4 === 0 ? 402 : 200,
+        errorCode: i % 4 === 0 ? "insufficient_credits" : null,
+        durationMs: i,
+        createdAt: at + i * 100,
+      });
+    }
+    await log.flush();
+    return { you, first, second };
+  }
+
+  const rowsOf = (page: string) => [...page.matchAll(/<tr><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/td>/g)].length;
+
+  test("lists every request to the second, pages of 50 with a link to the older ones", async () => {
+    const { you } = await withLog();
+    const first = await you.page("/dashboard/requests");
+    expect(rowsOf(first.text)).toBe(50);
+    expect(first.text).toContain("<code>req_13b</code>");
+    const older = /href="(\/dashboard\/requests\?[^"]*before=[^"]+)"/.exec(first.text)?.[1]?.replaceAll("&amp;", "&");
+    expect(older).toBeString();
+    const second = await you.page(older as string);
+    expect(rowsOf(second.text)).toBe(10);
+    expect(second.text).toContain("<code>req_100</code>");
+    expect(second.text).not.toContain('rel="next"');
+  });
+
+  test("filters by key, status and endpoint, and finds one request by its id", async () => {
+    const { you, second } = await withLog();
+    expect(rowsOf((await you.page(`/dashboard/requests?key=${second.id}`)).text)).toBe(30);
+    expect(rowsOf((await you.page("/dashboard/requests?status=402")).text)).toBe(15);
+    expect(rowsOf((await you.page("/dashboard/requests?status=error&endpoint=user")).text)).toBe(5);
+    const one = await you.page("/dashboard/requests?id=req_120");
+    expect(rowsOf(one.text)).toBe(1);
+    expect(one.text).toContain("insufficient_credits");
+    expect((await you.page("/dashboard/requests?id=req_999")).text).toContain("No request matches these filters.");
+  });
+
+  test("a filter that is not one of the choices is a 400 page, another account's key too", async () => {
+    const { you } = await withLog();
+    for (const query of ["key=key_nobody", "status=418", "endpoint=nowhere", "id=not-an-id", "before=yesterday"]) {
+      const page = await you.page(`/dashboard/requests?${query}`);
+      expect([query, page.status]).toEqual([query, 400]);
+    }
+  });
+});
+
+describe("billing", () => {
+  const plans = JSON.stringify([{ name: "Starter", credits: 10_000, price: "$10", note: "No expiry" }]);
+
+  test("with a checkout, a Buy button to it, the operator's plans, and the history of grants", async () => {
+    const you = await customer({
+      billing: billingFromEnv({ BILLING_URL: "https://pay.example/buy", BILLING_PLANS: plans }),
+    });
+    const { text } = await you.page("/billing");
+    expect(text).toContain('<a class="button" href="https://pay.example/buy" id="buy">Buy credits</a>');
+    expect(text).toContain("<h3>Starter</h3>");
+    expect(text).toContain("10,000 credits");
+    expect(text).toContain('<table id="grants">');
+    expect(text).toContain("sign-up credits");
+    expect(text).not.toContain("bun run admin");
+  });
+
+  test("with a contact, where to write; an e-mail address as a mailto link", async () => {
+    const mail = await customer({ billing: billingFromEnv({ BILLING_CONTACT: "sales@example.com" }) });
+    expect((await mail.page("/billing")).text).toContain('href="mailto:sales@example.com"');
+    const web = await customer({ billing: billingFromEnv({ BILLING_CONTACT: "https://example.com/contact" }) });
+    expect((await web.page("/billing")).text).toContain('href="https://example.com/contact"');
+  });
+
+  test("settings that cannot be right stop the server at start with what is wrong", () => {
+    expect(() => billingFromEnv({ BILLING_URL: "javascript:alert(1)" })).toThrow("BILLING_URL must be an http(s) URL");
+    expect(() => billingFromEnv({ BILLING_PLANS: "[{" })).toThrow("BILLING_PLANS must be JSON");
+    expect(() => billingFromEnv({ BILLING_PLANS: '[{"name":"A","credits":0,"price":"$1"}]' })).toThrow(
+      "BILLING_PLANS 0.credits",
+    );
+    expect(() => billingFromEnv({ BILLING_CONTACT: "call us" })).toThrow("BILLING_CONTACT");
+  });
+});
+
+describe("sign-in", () => {
+  test("comes back to the page it started from, and only to a page of this site", async () => {
+    const dashboard: Dashboard = await dashboardApp(provider);
+    const back = await signIn(dashboard, "ada", "/dashboard/sign-in?return=%2Fdashboard%2Frequests%3Fstatus%3D402");
+    expect(back.response.headers.get("location")).toBe("/dashboard/requests?status=402");
+    for (const elsewhere of ["//evil.example/x", "https://evil.example", "/\\evil.example", "javascript:x", ""]) {
+      expect([elsewhere, returnPath(elsewhere)]).toEqual([elsewhere, "/dashboard"]);
+    }
+    expect(returnPath("/dashboard/sign-in?return=/x")).toBe("/dashboard");
+    expect(returnPath("/billing")).toBe("/billing");
+  });
+});
+
+describe("paths the dashboard does not have", () => {
+  test("are a 404 page in HTML, signed in or not", async () => {
+    const you = await customer();
+    for (const path of ["/dashboard/nothing", "/dashboard/keys"]) {
+      const response = await you.dashboard.request(path);
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toStartWith("text/html");
+      expect(await response.text()).toContain("There is no page at");
+    }
+  });
+});

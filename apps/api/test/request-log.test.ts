@@ -1,0 +1,145 @@
+// The request log over the real server on both adapters: every request made with a key, on every
+// surface (/v1, /2, the free account reads, MCP), is in the account's log with the status its client
+// got and what it was charged; REQUEST_LOG_DAYS=0 keeps none, and entries past the retention are purged
+// when a server starts.
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { DEFAULT_RATE_LIMIT, type LoggedRequest } from "@social/core";
+import { examples } from "@social/fixtures";
+import { openDatabase } from "@social/store-sqlite";
+import { startServer } from "../src/server.ts";
+import { ADAPTERS, freePort, startTestServer, type TestServer, worldTemplate } from "./harness.ts";
+
+const DAY_MS = 86_400_000;
+
+describe.each(ADAPTERS)("on %s", (adapter) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ adapter });
+  });
+  afterAll(() => server.close());
+
+  /** The account's log once the batch holding `count` entries is written (a quarter of a second later). */
+  async function logOf(accountId: string, count: number): Promise<LoggedRequest[]> {
+    const query = { since: Date.now() - DAY_MS, status: "all" as const, limit: 100 };
+    let entries: LoggedRequest[] = [];
+    for (let waited = 0; waited < 3000; waited += 50) {
+      entries = (await server.backend.accounts.requestLog(accountId, query)).entries;
+      if (entries.length >= count) break;
+      await Bun.sleep(50);
+    }
+    return entries;
+  }
+
+  it("has every answer of /v1, /2, the account reads and MCP, with the status its client got", async () => {
+    const { accountId, key } = await server.account(3);
+    const sent: { requestId: string; status: number; credits: number }[] = [];
+    const get = async (path: string, headers: Record<string, string> = {}) => {
+      const response = await server.get(path, key, { headers });
+      const charged = Number(response.headers.get("x-credits-charged") ?? "");
+      const body = (await response.json()) as { meta?: { credits?: { charged: number } } };
+      sent.push({
+        requestId: response.headers.get("x-request-id") ?? "",
+        status: response.status,
+        credits: body.meta?.credits?.charged ?? (Number.isNaN(charged) ? 0 : charged),
+      });
+    };
+    await get(`/v1/tweets/${examples.tweet_id}`); // 200, 1 credit
+    await get("/v1/tweets/999999999999"); // 404
+    await get(`/v1/tweets/${examples.tweet_id}?dry_run=true`); // 200, a free quote
+    await get("/v1/users/abc"); // 400
+    await get("/2/users/999999999999"); // 200 with errors, uncharged
+    await get("/v1/account"); // 200, free
+    await get(`/v1/search/recent?query=${encodeURIComponent(examples.search_query)}`); // 402: 2 credits left
+    expect(sent.map((answer) => answer.status)).toEqual([200, 404, 200, 400, 200, 200, 402]);
+
+    const mcp = new Client({ name: "request-log-test", version: "1.0.0" });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    try {
+      await mcp.callTool({ name: "get_user", arguments: { id: "999999999999" } });
+      await mcp.callTool({ name: "get_tweet", arguments: { id: examples.tweet_id } });
+    } finally {
+      await mcp.close();
+    }
+
+    const entries = await logOf(accountId, sent.length + 2);
+    const byId = new Map(entries.map((entry) => [entry.requestId, entry]));
+    for (const answer of sent) {
+      expect(byId.get(answer.requestId)).toMatchObject({ status: answer.status, credits: answer.credits });
+    }
+    expect(byId.get(sent[1]?.requestId ?? "")?.errorCode).toBe("endpoint_not_found");
+    expect(byId.get(sent[6]?.requestId ?? "")?.errorCode).toBe("insufficient_credits");
+    expect(byId.get(sent[5]?.requestId ?? "")?.endpoint).toBe("account");
+    // The MCP calls: a refusal and a charge (the balance had 2 credits, a lookup costs 1).
+    const mcpEntries = entries.filter((entry) => !sent.some((answer) => answer.requestId === entry.requestId));
+    expect(
+      mcpEntries
+        .map(({ endpoint, status, credits }) => ({ endpoint, status, credits }))
+        .sort((a, b) => a.status - b.status),
+    ).toEqual([
+      { endpoint: "tweet", status: 200, credits: 1 },
+      { endpoint: "user", status: 404, credits: 0 },
+    ]);
+    expect(entries.every((entry) => entry.durationMs !== null && entry.durationMs >= 0)).toBe(true);
+    // Newest first.
+    expect(entries.map((entry) => entry.createdAt)).toEqual(
+      [...entries.map((entry) => entry.createdAt)].sort((a, b) => b - a),
+    );
+  });
+});
+
+describe("retention", () => {
+  it("REQUEST_LOG_DAYS=0 keeps no log of uncharged answers", async () => {
+    const off = await startTestServer({ requestLogDays: 0 });
+    try {
+      const { key } = await off.account();
+      expect((await off.get("/v1/tweets/999999999999", key)).status).toBe(404);
+      await Bun.sleep(400);
+      expect(off.sqlite().query("SELECT count(*) AS n FROM request_log").get()).toEqual({ n: 0 });
+    } finally {
+      await off.close();
+    }
+  });
+
+  it("a server purges what is older than REQUEST_LOG_DAYS when it starts, and keeps the rest", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "social-retention-"));
+    const databaseUrl = join(dir, "social.db");
+    copyFileSync(worldTemplate(), databaseUrl);
+    const db = openDatabase(databaseUrl);
+    const insert = db.query(
+      "INSERT INTO request_log (request_id, account_id, key_id, endpoint, status, error_code, duration_ms, created_at) VALUES (?, 'acct_x', 'key_x', 'tweet', 404, NULL, 1, ?)",
+    );
+    insert.run("req_0ld", Date.now() - 3 * DAY_MS);
+    insert.run("req_new", Date.now() - DAY_MS / 2);
+    db.close();
+    const port = await freePort();
+    const server = await startServer(
+      {
+        host: "127.0.0.1",
+        port,
+        databaseUrl,
+        rateLimit: DEFAULT_RATE_LIMIT,
+        publicUrl: `http://127.0.0.1:${port}`,
+        requestLogDays: 2,
+      },
+      { log: () => {} },
+    );
+    try {
+      const kept = () =>
+        openDatabase(databaseUrl).query<{ request_id: string }, []>("SELECT request_id FROM request_log").all();
+      for (let waited = 0; waited < 2000 && kept().length > 1; waited += 50) await Bun.sleep(50);
+      expect(kept()).toEqual([{ request_id: "req_new" }]);
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,35 @@
+// The RequestLog port on PostgreSQL (store-kit's WriteBehindRequestLog): each batch is one INSERT of
+// unnested arrays, a single round trip whatever its size.
+import type { UnchargedRequest } from "@social/core";
+import { type WriteBehindOptions, WriteBehindRequestLog } from "@social/store-kit";
+import type { SQL } from "bun";
+
+export class PostgresRequestLog extends WriteBehindRequestLog {
+  constructor(sql: SQL, onLoss?: WriteBehindOptions["onLoss"]) {
+    super(
+      {
+        insert: (batch) => insert(sql, batch),
+        purgeChunk: async (before, limit) =>
+          (
+            await sql`
+              DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE created_at < ${before} LIMIT ${limit})
+              RETURNING id`
+          ).length,
+      },
+      onLoss,
+    );
+  }
+}
+
+async function insert(sql: SQL, batch: readonly UnchargedRequest[]): Promise<void> {
+  const text = (pick: (entry: UnchargedRequest) => string) => sql.array(batch.map(pick), "TEXT");
+  const int = (pick: (entry: UnchargedRequest) => number) => sql.array(batch.map(pick), "INT8");
+  // An empty text stands for no error code: an array of TEXT here holds no nulls.
+  await sql`
+    INSERT INTO request_log (request_id, account_id, key_id, endpoint, status, error_code, duration_ms, created_at)
+    SELECT request_id, account_id, key_id, endpoint, status, nullif(error_code, ''), duration_ms, created_at
+    FROM unnest(
+      ${text((e) => e.requestId)}, ${text((e) => e.accountId)}, ${text((e) => e.keyId)}, ${text((e) => e.endpoint)},
+      ${int((e) => e.status)}, ${text((e) => e.errorCode ?? "")}, ${int((e) => e.durationMs)}, ${int((e) => e.createdAt)}
+    ) AS l (request_id, account_id, key_id, endpoint, status, error_code, duration_ms, created_at)`;
+}
