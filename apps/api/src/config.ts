@@ -1,7 +1,13 @@
 // Everything the server reads from its environment, parsed and checked once at start-up.
 
 import { availableParallelism } from "node:os";
-import { checkedRedisUrl, DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/backend";
+import {
+  checkedRedisUrl,
+  DEFAULT_DATABASE_URL,
+  requestLogDaysFrom,
+  type Synchronous,
+  synchronousFrom,
+} from "@social/backend";
 import { DEFAULT_RATE_LIMIT, parseDatabaseUrl, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
 import { maxCharsFrom } from "@social/mcp";
 import { type BillingSettings, billingFromEnv } from "./dashboard/billing-page.ts";
@@ -34,22 +40,6 @@ export interface ServerConfig {
   requestLogDays?: number;
   /** Prices and where to buy credits (BILLING_URL, BILLING_CONTACT, BILLING_PLANS); none when absent. */
   billing?: BillingSettings;
-}
-
-export const DEFAULT_REQUEST_LOG_DAYS = 30;
-/** Ten years: longer is a typo. */
-const MAX_REQUEST_LOG_DAYS = 3650;
-
-/** REQUEST_LOG_DAYS: whole days from 0 (no log) to ten years; 30 when unset. */
-export function requestLogDaysFrom(value: string | undefined): number {
-  if (value === undefined || value === "") return DEFAULT_REQUEST_LOG_DAYS;
-  const days = Number(value);
-  if (!Number.isInteger(days) || days < 0 || days > MAX_REQUEST_LOG_DAYS) {
-    throw new Error(
-      `REQUEST_LOG_DAYS must be a whole number of days from 0 (no request log) to ${MAX_REQUEST_LOG_DAYS}`,
-    );
-  }
-  return days;
 }
 
 /** All three OIDC settings or none: a half-configured provider is a mistake to report at start-up. */

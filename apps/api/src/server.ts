@@ -1,11 +1,17 @@
 // Opens the backend DATABASE_URL selects (SQLite or PostgreSQL), builds the default fixture world on
 // first start, and serves the app.
-import { type Backend, backendServices, openBackend, openRateLimiter } from "@social/backend";
+import {
+  type Backend,
+  backendServices,
+  DEFAULT_REQUEST_LOG_DAYS,
+  keepRequestLog,
+  openBackend,
+  openRateLimiter,
+} from "@social/backend";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { createApp } from "./app.ts";
-import { DEFAULT_REQUEST_LOG_DAYS, type ServerConfig } from "./config.ts";
+import type { ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";
-import { keepRequestLog } from "./retention.ts";
 
 /**
  * Request line and headers Bun reads before it answers a bare 431 itself: raised from its 16 KiB so that
@@ -47,13 +53,13 @@ async function serve(config: ServerConfig, options: ServerOptions, backend: Back
     options.onWorldBuild?.();
     await backend.buildWorld(DEFAULT_WORLD);
   }
+  const warn = options.warn ?? ((message: string) => console.error(`Warning: ${message}`));
   const rateLimiter = await openRateLimiter({
     rateLimit: config.rateLimit,
     redisUrl: config.redisUrl,
     processes: config.workers ?? 1,
-    warn: options.warn ?? ((message) => console.error(`Warning: ${message}`)),
+    warn,
   });
-  const warn = options.warn ?? ((message: string) => console.error(`Warning: ${message}`));
   const requestLogDays = config.requestLogDays ?? DEFAULT_REQUEST_LOG_DAYS;
   const services = await backendServices(backend, {
     tokenSecret: config.tokenSecret,

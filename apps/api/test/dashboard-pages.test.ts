@@ -62,6 +62,25 @@ describe("a new key", () => {
     expect(you.dashboard.db.query("SELECT count(*) AS n FROM api_keys").get()).toEqual({ n: 1 });
   });
 
+  test("is shown to the session that made it only: not after sign-out, not to the next person", async () => {
+    const dashboard = await dashboardApp(provider);
+    const ada = await signIn(dashboard, "ada");
+    const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: ada.cookie })).text());
+    const created = await dashboard.request("/dashboard/keys", {
+      cookie: ada.cookie,
+      ...form({ name: "ada's", csrf_token: token }),
+    });
+    const flash = setCookie(created, "social_flash")?.pair ?? "";
+    // Ada signs out without opening the dashboard: the message goes with her session.
+    const out = await dashboard.request("/dashboard/sign-out", { cookie: ada.cookie, ...form({ csrf_token: token }) });
+    expect(setCookie(out, "social_flash")?.attributes).toContain("Max-Age=0");
+    // Even if a browser kept the cookie, Bob's session cannot open it.
+    const bob = await signIn(dashboard, "bob");
+    const page = await (await dashboard.request("/dashboard", { cookie: `${bob.cookie}; ${flash}` })).text();
+    expect(page).not.toMatch(/sk_live_[0-9A-Za-z]{32}/);
+    expect(page).not.toContain("ada's");
+  });
+
   test("a flash cookie that was altered or sealed elsewhere shows nothing", async () => {
     const you = await customer();
     const { created } = await newKey(you, "ci");
@@ -139,6 +158,11 @@ describe("the low-balance warning", () => {
     for (const wrong of ["-5", "1.5", "lots", "99999999999999999"]) {
       const refused = await you.post("/dashboard/warning", { credits: wrong });
       expect([wrong, refused.status]).toEqual([wrong, 400]);
+      // The error stands at the warning's own field, with what was typed; the key form is untouched.
+      const page = await refused.text();
+      expect(page).toContain('<p class="notice error" role="alert" id="warning-error">');
+      expect(page).toContain(`value="${wrong}" aria-describedby="warning-hint warning-error" aria-invalid="true"`);
+      expect(page).not.toContain('id="key-name-error"');
     }
   });
 });

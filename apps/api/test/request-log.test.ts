@@ -71,6 +71,9 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     }
 
     const entries = await logOf(accountId, sent.length + 2);
+    // One entry per request, no more: nine requests, nine entries, each id once.
+    expect(entries).toHaveLength(sent.length + 2);
+    expect(new Set(entries.map((entry) => entry.requestId)).size).toBe(entries.length);
     const byId = new Map(entries.map((entry) => [entry.requestId, entry]));
     for (const answer of sent) {
       expect(byId.get(answer.requestId)).toMatchObject({ status: answer.status, credits: answer.credits });
@@ -93,6 +96,43 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     expect(entries.map((entry) => entry.createdAt)).toEqual(
       [...entries.map((entry) => entry.createdAt)].sort((a, b) => b - a),
     );
+  });
+});
+
+describe("replays and rate limits", () => {
+  it("an idempotent replay is an entry of its own, free; a flood of 429s is listed a few a second", async () => {
+    const limited = await startTestServer({ rateLimit: { ratePerSecond: 1, burst: 2 } });
+    try {
+      const { accountId, key } = await limited.account();
+      const retry = { headers: { "idempotency-key": "report-1" } };
+      const first = await limited.get(`/v1/tweets/${examples.tweet_id}`, key, retry);
+      const replay = await limited.get(`/v1/tweets/${examples.tweet_id}`, key, retry);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      const flood = await Promise.all(Array.from({ length: 40 }, () => limited.get("/v1/account", key)));
+      const refused = flood.filter((response) => response.status === 429).length;
+      expect(refused).toBeGreaterThan(30);
+      await Bun.sleep(400);
+      await limited.backend.requestLog.flush();
+      const entries = (await limited.backend.accounts.requestLog(accountId, { since: 0, status: "all", limit: 100 }))
+        .entries;
+      // The replay carries the first answer's request id, which finds the charge; it is logged as a
+      // free answer of its own beside it.
+      const firstId = first.headers.get("x-request-id");
+      expect(replay.headers.get("x-request-id")).toBe(firstId as string);
+      expect(entries.find((entry) => entry.requestId === firstId)).toMatchObject({ status: 200, credits: 1 });
+      const lookups = entries.filter((entry) => entry.endpoint === "tweet");
+      expect(lookups.map(({ status, credits }) => ({ status, credits }))).toEqual([
+        { status: 200, credits: 0 },
+        { status: 200, credits: 1 },
+      ]);
+      const listed429 = entries.filter((entry) => entry.status === 429).length;
+      expect(listed429).toBeGreaterThan(0);
+      // The flood took at most a few seconds: at most 5 listed for each.
+      expect(listed429).toBeLessThanOrEqual(5 * 3);
+      expect(listed429).toBeLessThan(refused);
+    } finally {
+      await limited.close();
+    }
   });
 });
 

@@ -8,8 +8,10 @@ import {
   backendServices,
   checkedRedisUrl,
   DEFAULT_DATABASE_URL,
+  keepRequestLog,
   openBackend,
   openRateLimiter,
+  requestLogDaysFrom,
   synchronousFrom,
 } from "@social/backend";
 import { ApiError, parseDatabaseUrl, rateLimitFromEnv } from "@social/core";
@@ -46,12 +48,19 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
     processes: 1,
     warn: (message) => console.error(`social-data-api MCP server: ${message}`),
   });
-  // The agent's calls go to its account's request log, as its HTTP requests do (REQUEST_LOG_DAYS=0: none).
+  // The agent's calls go to its account's request log, as its HTTP requests do, kept as long.
+  const requestLogDays = requestLogDaysFrom(env.REQUEST_LOG_DAYS);
   const services = await backendServices(backend, {
     tokenSecret: env.TOKEN_SECRET,
     limiter: rateLimiter.limiter,
-    logRequests: env.REQUEST_LOG_DAYS !== "0",
+    logRequests: requestLogDays > 0,
   });
+  const retention =
+    requestLogDays > 0
+      ? keepRequestLog(backend.requestLog, requestLogDays, (message) =>
+          console.error(`social-data-api MCP server: ${message}`),
+        )
+      : undefined;
   const connection = await checkConnectionKey(
     services.ledger,
     env.SOCIAL_API_KEY,
@@ -77,6 +86,7 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
   // (and its connections held), so it is closed before leaving, as on a signal.
   const shutdown = async () => {
     await server.close();
+    retention?.stop();
     rateLimiter.close();
     await backend.close();
     process.exit(0);

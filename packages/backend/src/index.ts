@@ -6,4 +6,5 @@ export * from "./backend.ts";
 export * from "./describe.ts";
 export * from "./open.ts";
 export * from "./rate-limiter.ts";
+export * from "./retention.ts";
 export * from "./services.ts";

@@ -119,10 +119,15 @@ export interface Accounts {
    * RequestLog's entries), newest first: one page of those the query keeps.
    */
   requestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogPage>;
-  /** How many of the account's refusals since `since` (epoch ms) had `status` (402: what ran out). */
-  countRefused(accountId: string, status: number, since: number): Promise<number>;
+  /**
+   * How many of the account's refusals since `since` (epoch ms) had `status` (402: what ran out),
+   * counted up to `atMost`: a page that says "1,000+" needs no more.
+   */
+  countRefused(accountId: string, status: number, since: number, atMost: number): Promise<number>;
   /** The account's grants, refunds included, newest first. */
   grants(accountId: string, limit: number): Promise<Grant[]>;
+  /** The newest grant that added credits (not a refund): what the low-balance warning is a share of. */
+  lastTopUp(accountId: string): Promise<Grant | undefined>;
   /** Sets the balance below which the dashboard warns; null goes back to the default. */
   setLowBalanceWarning(accountId: string, credits: number | null): Promise<void>;
   /** The server secret stored as `name`, generated on first use, so every process shares one. */

@@ -231,6 +231,12 @@ export function runRead(
   return endpoint.run({ store, params, page, maxItems });
 }
 
+/**
+ * Refusals whose request was charged and then refunded (its client went away after the debit): their
+ * usage row, refunded, is their entry in the request log, so they are not logged again.
+ */
+const loggedAsRefund = new WeakSet<ApiError>();
+
 /** No client will read this answer; the error only closes the pipeline's books (logged, never sent). */
 function clientGone(): ApiError {
   return new ApiError("invalid_request", "The client closed the connection before the answer was sent");
@@ -333,7 +339,7 @@ export async function admitted<T>(
     return result;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    log(logged?.answeredAs?.(error) ?? error.status, error.code);
+    if (!loggedAsRefund.has(error)) log(logged?.answeredAs?.(error) ?? error.status, error.code);
     return { ok: false, error, ...authenticated };
   }
 }
@@ -486,7 +492,9 @@ async function readAndCharge(
   if (!debit.ok) throw insufficientCredits(cost, debit, refused);
   if (request.signal?.aborted) {
     await services.ledger.refund(key.accountId, request.requestId);
-    throw clientGone();
+    const gone = clientGone();
+    loggedAsRefund.add(gone);
+    throw gone;
   }
   return {
     ok: true,

@@ -4,9 +4,8 @@ import type { Grant } from "./account-ports.ts";
 
 export const DEFAULT_WARNING_SHARE = 0.1;
 
-/** The balance below which to warn: the setting when there is one, else a tenth of the last grant. */
-export function lowBalanceThreshold(setting: number | null, grants: readonly Grant[]): number {
+/** The balance below which to warn: the setting when there is one, else a tenth of the last top-up. */
+export function lowBalanceThreshold(setting: number | null, lastTopUp: Grant | undefined): number {
   if (setting !== null) return setting;
-  const lastTopUp = grants.find((grant) => grant.refundOf === null);
   return lastTopUp ? Math.floor(lastTopUp.credits * DEFAULT_WARNING_SHARE) : 0;
 }

@@ -1,8 +1,15 @@
 // What both adapters' request logs share: the RequestLog port over store-kit's WriteBehind (an adapter
-// gives the statement that inserts a batch and the one that removes a chunk of old entries), and the
-// positional values of the log query both adapters' SQL binds.
-import { LOG_TOP, type RequestLog, type RequestLogQuery, statusRange, type UnchargedRequest } from "@social/core";
-import { reportLoss, WriteBehind, type WriteBehindOptions } from "./write-behind.ts";
+// gives the statement that inserts a batch and the one that removes a chunk of old entries), which
+// charges a query can keep, and the positional values of the log query both adapters' SQL binds.
+import {
+  CLIENT_CLOSED_STATUS,
+  LOG_TOP,
+  type RequestLog,
+  type RequestLogQuery,
+  statusRange,
+  type UnchargedRequest,
+} from "@social/core";
+import { pause, reportLoss, WriteBehind, type WriteBehindOptions } from "./write-behind.ts";
 
 /** A batch a quarter of a second: one write for every request answered meanwhile. */
 export const REQUEST_LOG_WRITES: Omit<WriteBehindOptions, "onLoss"> = {
@@ -16,13 +23,24 @@ export const PURGE_CHUNK = 5000;
 
 export interface RequestLogWrites {
   insert(batch: readonly UnchargedRequest[]): Promise<void>;
-  /** Removes up to `limit` entries created before `before`; resolves to how many went. */
+  /**
+   * Removes those of the `limit` oldest entries (by id: they are appended in time order) created before
+   * `before`; resolves to how many went. Fewer than `limit` means the old ones are all gone.
+   */
   purgeChunk(before: number, limit: number): Promise<number>;
 }
+
+/**
+ * Refusals for the rate limit listed per key and second: a client in a retry storm is explained by a
+ * few of its 429s, and its flood does not become a row each in the database.
+ */
+const RATE_LIMITED_PER_SECOND = 5;
 
 export class WriteBehindRequestLog implements RequestLog {
   readonly #writes: WriteBehind<UnchargedRequest>;
   readonly #statements: RequestLogWrites;
+  /** Per key, the second of its latest 429s and how many of them were listed. */
+  readonly #rateLimited = new Map<string, { second: number; listed: number }>();
 
   constructor(statements: RequestLogWrites, onLoss: WriteBehindOptions["onLoss"] = reportLoss) {
     this.#statements = statements;
@@ -30,6 +48,7 @@ export class WriteBehindRequestLog implements RequestLog {
   }
 
   append(entry: UnchargedRequest): void {
+    if (entry.status === 429 && !this.#listRateLimited(entry)) return;
     this.#writes.append(entry);
   }
 
@@ -43,8 +62,33 @@ export class WriteBehindRequestLog implements RequestLog {
       const chunk = await this.#statements.purgeChunk(before, PURGE_CHUNK);
       removed += chunk;
       if (chunk < PURGE_CHUNK) return removed;
+      // Requests go on between chunks: a month of log is purged without a pause anyone notices.
+      await pause(0);
     }
   }
+
+  #listRateLimited(entry: UnchargedRequest): boolean {
+    const second = Math.floor(entry.createdAt / 1000);
+    const seen = this.#rateLimited.get(entry.keyId);
+    if (!seen || seen.second !== second) {
+      // One entry per key that was refused in the last second, so the map stays as small as the flood.
+      if (this.#rateLimited.size > 10_000) this.#rateLimited.clear();
+      this.#rateLimited.set(entry.keyId, { second, listed: 1 });
+      return true;
+    }
+    seen.listed++;
+    return seen.listed <= RATE_LIMITED_PER_SECOND;
+  }
+}
+
+/** Which charges a query can keep: they were answered (200), or refunded as never delivered (499). */
+export type ChargesKept = "all" | "answered" | "refunded" | "none";
+
+export function chargesKept(query: Pick<RequestLogQuery, "status">): ChargesKept {
+  const [from, to] = statusRange(query.status);
+  const answered = from <= 200 && 200 <= to;
+  const refunded = from <= CLIENT_CLOSED_STATUS && CLIENT_CLOSED_STATUS <= to;
+  return answered ? (refunded ? "all" : "answered") : refunded ? "refunded" : "none";
 }
 
 /**

@@ -94,8 +94,9 @@ test("PostgreSQL: every Accounts method on a pool that cannot reach the server i
     usageSummary: () => accounts.usageSummary("acct_any", { from: 0, to: 1, groupBy: "day" }),
     recentRequests: () => accounts.recentRequests("acct_any", 10),
     requestLog: () => accounts.requestLog("acct_any", { since: 0, status: "all", limit: 10 }),
-    countRefused: () => accounts.countRefused("acct_any", 402, 0),
+    countRefused: () => accounts.countRefused("acct_any", 402, 0, 10),
     grants: () => accounts.grants("acct_any", 10),
+    lastTopUp: () => accounts.lastTopUp("acct_any"),
     setLowBalanceWarning: () => accounts.setLowBalanceWarning("acct_any", 10),
     secret: () => accounts.secret("session_secret"),
   };

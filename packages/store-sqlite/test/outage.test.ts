@@ -109,8 +109,9 @@ const accountsCalls: EveryMethod<Accounts> = {
   usageSummary: (accounts) => accounts.usageSummary(accountId, { from: 0, to: 1, groupBy: "key" }),
   recentRequests: (accounts) => accounts.recentRequests(accountId, 10),
   requestLog: (accounts) => accounts.requestLog(accountId, { since: 0, status: "all", limit: 10 }),
-  countRefused: (accounts) => accounts.countRefused(accountId, 402, 0),
+  countRefused: (accounts) => accounts.countRefused(accountId, 402, 0, 10),
   grants: (accounts) => accounts.grants(accountId, 10),
+  lastTopUp: (accounts) => accounts.lastTopUp(accountId),
   setLowBalanceWarning: (accounts) => accounts.setLowBalanceWarning(accountId, 10),
   secret: (accounts) => accounts.secret("session_secret"),
 };

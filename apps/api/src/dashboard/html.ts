@@ -40,17 +40,18 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "no-referrer",
 };
 
-export function htmlResponse(body: Html, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(`<!doctype html>\n${body.text}`, {
-    status,
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      // Pages show balances and keys: never keep them in a shared or back-button cache.
-      "cache-control": "no-store",
-      ...SECURITY_HEADERS,
-      ...headers,
-    },
+/** A page, with `extra` headers (several Set-Cookie among them when a Headers holds them). */
+export function htmlResponse(body: Html, status = 200, extra: Record<string, string> | Headers = {}): Response {
+  const headers = new Headers({
+    "content-type": "text/html; charset=utf-8",
+    // Pages show balances and keys: never keep them in a shared or back-button cache.
+    "cache-control": "no-store",
+    ...SECURITY_HEADERS,
   });
+  const added = extra instanceof Headers ? extra : new Headers(extra);
+  for (const [name, value] of added) if (name !== "set-cookie") headers.set(name, value);
+  for (const value of added.getSetCookie()) headers.append("set-cookie", value);
+  return new Response(`<!doctype html>\n${body.text}`, { status, headers });
 }
 
 export type Section = "dashboard" | "usage" | "requests" | "billing";
@@ -60,8 +61,9 @@ export interface BalanceAlert {
   balance: number;
   /** The balance below which they asked to be warned (or the default). */
   threshold: number;
-  /** Requests refused with 402 in the last 24 hours. */
+  /** Requests refused with 402 in the last 24 hours, counted up to `refusedCap`. */
   refused: number;
+  refusedCap: number;
 }
 
 export interface Viewer {
@@ -97,9 +99,13 @@ function balanceBanner(alert: BalanceAlert | undefined): Html | "" {
   const balance = low
     ? html`<strong>Low balance:</strong> ${plural(alert.balance, "credit")} left, below your warning at ${plural(alert.threshold, "credit")}.`
     : "";
+  const many =
+    alert.refused >= alert.refusedCap
+      ? `${alert.refusedCap.toLocaleString("en-US")} or more requests`
+      : plural(alert.refused, "request");
   const refused =
     alert.refused > 0
-      ? html` ${plural(alert.refused, "request")} refused for lack of credits (402) in the last 24 hours: <a href="/dashboard/requests?status=402">see which</a>.`
+      ? html` ${many} refused for lack of credits (402) in the last 24 hours: <a href="/dashboard/requests?status=402">see which</a>.`
       : "";
   return html`<div class="notice warning" role="status" id="balance-alert"><p>${balance}${refused} <a href="/billing">Add credits</a></p></div>`;
 }

@@ -12,7 +12,7 @@ export function signInHref(returnTo: string): string {
   return `/dashboard/sign-in?return=${encodeURIComponent(returnTo)}`;
 }
 
-export function signedOutPage(options: { configured: boolean; publicUrl: string; returnTo?: string }): Html {
+export function signedOutPage(options: { configured: boolean; publicUrl: string }): Html {
   if (!options.configured) {
     return layout(
       { title: "Dashboard", section: "dashboard" },
@@ -25,13 +25,13 @@ OIDC_CLIENT_ID=…
 OIDC_CLIENT_SECRET=…
 SESSION_SECRET=…   # optional: one is generated and kept in the database</code></pre>
 <h2>Meanwhile</h2>
-<p>The operator CLI makes accounts and keys: <code>bun run admin keys create --name me</code>.</p>`,
+<p>Until then the operator of this server hands out keys.</p>`,
     );
   }
   return layout(
     { title: "Dashboard", section: "dashboard" },
     html`<p>Sign in to get your API keys. Your first sign-in opens an account with 1000 free credits.</p>
-<p><a class="button" href="${signInHref(options.returnTo ?? "/dashboard")}">Sign in</a></p>`,
+<p><a class="button" href="${signInHref("/dashboard")}">Sign in</a></p>`,
   );
 }
 
@@ -65,7 +65,22 @@ export interface DashboardView {
   newKey?: { key: string; name: string };
   /** What the last form did ("Key … revoked"). */
   notice?: string;
-  formError?: string;
+  /** Why a form was refused, shown at that form. */
+  refused?: FormRefusal;
+}
+
+/** A form's refusal: which form, why, and what was typed (kept in the field to correct it). */
+export interface FormRefusal {
+  form: "key" | "warning";
+  message: string;
+  typed?: string;
+}
+
+/** The refusal of `form`, as an alert the field points to, or nothing. */
+function refusalOf(view: DashboardView, form: FormRefusal["form"], id: string): Html | "" {
+  return view.refused?.form === form
+    ? html`<p class="notice error" role="alert" id="${id}">${view.refused.message}</p>`
+    : "";
 }
 
 export function dashboardPage(view: DashboardView): Html {
@@ -76,27 +91,30 @@ export function dashboardPage(view: DashboardView): Html {
 <p>Use it as <code>Authorization: Bearer &lt;key&gt;</code>.</p></div>`
     : "";
   const notice = view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : "";
-  const formError = view.formError
-    ? html`<p class="notice error" role="alert" id="key-name-error">${view.formError}</p>`
-    : "";
-  const warning = view.account.lowBalanceWarning;
+  const keyError = refusalOf(view, "key", "key-name-error");
+  const warningError = refusalOf(view, "warning", "warning-error");
+  const warning = view.refused?.form === "warning" ? view.refused.typed : view.account.lowBalanceWarning;
+  const refusedHere = (form: FormRefusal["form"]) => view.refused?.form === form;
+  const describedBy = (form: FormRefusal["form"], hint: string, error: string) =>
+    refusedHere(form) ? `${hint} ${error}` : hint;
+  const invalid = (form: FormRefusal["form"]) => (refusedHere(form) ? new Html(' aria-invalid="true"') : "");
   return layout(
     { title: "Dashboard", section: "dashboard", viewer: view.viewer },
     html`${newKey}${notice}<h2>Balance</h2>
 <p class="balance" id="balance">${plural(view.account.balance, "credit")}</p>
 <p><a href="/billing">Add credits or choose a plan</a> · <a href="/dashboard/usage">See your usage</a> · <a href="/dashboard/requests">See every request</a></p>
-<form method="post" action="/dashboard/warning">${csrfField(view.viewer)}
+<form method="post" action="/dashboard/warning">${csrfField(view.viewer)}${warningError}
 <div class="field"><label for="warning">Warn me when the balance is below (credits)</label>
-<input type="number" id="warning" name="credits" min="0" step="1" inputmode="numeric" value="${warning ?? ""}" aria-describedby="warning-hint">
+<input type="number" id="warning" name="credits" min="0" step="1" inputmode="numeric" value="${warning ?? ""}" aria-describedby="${describedBy("warning", "warning-hint", "warning-error")}"${invalid("warning")}>
 <p class="muted" id="warning-hint">Every page of the dashboard says so while it is. Empty: a tenth of the credits last added (${plural(view.defaultWarning, "credit")}).</p></div>
 <button type="submit">Save the warning</button></form>
 <h2>API keys</h2>
 ${keyRows(view.keys)}
 <h3>Create a key</h3>
-<form method="post" action="/dashboard/keys">${csrfField(view.viewer)}${formError}
+<form method="post" action="/dashboard/keys">${csrfField(view.viewer)}${keyError}
 <div class="field"><label for="key-name">Key name</label>
 <input type="text" id="key-name" name="name" required maxlength="${KEY_NAME_MAX}" autocomplete="off"
- aria-describedby="key-name-hint${view.formError ? " key-name-error" : ""}"${view.formError ? new Html(' aria-invalid="true"') : ""}>
+ aria-describedby="${describedBy("key", "key-name-hint", "key-name-error")}"${invalid("key")}>
 <p class="muted" id="key-name-hint">What the key is for, so you can tell your keys apart (up to ${KEY_NAME_MAX} characters).</p></div>
 <div class="field"><label for="key-limit">Credit limit (optional)</label>
 <input type="number" id="key-limit" name="limit" min="1" step="1" inputmode="numeric" aria-describedby="key-limit-hint">

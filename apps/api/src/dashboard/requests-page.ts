@@ -26,7 +26,7 @@ const STATUSES: readonly [number, string][] = [
   [404, "not found"],
   [409, "still in progress"],
   [429, "rate limited"],
-  [CLIENT_CLOSED_STATUS, "not delivered, refunded"],
+  [CLIENT_CLOSED_STATUS, "not delivered, not charged"],
   [500, "internal error"],
   [503, "unavailable"],
 ];

@@ -2,6 +2,8 @@
 // Every form needs the session's CSRF token and answers with a redirect (303), so a reload never
 // repeats it; what it has to say rides in a sealed one-time cookie (flash.ts). Every page carries the
 // security headers of html.ts, and every signed-in page the balance alert.
+
+import { DAY_MS } from "@social/backend";
 import {
   type Accounts,
   LedgerError,
@@ -23,6 +25,7 @@ import {
   checkKeyName,
   dashboardPage,
   errorPage,
+  type FormRefusal,
   notFoundPage,
   revokePage,
   signedOutPage,
@@ -48,14 +51,17 @@ export interface DashboardOptions {
   oidc?: OidcSettings;
 }
 
-const DAY_MS = 86_400_000;
 /** Grants the billing page lists, newest first. */
 const GRANTS_SHOWN = 50;
+/** The 402s a banner counts: past it, it says "1,000 or more". */
+const REFUSALS_COUNTED = 1000;
 const TOO_MANY_KEYS = `You already have ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys, the most an account can hold: revoke one you no longer use, then create the new one.`;
 
 interface SignedIn {
   viewer: Viewer;
   accountId: string;
+  /** The session's cookie token: what a one-time message is bound to. */
+  token: string;
 }
 
 function field(body: unknown, name: string): unknown {
@@ -91,6 +97,22 @@ export function returnPath(value: string | null | undefined): string {
   return safe ? value : "/dashboard";
 }
 
+/** Set-Cookie for each of `cookies`, as the headers of a page. */
+function clearing(cookies: readonly string[]): Headers {
+  const headers = new Headers();
+  for (const value of cookies) headers.append("set-cookie", value);
+  return headers;
+}
+
+/** A cookie value this server wrote URI-encoded; anything it cannot decode is no value. */
+function decodedCookie(value: string | undefined): string {
+  try {
+    return decodeURIComponent(value ?? "");
+  } catch {
+    return "";
+  }
+}
+
 /** The threshold field: empty for the default, else whole credits. */
 function warningField(value: string): { credits: number | null } | { error: string } {
   const text = value.trim();
@@ -114,21 +136,27 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
   const callbackPath = "/dashboard/callback";
   const oidc = options.oidc ? new OidcClient(options.oidc, `${publicUrl}${callbackPath}`) : undefined;
 
-  /** Where a balance stands: below the warning, and how many requests ran out of credits today. */
+  /**
+   * Where a balance stands: below the warning, and how many requests ran out of credits today (known
+   * only while the request log is kept).
+   */
   const alertOf = async (accountId: string, balance: number, setting: number | null): Promise<BalanceAlert> => {
-    const [grants, refused] = await Promise.all([
-      accounts.grants(accountId, GRANTS_SHOWN),
-      accounts.countRefused(accountId, 402, Date.now() - DAY_MS),
+    const [lastTopUp, refused] = await Promise.all([
+      accounts.lastTopUp(accountId),
+      options.requestLogDays > 0
+        ? accounts.countRefused(accountId, 402, Date.now() - DAY_MS, REFUSALS_COUNTED)
+        : Promise.resolve(0),
     ]);
-    return { balance, threshold: lowBalanceThreshold(setting, grants), refused };
+    return { balance, threshold: lowBalanceThreshold(setting, lastTopUp), refused, refusedCap: REFUSALS_COUNTED };
   };
 
   const signedIn = async (request: Request): Promise<SignedIn | undefined> => {
-    const session = await sessions.find(readCookie(request, names.session));
+    const token = readCookie(request, names.session);
+    const session = await sessions.find(token);
     const account = session && (await accounts.account(session.accountId));
-    if (!session || !account) return undefined;
+    if (!session || !account || token === undefined) return undefined;
     const alert = await alertOf(account.id, account.balance, account.lowBalanceWarning);
-    return { viewer: { name: account.name, csrfToken: session.csrfToken, alert }, accountId: account.id };
+    return { viewer: { name: account.name, csrfToken: session.csrfToken, alert }, accountId: account.id, token };
   };
 
   /** A page for the signed-in only: a visitor is sent to sign in, and back here after. */
@@ -151,27 +179,29 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     return who;
   };
 
-  /** Back to the dashboard, saying what the form did. */
-  const done = async (flash: Flash) =>
-    redirect("/dashboard", [cookie(names.flash, await flashSeal.seal(flash), FLASH_LIFETIME_SECONDS, secure)]);
+  /** Back to the dashboard, saying what the form did, to this session only. */
+  const done = async (who: SignedIn, flash: Flash) =>
+    redirect("/dashboard", [
+      cookie(names.flash, await flashSeal.seal(flash, who.token), FLASH_LIFETIME_SECONDS, secure),
+    ]);
 
-  const dashboard = async (request: Request, who: SignedIn, formError?: string, status = 200) => {
+  const dashboard = async (request: Request, who: SignedIn, refused?: FormRefusal, status = 200) => {
     const account = await accounts.account(who.accountId);
     if (!account) return htmlResponse(errorPage("No account", "This account no longer exists."), 404);
     const sealed = readCookie(request, names.flash);
-    const [keys, grants, flash] = await Promise.all([
+    const [keys, lastTopUp, flash] = await Promise.all([
       accounts.listKeys(who.accountId),
-      accounts.grants(who.accountId, GRANTS_SHOWN),
-      flashSeal.open(sealed),
+      accounts.lastTopUp(who.accountId),
+      flashSeal.open(sealed, who.token),
     ]);
     const page = dashboardPage({
       viewer: who.viewer,
       account,
       keys,
-      defaultWarning: lowBalanceThreshold(null, grants),
+      defaultWarning: lowBalanceThreshold(null, lastTopUp),
       ...(flash?.newKey ? { newKey: flash.newKey } : {}),
       ...(flash?.notice ? { notice: flash.notice } : {}),
-      ...(formError ? { formError } : {}),
+      ...(refused ? { refused } : {}),
     });
     // Shown once: the cookie goes with this page.
     return htmlResponse(page, status, sealed === undefined ? {} : { "set-cookie": cookie(names.flash, "", 0, secure) });
@@ -240,13 +270,18 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       }
     })
     .get(callbackPath, async ({ request }) => {
-      const cleared = [cookie(names.signIn, "", 0, secure), cookie(names.returnTo, "", 0, secure)];
+      // Whatever happens, the sign-in is over, and nothing of the browser's last session carries into this one.
+      const cleared = [
+        cookie(names.signIn, "", 0, secure),
+        cookie(names.returnTo, "", 0, secure),
+        cookie(names.flash, "", 0, secure),
+      ];
       const checks = await sessions.takeSignIn(readCookie(request, names.signIn));
       if (!oidc || !checks) {
         return htmlResponse(
           errorPage("Sign-in expired", "This sign-in has expired or was already used: start again from the dashboard."),
           400,
-          { "set-cookie": cleared[0] as string },
+          clearing(cleared),
         );
       }
       try {
@@ -259,16 +294,14 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
         // A fresh token on every sign-in: a session id planted before sign-in never becomes a signed-in one.
         await sessions.destroy(readCookie(request, names.session));
         const token = await sessions.create(account.id);
-        const back = returnPath(decodeURIComponent(readCookie(request, names.returnTo) ?? ""));
+        const back = returnPath(decodedCookie(readCookie(request, names.returnTo)));
         return redirect(back, [...cleared, cookie(names.session, token, SESSION_LIFETIME_MS / 1000, secure)]);
       } catch (error) {
         if (!(error instanceof SignInError)) throw error;
         return htmlResponse(
           errorPage(error.providerRefused ? "Sign-in refused" : "Sign-in failed", error.message),
           400,
-          {
-            "set-cookie": cleared[0] as string,
-          },
+          clearing(cleared),
         );
       }
     })
@@ -276,24 +309,25 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
       await sessions.destroy(readCookie(request, names.session));
-      return redirect("/dashboard", [cookie(names.session, "", 0, secure)]);
+      // A one-time message still unread (a new key) goes with the session: the next person gets nothing of it.
+      return redirect("/dashboard", [cookie(names.session, "", 0, secure), cookie(names.flash, "", 0, secure)]);
     })
     .post("/dashboard/keys", async ({ request, body }) => {
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
       const checked = checkKeyName(field(body, "name"));
-      if ("error" in checked) return dashboard(request, who, checked.error, 400);
+      if ("error" in checked) return dashboard(request, who, { form: "key", message: checked.error }, 400);
       const limits = parseKeyOptions(
         { limit: textField(body, "limit"), per: textField(body, "per"), expires: textField(body, "expires") },
         Date.now(),
       );
-      if ("error" in limits) return dashboard(request, who, limits.error, 400);
+      if ("error" in limits) return dashboard(request, who, { form: "key", message: limits.error }, 400);
       try {
         const { key } = await accounts.createKey(who.accountId, checked.name, limits.options);
-        return done({ newKey: { key, name: checked.name } });
+        return done(who, { newKey: { key, name: checked.name } });
       } catch (error) {
         if (!(error instanceof LedgerError && error.code === "too_many_keys")) throw error;
-        return dashboard(request, who, TOO_MANY_KEYS, 409);
+        return dashboard(request, who, { form: "key", message: TOO_MANY_KEYS }, 409);
       }
     })
     .get("/dashboard/keys/:keyId/revoke", async ({ request, params }) => {
@@ -308,17 +342,20 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       const key = await activeKeyOf(who, params.keyId);
       if (key instanceof Response) return key;
       await accounts.revokeKey(key.id);
-      return done({
+      return done(who, {
         notice: `The key “${key.name}” (${key.prefix}…) is revoked: requests made with it are refused from now on.`,
       });
     })
     .post("/dashboard/warning", async ({ request, body }) => {
       const who = await formPoster(request, body);
       if (who instanceof Response) return who;
-      const warning = warningField(textField(body, "credits"));
-      if ("error" in warning) return dashboard(request, who, warning.error, 400);
+      const typed = textField(body, "credits");
+      const warning = warningField(typed);
+      if ("error" in warning) {
+        return dashboard(request, who, { form: "warning", message: warning.error, typed }, 400);
+      }
       await accounts.setLowBalanceWarning(who.accountId, warning.credits);
-      return done({
+      return done(who, {
         notice:
           warning.credits === null
             ? "You will be warned below the default: a tenth of the credits last added."

@@ -237,23 +237,29 @@ export interface LoggedAnswer {
 }
 
 /**
- * Every answer that charged nothing is in the request log with the status its client got (a charged one
- * is its usage row, which auditLedger checks): the log a customer reads explains every answer.
+ * The request log explains every answer once: an answer that charged nothing has exactly one entry
+ * with the status its client got, and a charged one none (its usage row is its entry, which auditLedger
+ * checks).
  */
 export function auditRequestLog(databasePath: string, answers: readonly LoggedAnswer[]): string[] {
   const db = new Database(databasePath, { readonly: true, strict: true });
   try {
-    const logged = new Map(
-      db
-        .query<{ request_id: string; status: number }, []>("SELECT request_id, status FROM request_log")
-        .all()
-        .map((row) => [row.request_id, row.status]),
-    );
-    const missing = answers.filter((answer) => answer.charged === 0 && logged.get(answer.requestId) !== answer.status);
-    return missing.length === 0
+    const logged = new Map<string, number[]>();
+    for (const row of db
+      .query<{ request_id: string; status: number }, []>("SELECT request_id, status FROM request_log")
+      .all()) {
+      logged.set(row.request_id, [...(logged.get(row.request_id) ?? []), row.status]);
+    }
+    const wrong = answers.filter((answer) => {
+      const statuses = logged.get(answer.requestId) ?? [];
+      return answer.charged === 0 ? statuses.length !== 1 || statuses[0] !== answer.status : statuses.length !== 0;
+    });
+    return wrong.length === 0
       ? []
       : [
-          `${missing.length} uncharged answers are not in the request log with their status, e.g. ${JSON.stringify(missing.slice(0, 3))}`,
+          `${wrong.length} answers are not in the request log once with their status (or a charge is there twice), e.g. ${JSON.stringify(
+            wrong.slice(0, 3).map((answer) => ({ ...answer, logged: logged.get(answer.requestId) ?? [] })),
+          )}`,
         ];
   } finally {
     db.close();

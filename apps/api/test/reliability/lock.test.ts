@@ -136,6 +136,9 @@ describe("a client that hangs up while its charge waits for the lock", () => {
       expect(await eventually(() => usageRows() > charged)).toBe(true);
       expect(await eventually(() => balance() === before)).toBe(true);
       expect(auditLedger(world.databasePath, [{ accountId: account.accountId, charges }])).toEqual([]);
+      // In the request log it is its refunded usage row, once: no entry of its own besides.
+      await Bun.sleep(500);
+      expect(writer.query("SELECT count(*) AS n FROM request_log WHERE status = 499").get()).toEqual({ n: 0 });
     }, 30_000);
   }
 });

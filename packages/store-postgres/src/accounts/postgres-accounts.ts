@@ -266,10 +266,10 @@ export class PostgresAccounts implements Accounts {
     return requestLogPage(this.#sql, accountId, query);
   }
 
-  async countRefused(accountId: string, status: number, since: number): Promise<number> {
+  async countRefused(accountId: string, status: number, since: number, atMost: number): Promise<number> {
     const [row] = await this.#sql<{ n: string }[]>`
-      SELECT count(*) AS n FROM request_log
-      WHERE account_id = ${accountId} AND created_at >= ${since} AND status = ${status}`;
+      SELECT count(*) AS n FROM (SELECT 1 FROM request_log
+        WHERE account_id = ${accountId} AND status = ${status} AND created_at >= ${since} LIMIT ${atMost}) r`;
     return Number(row?.n ?? 0);
   }
 
@@ -283,6 +283,15 @@ export class PostgresAccounts implements Accounts {
       createdAt: Number(row.created_at),
       refundOf: row.refund_of,
     }));
+  }
+
+  async lastTopUp(accountId: string): Promise<Grant | undefined> {
+    const [row] = await this.#sql<{ credits: string; reason: string; created_at: string }[]>`
+      SELECT credits, reason, created_at FROM grants WHERE account_id = ${accountId} AND refund_of IS NULL
+      ORDER BY created_at DESC, id DESC LIMIT 1`;
+    return (
+      row && { credits: Number(row.credits), reason: row.reason, createdAt: Number(row.created_at), refundOf: null }
+    );
   }
 
   async setLowBalanceWarning(accountId: string, credits: number | null): Promise<void> {

@@ -1,9 +1,10 @@
 // An account's requests as its dashboard lists them, as on SQLite (store-sqlite's
 // ledger/request-history.ts): charges (usage rows, a refunded one as never delivered) and the request
-// log's uncharged answers, each side read newest first along its (account_id, created_at) index and cut
-// to the page before they are merged.
+// log's uncharged answers, each side read newest first along its (account_id, created_at) index, or by
+// its request-id index when one request is asked for, cut to the page before they are merged; a side
+// the status filter cannot keep is not read at all.
 import { CLIENT_CLOSED_STATUS, logPage, type RequestLogPage, type RequestLogQuery } from "@social/core";
-import { requestLogBindings } from "@social/store-kit";
+import { type ChargesKept, chargesKept, requestLogBindings } from "@social/store-kit";
 import type { SQL } from "bun";
 
 interface Row {
@@ -17,28 +18,40 @@ interface Row {
   created_at: string;
 }
 
-/** The conditions both sides share, on the columns both name alike (`t` the side's table). */
-function filters(t: string): string {
-  return `${t}.account_id = $1 AND ${t}.created_at >= $2::bigint AND ($3::text IS NULL OR ${t}.key_id = $3)
-    AND ($4::text IS NULL OR ${t}.endpoint = $4) AND ($7::text IS NULL OR ${t}.request_id = $7)
-    AND (${t}.created_at, ${t}.request_id) < ($8::bigint, $9::text)`;
+/** The conditions both sides share (`t` the side's table); with a request id the lookup starts from it. */
+function filters(t: string, byId: boolean): string {
+  const first = byId ? `${t}.request_id = $7 AND ${t}.account_id = $1` : `${t}.account_id = $1 AND $7::text IS NULL`;
+  return `${first} AND ${t}.created_at >= $2::bigint AND ($3::text IS NULL OR ${t}.key_id = $3)
+    AND ($4::text IS NULL OR ${t}.endpoint = $4) AND (${t}.created_at, ${t}.request_id) < ($8::bigint, $9::text)`;
 }
 
 const NEWEST = "ORDER BY created_at DESC, request_id DESC LIMIT $10";
 
-const CHARGES = `SELECT * FROM (SELECT u.request_id, u.key_id, u.endpoint,
-    CASE WHEN g.id IS NULL THEN 200 ELSE ${CLIENT_CLOSED_STATUS} END AS status, NULL::text AS error_code,
-    CASE WHEN g.id IS NULL THEN u.credits ELSE 0 END AS credits, u.duration_ms, u.created_at
-  FROM usage u LEFT JOIN grants g ON g.refund_of = u.request_id WHERE ${filters("u")}) c
-  WHERE status BETWEEN $5 AND $6 ${NEWEST}`;
+const KEPT_CHARGES: Record<Exclude<ChargesKept, "none">, string> = {
+  all: "",
+  answered: " AND g.id IS NULL",
+  refunded: " AND g.id IS NOT NULL",
+};
 
-const UNCHARGED = `SELECT request_id, key_id, endpoint, status, error_code, 0::bigint AS credits, duration_ms, created_at
-  FROM request_log r WHERE ${filters("r")} AND status BETWEEN $5 AND $6 ${NEWEST}`;
+function charges(kept: Exclude<ChargesKept, "none">, byId: boolean): string {
+  return `SELECT u.request_id, u.key_id, u.endpoint,
+      CASE WHEN g.id IS NULL THEN 200 ELSE ${CLIENT_CLOSED_STATUS} END AS status, NULL::text AS error_code,
+      CASE WHEN g.id IS NULL THEN u.credits ELSE 0 END AS credits, u.duration_ms, u.created_at
+    FROM usage u LEFT JOIN grants g ON g.refund_of = u.request_id WHERE ${filters("u", byId)}${KEPT_CHARGES[kept]}
+    ORDER BY u.created_at DESC, u.request_id DESC LIMIT $10`;
+}
+
+function uncharged(byId: boolean): string {
+  return `SELECT request_id, key_id, endpoint, status, error_code, 0::bigint AS credits, duration_ms, created_at
+    FROM request_log r WHERE ${filters("r", byId)} AND r.status BETWEEN $5 AND $6 ${NEWEST}`;
+}
 
 export async function requestLogPage(sql: SQL, accountId: string, query: RequestLogQuery): Promise<RequestLogPage> {
-  const rows = await sql.unsafe<Row[]>(`(${CHARGES}) UNION ALL (${UNCHARGED}) ${NEWEST}`, [
-    ...requestLogBindings(accountId, query),
-  ]);
+  const byId = query.requestId !== undefined;
+  const kept = chargesKept(query);
+  const sides = [...(kept === "none" ? [] : [charges(kept, byId)]), uncharged(byId)];
+  const merged = `SELECT * FROM (${sides.map((side) => `(${side})`).join(" UNION ALL ")}) merged ${NEWEST}`;
+  const rows = await sql.unsafe<Row[]>(merged, [...requestLogBindings(accountId, query)]);
   const entries = rows.map((row) => ({
     requestId: row.request_id,
     keyId: row.key_id,

@@ -12,7 +12,8 @@ export class PostgresRequestLog extends WriteBehindRequestLog {
         purgeChunk: async (before, limit) =>
           (
             await sql`
-              DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE created_at < ${before} LIMIT ${limit})
+              DELETE FROM request_log WHERE id IN (SELECT id FROM request_log ORDER BY id LIMIT ${limit})
+                AND created_at < ${before}
               RETURNING id`
           ).length,
       },

@@ -110,9 +110,12 @@ export const ledgerMigrations: readonly Migration[] = [
       duration_ms BIGINT NOT NULL,
       created_at BIGINT NOT NULL
     )`;
+    // An account's log newest first; the same filtered by status (the day's 402s) without reading the
+    // others; one request by its id. A purge needs none: entries are appended in time order, so the
+    // oldest come first by id.
     await tx`CREATE INDEX request_log_account_time ON request_log (account_id, created_at)`;
+    await tx`CREATE INDEX request_log_account_status ON request_log (account_id, status, created_at)`;
     await tx`CREATE INDEX request_log_request ON request_log (request_id)`;
-    await tx`CREATE INDEX request_log_time ON request_log (created_at)`;
     await tx`ALTER TABLE accounts ADD COLUMN low_balance_warning BIGINT CHECK (low_balance_warning >= 0)`;
   },
 ];

@@ -543,11 +543,11 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
 
       test("refusals are counted by status, and a purge takes old entries but never a charge", async () => {
         const { account, log } = await history();
-        expect(await accounts.countRefused(account.id, 402, T - DAY)).toBe(1);
-        expect(await accounts.countRefused(account.id, 402, T - 11 * DAY)).toBe(2);
-        expect(await accounts.countRefused(account.id, 404, T + 3001)).toBe(0);
+        expect(await accounts.countRefused(account.id, 402, T - DAY, 1000)).toBe(1);
+        expect(await accounts.countRefused(account.id, 402, T - 11 * DAY, 1000)).toBe(2);
+        expect(await accounts.countRefused(account.id, 404, T + 3001, 1000)).toBe(0);
         expect(await log.purge(T)).toBe(1);
-        expect(await accounts.countRefused(account.id, 402, 0)).toBe(1);
+        expect(await accounts.countRefused(account.id, 402, 0, 1000)).toBe(1);
         expect(await log.purge(T + 10_000)).toBe(4);
         expect(ids((await accounts.requestLog(account.id, { since: 0, status: "all", limit: 50 })).entries)).toEqual([
           "c3",
@@ -555,6 +555,64 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
           "c1",
         ]);
       });
+
+      test("entries of both kinds at the same millisecond page in request-id order, once each", async () => {
+        const { account, key } = await accounts.openAccount("Ada");
+        const ledger = fixture.ledger(() => T);
+        const log = fixture.requestLog();
+        for (const requestId of ["req_a", "req_c", "req_e"]) {
+          await ledger.debit(account.id, { requestId, keyId: key.keyId, endpoint: "tweet", credits: 1 });
+        }
+        for (const requestId of ["req_b", "req_d", "req_f"]) {
+          log.append({
+            requestId,
+            accountId: account.id,
+            keyId: key.keyId,
+            endpoint: "tweet",
+            status: 404,
+            errorCode: "endpoint_not_found",
+            durationMs: 1,
+            createdAt: T,
+          });
+        }
+        await log.flush();
+        const walked: string[] = [];
+        let before: RequestLogQuery["before"];
+        for (let pages = 0; pages < 10; pages++) {
+          const page = await accounts.requestLog(account.id, {
+            since,
+            status: "all",
+            limit: 1,
+            ...(before ? { before } : {}),
+          });
+          walked.push(...ids(page.entries));
+          if (!page.next) break;
+          before = page.next;
+        }
+        expect(walked).toEqual(["req_f", "req_e", "req_d", "req_c", "req_b", "req_a"]);
+      });
+
+      test("a purge of more than one chunk takes every old entry; a refusal count stops at its cap", async () => {
+        const { account, key } = await accounts.openAccount("Ada");
+        const log = fixture.requestLog();
+        for (let i = 0; i < 12_000; i++) {
+          log.append({
+            requestId: `req_${i.toString(16)}`,
+            accountId: account.id,
+            keyId: key.keyId,
+            endpoint: "tweet",
+            status: 402,
+            errorCode: "insufficient_credits",
+            durationMs: 1,
+            createdAt: T - DAY + i,
+          });
+        }
+        await log.flush();
+        expect(await accounts.countRefused(account.id, 402, 0, 1000)).toBe(1000);
+        expect(await accounts.countRefused(account.id, 402, T - DAY + 11_990, 1000)).toBe(10);
+        expect(await log.purge(T)).toBe(12_000);
+        expect(await accounts.countRefused(account.id, 402, 0, 1000)).toBe(0);
+      }, 30_000);
 
       test("entries are written without a flush, shortly after they are appended", async () => {
         const { account, key } = await accounts.openAccount("Ada");
@@ -591,6 +649,9 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
           { credits: 10, reason: "starting credits", refundOf: null },
         ]);
         expect(await accounts.grants(account.id, 1)).toHaveLength(1);
+        // The last top-up is the one the warning's default is a share of, not the refund after it.
+        expect(await accounts.lastTopUp(account.id)).toMatchObject({ credits: 25, reason: "top-up", refundOf: null });
+        expect(await accounts.lastTopUp("acct_missing")).toBeUndefined();
       });
 
       test("a warning threshold is set, read with the account, and reset to the default", async () => {

@@ -93,6 +93,18 @@ export function accountGrants(db: Database, accountId: string, limit: number): G
     .all(accountId, limit);
 }
 
+/** The newest grant that added credits, refunds left aside. */
+export function lastTopUp(db: Database, accountId: string): Grant | undefined {
+  return (
+    db
+      .query<Grant, [string]>(
+        `SELECT credits, reason, created_at AS createdAt, refund_of AS refundOf FROM grants
+         WHERE account_id = ? AND refund_of IS NULL ORDER BY created_at DESC, id DESC LIMIT 1`,
+      )
+      .get(accountId) ?? undefined
+  );
+}
+
 export function setLowBalanceWarning(db: Database, accountId: string, credits: number | null): void {
   if (credits !== null) assertCredits(credits, { allowZero: true });
   const changed = db

@@ -23,6 +23,7 @@ import {
   findOrCreateAccountBySubject,
   getAccount,
   grantCredits,
+  lastTopUp,
   setLowBalanceWarning,
 } from "./accounts.ts";
 import { createKey, keyInfo, listKeys, revokeKey } from "./keys.ts";
@@ -95,12 +96,16 @@ export class SqliteAccounts implements Accounts {
     return requestLogPage(this.#db, accountId, query);
   }
 
-  async countRefused(accountId: string, status: number, since: number): Promise<number> {
-    return countRefused(this.#db, accountId, status, since);
+  async countRefused(accountId: string, status: number, since: number, atMost: number): Promise<number> {
+    return countRefused(this.#db, accountId, status, since, atMost);
   }
 
   async grants(accountId: string, limit: number): Promise<Grant[]> {
     return accountGrants(this.#db, accountId, limit);
+  }
+
+  async lastTopUp(accountId: string): Promise<Grant | undefined> {
+    return lastTopUp(this.#db, accountId);
   }
 
   async setLowBalanceWarning(accountId: string, credits: number | null): Promise<void> {
