@@ -12,7 +12,7 @@ export const MAX_QUERY_LENGTH = 512;
 export const MAX_TOKEN_LENGTH = 512;
 
 /** The largest id there can be: ids are signed 64-bit integers. */
-const MAX_ID = 2n ** 63n - 1n;
+export const MAX_ID = 2n ** 63n - 1n;
 
 /**
  * An id of up to 19 digits as a bound (since_id, until_id) the databases can compare with: one past the

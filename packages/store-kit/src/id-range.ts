@@ -1,22 +1,20 @@
 // Read ranges (since_id, until_id, start_time, end_time) as every adapter bounds its statements with.
 import type { ReadRange } from "@social/core";
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Ids [low, high), exactly. */
+export interface IdRange {
+  low: bigint;
+  high: bigint;
+}
 
-/**
- * `range` ([low, high), in numbers) narrowed to the ids strictly between `sinceId` and `untilId`. Stored
- * ids are safe integers (storedId), so a sinceId past 2^53 leaves nothing to walk (a collector that
- * moved here from X polls with ids of about 2^60), and an untilId past it bounds nothing.
- */
-export function withinIds(
-  range: { low: number; high: number },
-  bounds: { sinceId?: bigint; untilId?: bigint },
-): { low: number; high: number } {
-  if (bounds.sinceId !== undefined && bounds.sinceId >= MAX_SAFE) return { low: range.high, high: range.high };
-  const exact = (id: bigint | undefined): id is bigint => id !== undefined && id <= MAX_SAFE;
+export const higherId = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+export const lowerId = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/** `range` narrowed to the ids strictly between `sinceId` and `untilId`. */
+export function withinIds(range: IdRange, bounds: { sinceId?: bigint; untilId?: bigint }): IdRange {
   return {
-    low: bounds.sinceId === undefined ? range.low : Math.max(range.low, Number(bounds.sinceId) + 1),
-    high: exact(bounds.untilId) ? Math.min(range.high, Number(bounds.untilId)) : range.high,
+    low: bounds.sinceId === undefined ? range.low : higherId(range.low, bounds.sinceId + 1n),
+    high: bounds.untilId === undefined ? range.high : lowerId(range.high, bounds.untilId),
   };
 }
 

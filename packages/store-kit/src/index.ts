@@ -1,5 +1,6 @@
 export * from "./id-range.ts";
 export * from "./idempotency-owner.ts";
+export * from "./ids.ts";
 export * from "./key-spend.ts";
 export * from "./keys.ts";
 export * from "./owner-turns.ts";

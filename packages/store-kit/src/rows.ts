@@ -1,21 +1,25 @@
 // Rows of the world's tables turned back into the model's objects, one mapping for every adapter so
-// their answers serialize alike. Drivers differ in how a column arrives: an id or timestamp is a number
-// from SQLite's INTEGER and a decimal string from PostgreSQL's BIGINT (every stored value is below
-// 2^53), a flag is 0/1 on SQLite and a boolean on PostgreSQL. Optional fields are carried in the JSON
-// they arrived in, so a field absent from the generator's object is absent here too.
+// their answers serialize alike. Ids are read as text (see ./ids.ts); a timestamp is a number from
+// SQLite's INTEGER and a decimal string from PostgreSQL's BIGINT, a flag is 0/1 on SQLite and a boolean
+// on PostgreSQL. Optional fields are carried in the JSON they arrived in, so a field absent from the
+// generator's object is absent here too.
 import type { Community, Tweet, User, UserLookup } from "@social/core";
 
-/** The columns `tweetFromRow` reads, for a `tweets` table aliased `t`. */
+/**
+ * The columns `tweetFromRow` reads, for a `tweets` table aliased `t`. A statement that selects them must
+ * order by `t.id`, never by a bare `id`: that names the text column here, whose order is not the ids'.
+ */
 export const TWEET_COLUMNS =
-  "t.id, t.author_id, t.created_ms, t.conversation_id, t.lang, t.text, t.possibly_sensitive, t.like_count, " +
+  "CAST(t.id AS TEXT) AS id, CAST(t.author_id AS TEXT) AS author_id, t.created_ms, " +
+  "CAST(t.conversation_id AS TEXT) AS conversation_id, t.lang, t.text, t.possibly_sensitive, t.like_count, " +
   "t.retweet_count, t.reply_count, t.quote_count, t.bookmark_count, t.is_quote_status, t.extra";
 
-/** A `tweets` row as a driver returns it: `Int` is how ids and timestamps arrive, `Flag` how flags do. */
+/** A `tweets` row as a driver returns it: `Int` is how timestamps arrive, `Flag` how flags do. */
 export interface TweetRowOf<Int extends number | string, Flag extends number | boolean> {
-  id: Int;
-  author_id: Int;
+  id: string;
+  author_id: string;
   created_ms: Int;
-  conversation_id: Int;
+  conversation_id: string;
   lang: string;
   text: string;
   possibly_sensitive: Flag;
@@ -50,12 +54,12 @@ function flag(value: number | boolean): boolean {
 
 export function tweetFromRow(row: TweetRowOf<number | string, number | boolean>): Tweet {
   return {
-    id: String(row.id),
+    id: row.id,
     text: row.text,
-    author_id: String(row.author_id),
+    author_id: row.author_id,
     created_at: new Date(Number(row.created_ms)).toISOString(),
     lang: row.lang,
-    conversation_id: String(row.conversation_id),
+    conversation_id: row.conversation_id,
     possibly_sensitive: flag(row.possibly_sensitive),
     like_count: row.like_count,
     retweet_count: row.retweet_count,
@@ -83,19 +87,13 @@ export function userLookupFromRow(row: UserRow): UserLookup {
   return { ...userFromRow(row), status: row.status as UserLookup["status"] };
 }
 
-export interface CommunityRowOf<Int extends number | string> {
-  id: Int;
+export interface CommunityRow {
+  id: string;
   name: string;
   description: string;
   member_count: number;
 }
 
-export function communityFromRow(row: CommunityRowOf<number | string>): Community {
-  return { id: String(row.id), name: row.name, description: row.description, member_count: row.member_count };
-}
-
-/** A model id as the integer it is stored as; undefined for text that is no stored id (not canonical or ≥ 2^53). */
-export function storedId(id: string): number | undefined {
-  const value = Number(id);
-  return Number.isSafeInteger(value) && value >= 0 && String(value) === id ? value : undefined;
+export function communityFromRow(row: CommunityRow): Community {
+  return { id: row.id, name: row.name, description: row.description, member_count: row.member_count };
 }

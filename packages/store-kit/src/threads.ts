@@ -3,18 +3,15 @@
 import type { Tweet } from "@social/core";
 import { type TweetRowOf, tweetFromRow } from "./rows.ts";
 
-type ChainRow<Int extends number | string> = TweetRowOf<Int, number | boolean> & { reply_to_id: Int | null };
+/** A row of the chain, with the id it replies to as text, like its own. */
+type ChainRow = TweetRowOf<number | string, number | boolean> & { reply_to_id: string | null };
 
 /**
  * The chain from `start` among `rows` (the author's tweets of the conversation from `start` on, in id
  * order), at most `max` tweets; `longer` when another one followed.
  */
-export function selfChain<Int extends number | string>(
-  rows: Iterable<ChainRow<Int>>,
-  start: Int,
-  max: number,
-): { tweets: Tweet[]; longer: boolean } {
-  const chain = new Set<Int>([start]);
+export function selfChain(rows: Iterable<ChainRow>, start: string, max: number): { tweets: Tweet[]; longer: boolean } {
+  const chain = new Set<string>([start]);
   const tweets: Tweet[] = [];
   for (const row of rows) {
     if (row.id !== start && (row.reply_to_id === null || !chain.has(row.reply_to_id))) continue;

@@ -4,6 +4,7 @@
 // the same world (the PostgreSQL world-build test compares every table column by column with SQLite's).
 import { type SearchDocument, searchDocument, type Tweet, type UserLookup } from "@social/core";
 import type { WorldRecord } from "@social/fixtures";
+import { boundId, type StoredId } from "./ids.ts";
 import { tweetExtra } from "./rows.ts";
 
 /** Every table the world fills, for wiping it before a rebuild. */
@@ -71,7 +72,7 @@ export type MetaColumns = {
 };
 
 export type UserColumns = {
-  id: number;
+  id: StoredId;
   username: string;
   status: UserLookup["status"];
   /** The User JSON without `status`. */
@@ -79,18 +80,18 @@ export type UserColumns = {
 };
 
 export type FollowColumns = {
-  follower_id: number;
+  follower_id: StoredId;
   created_ms: number;
-  followee_id: number;
+  followee_id: StoredId;
   follower_verified: boolean;
   followee_verified: boolean;
 };
 
 export type TweetColumns = {
-  id: number;
-  author_id: number;
+  id: StoredId;
+  author_id: StoredId;
   created_ms: number;
-  conversation_id: number;
+  conversation_id: StoredId;
   lang: string;
   text: string;
   possibly_sensitive: boolean;
@@ -103,16 +104,16 @@ export type TweetColumns = {
   is_reply: boolean;
   has_media: boolean;
   has_links: boolean;
-  reply_to_id: number | null;
-  quoted_id: number | null;
-  retweeted_id: number | null;
+  reply_to_id: StoredId | null;
+  quoted_id: StoredId | null;
+  retweeted_id: StoredId | null;
   extra: string;
   author_protected: boolean;
 };
 
 export type CommunityTweetColumns = {
-  community_id: number;
-  tweet_id: number;
+  community_id: StoredId;
+  tweet_id: StoredId;
   created_ms: number;
   like_count: number;
   relevance: number;
@@ -131,13 +132,13 @@ interface Begun {
  */
 export class WorldDerivation {
   /** Each user's username, for the search fields of the tweets that name them. */
-  readonly #users = new Map<number, string>();
-  readonly #verified = new Set<number>();
-  readonly #protected = new Set<number>();
+  readonly #users = new Map<string, string>();
+  readonly #verified = new Set<string>();
+  readonly #protected = new Set<string>();
   // Whether every tweet so far came with a larger id and no earlier time than the one before it, which
   // lets search turn dates into id bounds.
   #idsFollowTime = true;
-  #lastTweet = { id: -1, createdMs: Number.NEGATIVE_INFINITY };
+  #lastTweet = { id: -1n, createdMs: Number.NEGATIVE_INFINITY };
   #begun?: Begun;
   readonly #counts = emptyCounts();
 
@@ -167,28 +168,25 @@ export class WorldDerivation {
 
   user(lookup: UserLookup): UserColumns {
     const { status, ...user } = lookup;
-    const id = Number(user.id);
-    this.#users.set(id, user.username);
-    if (user.verified) this.#verified.add(id);
-    if (user.protected) this.#protected.add(id);
-    return { id, username: user.username, status, doc: JSON.stringify(user) };
+    this.#users.set(user.id, user.username);
+    if (user.verified) this.#verified.add(user.id);
+    if (user.protected) this.#protected.add(user.id);
+    return { id: boundId(user.id), username: user.username, status, doc: JSON.stringify(user) };
   }
 
   follow(record: FollowRecord): FollowColumns {
-    const followerId = Number(record.followerId);
-    const followeeId = Number(record.followeeId);
     return {
-      follower_id: followerId,
+      follower_id: boundId(record.followerId),
       created_ms: Date.parse(record.createdAt),
-      followee_id: followeeId,
-      follower_verified: this.#verified.has(followerId),
-      followee_verified: this.#verified.has(followeeId),
+      followee_id: boundId(record.followeeId),
+      follower_verified: this.#verified.has(record.followerId),
+      followee_verified: this.#verified.has(record.followeeId),
     };
   }
 
   tweet(tweet: Tweet): TweetColumns {
-    const id = Number(tweet.id);
-    const authorId = Number(tweet.author_id);
+    const id = BigInt(tweet.id);
+    const authorId = tweet.author_id;
     if (!this.#users.has(authorId))
       throw new Error(`WorldWriter: tweet ${tweet.id} refers to unknown user ${authorId}`);
     const createdMs = Date.parse(tweet.created_at);
@@ -199,10 +197,10 @@ export class WorldDerivation {
     const quoted = tweet.quoted_tweet_id ?? reference("quoted");
     const retweeted = reference("retweeted");
     return {
-      id,
-      author_id: authorId,
+      id: boundId(tweet.id),
+      author_id: boundId(authorId),
       created_ms: createdMs,
-      conversation_id: Number(tweet.conversation_id),
+      conversation_id: boundId(tweet.conversation_id),
       lang: tweet.lang,
       text: tweet.text,
       possibly_sensitive: tweet.possibly_sensitive,
@@ -215,9 +213,9 @@ export class WorldDerivation {
       is_reply: tweet.in_reply_to_user_id !== undefined,
       has_media: (tweet.media?.length ?? 0) > 0,
       has_links: tweet.entities.urls.length > 0,
-      reply_to_id: repliedTo === undefined ? null : Number(repliedTo),
-      quoted_id: quoted === undefined ? null : Number(quoted),
-      retweeted_id: retweeted === undefined ? null : Number(retweeted),
+      reply_to_id: repliedTo === undefined ? null : boundId(repliedTo),
+      quoted_id: quoted === undefined ? null : boundId(quoted),
+      retweeted_id: retweeted === undefined ? null : boundId(retweeted),
       extra: JSON.stringify(tweetExtra(tweet)),
       author_protected: this.#protected.has(authorId),
     };
@@ -225,17 +223,16 @@ export class WorldDerivation {
 
   /** What search knows of `tweet`: with its author's username and verified flag, and whom it replies to. */
   searchDocument(tweet: Tweet): SearchDocument {
-    const authorId = Number(tweet.author_id);
+    const authorId = tweet.author_id;
     const author = { username: this.#users.get(authorId) ?? "", verified: this.#verified.has(authorId) };
-    const repliedTo =
-      tweet.in_reply_to_user_id === undefined ? undefined : this.#users.get(Number(tweet.in_reply_to_user_id));
+    const repliedTo = tweet.in_reply_to_user_id === undefined ? undefined : this.#users.get(tweet.in_reply_to_user_id);
     return searchDocument(tweet, { author, ...(repliedTo === undefined ? {} : { replyToUsername: repliedTo }) });
   }
 
   /** The `community_tweets` row of `tweet` (whose row is `row`) posted in the community `communityId`. */
   communityTweet(communityId: string, tweet: Tweet, row: TweetColumns): CommunityTweetColumns {
     return {
-      community_id: Number(communityId),
+      community_id: boundId(communityId),
       tweet_id: row.id,
       created_ms: row.created_ms,
       like_count: tweet.like_count,

@@ -1,4 +1,4 @@
 // The search oracle on SQLite and PostgreSQL: see ./conformance/search.ts.
 import { searchConformance } from "./conformance/search.ts";
 
-searchConformance({ asts: 150, strings: 100 });
+searchConformance({ asts: 150, strings: 100, xSizedIds: 100 });

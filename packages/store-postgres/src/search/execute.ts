@@ -35,7 +35,15 @@ import {
   type SearchSortOrder,
   searchBudgetExceeded,
 } from "@social/core";
-import { CEILING, type SearchPosition, searchPosition, TWEET_COLUMNS, withinIds } from "@social/store-kit";
+import {
+  higherId,
+  type IdRange,
+  lowerId,
+  type SearchPosition,
+  searchPosition,
+  TWEET_COLUMNS,
+  withinIds,
+} from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { compileSearch, narrowsByIndex, renderCondition, type SearchPlan, Values } from "./compile.ts";
@@ -101,9 +109,7 @@ export interface SearchExecutorOptions {
 /** What a gathered row costs in walked ones. */
 const GATHER_COST = 10;
 
-interface WorldRange {
-  low: number;
-  high: number;
+interface WorldRange extends IdRange {
   idsPerTweet: number;
   tweets: number;
 }
@@ -138,9 +144,9 @@ export class SearchExecutor {
       if (sortOrder === "relevancy" && plan.ranking !== undefined) {
         return this.#ranked(tx, plan.ranking, low, high, limit, from);
       }
-      const top = Math.min(high, from.id);
+      const top = lowerId(high, BigInt(from.id));
       const walk = this.#newestWalk ?? Math.sqrt(tweets * limit * GATHER_COST);
-      const walkLow = Math.max(low, top - Math.round(walk * idsPerTweet));
+      const walkLow = higherId(low, top - BigInt(Math.round(walk * idsPerTweet)));
       await tx.unsafe(WALK, left());
       const rows = await this.#newest(tx, plan, walkLow, top, limit);
       if (rows.length === limit || walkLow <= low) return rows;
@@ -205,7 +211,7 @@ export class SearchExecutor {
   }
 
   /** The matches in [low, high), newest first, every row in bucket 0. */
-  async #newest(tx: TransactionSQL, plan: SearchPlan, low: number, high: number, limit: number) {
+  async #newest(tx: TransactionSQL, plan: SearchPlan, low: bigint, high: bigint, limit: number) {
     const values = new Values(4);
     const where = renderCondition(plan.condition, values);
     const rows = await tx.unsafe<SearchRow[]>(
@@ -225,8 +231,8 @@ export class SearchExecutor {
   async #ranked(
     tx: TransactionSQL,
     ranking: NonNullable<SearchPlan["ranking"]>,
-    low: number,
-    high: number,
+    low: bigint,
+    high: bigint,
     limit: number,
     from: SearchPosition,
   ) {
@@ -253,21 +259,19 @@ export class SearchExecutor {
   async #idRange(tx: TransactionSQL, plan: SearchPlan): Promise<WorldRange> {
     const [row] = await tx.unsafe<RangeRow[]>(RANGE, [plan.since ?? null, plan.until ?? null]);
     if (row === undefined || row.low === null || row.high === null) {
-      return { low: 0, high: 0, idsPerTweet: 1, tweets: 0 };
+      return { low: 0n, high: 0n, idsPerTweet: 1, tweets: 0 };
     }
     const tweets = row.counts === null ? 0 : ((JSON.parse(row.counts) as { tweet?: number }).tweet ?? 0);
-    const span = Number(row.high) - Number(row.low);
+    const [low, high] = [BigInt(row.low), BigInt(row.high) + 1n];
     const range = {
-      low: Number(row.low),
-      high: Number(row.high) + 1,
-      idsPerTweet: tweets < 2 ? 1 : Math.max(1, span / (tweets - 1)),
+      ...withinIds({ low, high }, plan),
+      idsPerTweet: tweets < 2 ? 1 : Math.max(1, Number(high - 1n - low) / (tweets - 1)),
       tweets,
     };
-    Object.assign(range, withinIds(range, plan));
     if (!row.ids_follow_time) return range;
-    if (plan.since !== undefined)
-      range.low = Math.max(range.low, row.since_id === null ? CEILING : Number(row.since_id));
-    if (plan.until !== undefined && row.until_id !== null) range.high = Math.min(range.high, Number(row.until_id));
+    // No tweet from since: on leaves nothing to walk.
+    if (plan.since !== undefined) range.low = higherId(range.low, row.since_id === null ? high : BigInt(row.since_id));
+    if (plan.until !== undefined && row.until_id !== null) range.high = lowerId(range.high, BigInt(row.until_id));
     return range;
   }
 }

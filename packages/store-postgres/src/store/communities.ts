@@ -11,47 +11,45 @@ import {
   tokenize,
   type User,
 } from "@social/core";
-import { communityFromRow, TWEET_COLUMNS, tweetFromRow } from "@social/store-kit";
-import type { SQL } from "bun";
-import { type CommunityRow, VISIBLE } from "../world/rows.ts";
 import {
+  type BoundKey,
+  boundId,
   CEILING,
-  type KeyedTweetRow,
-  type Keys,
-  keyset,
-  pageOf,
-  REAL_CEILING,
-  rowById,
-  statement,
-  type UserWalk,
-  userPage,
-  usersNewestFirst,
-} from "./reads.ts";
+  communityFromRow,
+  idKey,
+  keysetAfter,
+  type StoredId,
+  TWEET_COLUMNS,
+  tweetFromRow,
+} from "@social/store-kit";
+import type { SQL } from "bun";
+import { type CommunityRow, type TweetRow, VISIBLE } from "../world/rows.ts";
+import { pageOf, rowById, statement, type UserWalk, userPage, usersNewestFirst } from "./reads.ts";
 
-type BySizeParams = [afterMemberCount: number, afterId: number, limit: number];
+type BySizeParams = [afterMemberCount: BoundKey, afterId: BoundKey, limit: number];
 
 /** Communities that meet `where` (a condition followed by AND, or nothing), largest first. */
 function communitiesBySize(where: string, first: number): string {
-  return `SELECT c.id, c.name, c.description, c.member_count FROM communities c
+  return `SELECT CAST(c.id AS TEXT) AS id, c.name, c.description, c.member_count FROM communities c
        WHERE ${where} (c.member_count, c.id) < ($${first}::bigint, $${first + 1}::bigint)
        ORDER BY c.member_count DESC, c.id DESC LIMIT $${first + 2}`;
 }
 
-type SortedWalkParams = [community: number, sinceMs: number, afterK1: number, afterK2: number, limit: number];
+type SortedWalkParams = [community: StoredId, sinceMs: number, afterK1: BoundKey, afterK2: BoundKey, limit: number];
 
 function statements(sql: SQL) {
   const communityTweetsBy = (key: string, type: string) =>
-    statement<KeyedTweetRow & Keys<"k2">, SortedWalkParams>(
+    statement<TweetRow & { k1: string | number }, SortedWalkParams>(
       sql,
-      `SELECT ${TWEET_COLUMNS}, c.${key} AS k1, c.tweet_id AS k2 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
+      `SELECT ${TWEET_COLUMNS}, c.${key} AS k1 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
        WHERE c.community_id = $1::bigint AND c.created_ms >= $2::bigint AND ${VISIBLE}
          AND (c.${key}, c.tweet_id) < ($3::${type}, $4::bigint)
        ORDER BY c.${key} DESC, c.tweet_id DESC LIMIT $5`,
     );
   return {
-    community: statement<CommunityRow, [number]>(
+    community: statement<CommunityRow, [StoredId]>(
       sql,
-      "SELECT id, name, description, member_count FROM communities WHERE id = $1::bigint",
+      "SELECT CAST(id AS TEXT) AS id, name, description, member_count FROM communities WHERE id = $1::bigint",
     ),
     allCommunities: statement<CommunityRow, BySizeParams>(sql, communitiesBySize("", 1)),
     // $1: the words as a text[] literal.
@@ -68,9 +66,9 @@ function statements(sql: SQL) {
       " AND r.role = 'moderator'",
     ),
     communityTweets: {
-      recency: statement<KeyedTweetRow, [community: number, sinceMs: number, afterId: number, limit: number]>(
+      recency: statement<TweetRow, [community: StoredId, sinceMs: number, afterId: BoundKey, limit: number]>(
         sql,
-        `SELECT ${TWEET_COLUMNS}, c.tweet_id AS k1 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
+        `SELECT ${TWEET_COLUMNS} FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
          WHERE c.community_id = $1::bigint AND c.created_ms >= $2::bigint AND ${VISIBLE} AND c.tweet_id < $3::bigint
          ORDER BY c.tweet_id DESC LIMIT $4`,
       ),
@@ -99,13 +97,13 @@ export class CommunityReads {
   }
 
   async search(query: string, page: PageRequest): Promise<Page<Community>> {
-    const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
+    const [k1, k2] = keysetAfter<[BoundKey, BoundKey]>(page.after, ["int", "id"]);
     const words = tokenize(query);
     const rows =
       words.length === 0
         ? await this.#q.allCommunities.all(k1, k2, page.size + 1)
         : await this.#q.communitiesMatching.all(textArray(words), k1, k2, page.size + 1);
-    return pageOf(rows, page.size, communityFromRow, (row) => [row.member_count, Number(row.id)]);
+    return pageOf(rows, page.size, communityFromRow, (row) => [row.member_count, idKey(row.id)]);
   }
 
   members(id: string, page: PageRequest): Promise<Page<User> | undefined> {
@@ -124,22 +122,23 @@ export class CommunityReads {
   ): Promise<Page<Tweet> | undefined> {
     const community = await rowById(this.#q.community, id);
     if (community === undefined) return undefined;
-    const communityId = Number(community.id);
+    const communityId = boundId(community.id);
     const since = timeFilter === "all" ? -CEILING : timeFilterStartMs(timeFilter, await this.#clockMs());
     const size = page.size;
     if (sort === "recency") {
-      const [before] = keyset<[number]>(page.after, [CEILING]);
+      const [before] = keysetAfter<[BoundKey]>(page.after, ["id"]);
       const rows = await this.#q.communityTweets.recency.all(communityId, since, before, size + 1);
-      return pageOf(rows, size, tweetFromRow, (row) => [Number(row.k1)]);
+      return pageOf(rows, size, tweetFromRow, (row) => [idKey(row.id)]);
     }
-    const [k1, k2] = keyset<[number, number]>(page.after, [sort === "likes" ? CEILING : REAL_CEILING, CEILING]);
+    // Likes are counts (BIGINT, as text); relevance is a double.
+    const [k1, k2] = keysetAfter<[BoundKey, BoundKey]>(page.after, [sort === "likes" ? "int" : "real", "id"]);
     const rows = await this.#q.communityTweets[sort].all(communityId, since, k1, k2, size + 1);
-    return pageOf(rows, size, tweetFromRow, (row) => [Number(row.k1), Number(row.k2)]);
+    return pageOf(rows, size, tweetFromRow, (row) => [Number(row.k1), idKey(row.id)]);
   }
 
   async #users(walk: UserWalk, communityId: string, page: PageRequest): Promise<Page<User> | undefined> {
     const community = await rowById(this.#q.community, communityId);
-    return community === undefined ? undefined : userPage(walk, Number(community.id), page);
+    return community === undefined ? undefined : userPage(walk, boundId(community.id), page);
   }
 
   async #clockMs(): Promise<number> {

@@ -1,32 +1,32 @@
 // Conversations: the replies below a tweet, and the self-thread of a conversation's root author.
 
 import type { Page, PageRequest, SelfThread, Tweet } from "@social/core";
-import { selfChain, TWEET_COLUMNS } from "@social/store-kit";
+import { boundId, type StoredId, selfChain, TWEET_COLUMNS } from "@social/store-kit";
 import type { SQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
-import { type KeyedTweetRow, rowById, statement, type TweetWalkParams, tweetPage } from "./reads.ts";
+import { rowById, statement, type TweetWalkParams, tweetPage } from "./reads.ts";
 import type { TweetReads } from "./tweets.ts";
 
 function statements(sql: SQL) {
   return {
-    tweetConversation: statement<{ id: string; root: string }, [number]>(
+    tweetConversation: statement<{ id: string; root: string }, [StoredId]>(
       sql,
       `SELECT t.id, t.conversation_id AS root FROM tweets t WHERE t.id = $1::bigint AND ${VISIBLE}`,
     ),
-    conversationReplies: statement<KeyedTweetRow, TweetWalkParams>(
+    conversationReplies: statement<TweetRow, TweetWalkParams>(
       sql,
-      `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t WHERE t.conversation_id = $1::bigint
+      `SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.conversation_id = $1::bigint
        AND t.reply_to_id IS NOT NULL AND ${VISIBLE} AND t.id > $2::bigint ORDER BY t.id LIMIT $3`,
     ),
     // Replies have larger ids than what they reply to, so every descendant comes after the tweet itself.
-    descendants: statement<KeyedTweetRow, TweetWalkParams>(
+    descendants: statement<TweetRow, TweetWalkParams>(
       sql,
       `WITH RECURSIVE below (id) AS (
          SELECT id FROM tweets WHERE reply_to_id = $1::bigint
          UNION ALL
          SELECT r.id FROM tweets r JOIN below b ON r.reply_to_id = b.id
        )
-       SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM tweets t
+       SELECT ${TWEET_COLUMNS} FROM tweets t
        WHERE t.id IN (SELECT id FROM below) AND ${VISIBLE} AND t.id > $2::bigint ORDER BY t.id LIMIT $3`,
     ),
     conversationByAuthor: statement<
@@ -34,7 +34,7 @@ function statements(sql: SQL) {
       [conversation: string, fromId: string, author: string]
     >(
       sql,
-      `SELECT ${TWEET_COLUMNS}, t.reply_to_id FROM tweets t
+      `SELECT ${TWEET_COLUMNS}, CAST(t.reply_to_id AS TEXT) AS reply_to_id FROM tweets t
        WHERE t.conversation_id = $1::bigint AND t.id >= $2::bigint AND t.author_id = $3::bigint AND ${VISIBLE} ORDER BY t.id`,
     ),
     selfParent: statement<TweetRow, [string]>(
@@ -59,7 +59,7 @@ export class ConversationReads {
     if (tweet === undefined) return undefined;
     // Below a conversation's root lies the whole conversation, which its index lists in id order; below
     // any other tweet, the reply tree has to be walked.
-    const id = Number(tweet.id);
+    const id = boundId(tweet.id);
     const below = tweet.id === tweet.root ? this.#q.conversationReplies : this.#q.descendants;
     return tweetPage(below, id, page, id);
   }

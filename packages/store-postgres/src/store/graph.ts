@@ -10,18 +10,20 @@ import {
   type Relationship,
   type User,
 } from "@social/core";
+import { type BoundKey, idKey, keysetAfter, type StoredId } from "@social/store-kit";
 import type { SQL } from "bun";
 import { asciiFold } from "../world/rows.ts";
-import { CEILING, type Key, keyset, statement, userPage, usersNewestFirst } from "./reads.ts";
+import { statement, userPage, usersNewestFirst } from "./reads.ts";
 import type { UserReads } from "./users.ts";
 
-type IdWalkParams = [user: number, afterK1: number, afterK2: number, count: number];
+type IdWalkParams = [user: StoredId, afterK1: BoundKey, afterK2: BoundKey, count: number];
 
+/** BIGINT keys arrive as decimal strings. */
 interface IdPageRow {
   ids: string;
   count: number;
-  last_k1: Key | null;
-  last_k2: Key | null;
+  last_k1: string | null;
+  last_k2: string | null;
   more: boolean;
 }
 
@@ -106,12 +108,12 @@ export class GraphReads {
   async ids(userId: string, direction: GraphDirection, page: PageRequest): Promise<IdPage | undefined> {
     const id = await this.#users.existingId(userId);
     if (id === undefined) return undefined;
-    const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
+    const [k1, k2] = keysetAfter<[BoundKey, BoundKey]>(page.after, ["int", "id"]);
     const row = await this.#q.ids[direction].get(id, k1, k2, page.size);
     if (row === undefined) throw new Error("graph ids: the aggregate returned no row");
     const result = { ids: new JsonText(row.ids), count: row.count };
     return row.more && row.last_k1 !== null && row.last_k2 !== null
-      ? { ...result, next: [Number(row.last_k1), Number(row.last_k2)] }
+      ? { ...result, next: [Number(row.last_k1), idKey(row.last_k2)] }
       : result;
   }
 

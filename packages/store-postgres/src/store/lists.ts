@@ -1,12 +1,11 @@
 // Lists: their members' tweets, their members and their subscribers.
 
 import type { Page, PageRequest, Tweet, User } from "@social/core";
-import { TWEET_COLUMNS } from "@social/store-kit";
+import { type StoredId, TWEET_COLUMNS } from "@social/store-kit";
 import type { SQL } from "bun";
-import { VISIBLE } from "../world/rows.ts";
+import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import {
   existingId,
-  type KeyedTweetRow,
   statement,
   type TweetWalkParams,
   tweetPage,
@@ -17,13 +16,13 @@ import {
 
 function statements(sql: SQL) {
   return {
-    listExists: statement<object, [number]>(sql, "SELECT 1 FROM lists WHERE id = $1::bigint"),
+    listExists: statement<object, [StoredId]>(sql, "SELECT 1 FROM lists WHERE id = $1::bigint"),
     // Each member's newest tweets from their own index, then the newest of those: a page costs
     // members × page size rows, however many tweets the world holds. PostgreSQL would otherwise walk
     // every tweet newest first and probe the list for each author.
-    listTweets: statement<KeyedTweetRow, TweetWalkParams>(
+    listTweets: statement<TweetRow, TweetWalkParams>(
       sql,
-      `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM list_members m
+      `SELECT ${TWEET_COLUMNS} FROM list_members m
        CROSS JOIN LATERAL (SELECT * FROM tweets t WHERE t.author_id = m.user_id AND ${VISIBLE} AND t.id < $2::bigint
                            ORDER BY t.id DESC LIMIT $3) t
        WHERE m.list_id = $1::bigint ORDER BY t.id DESC LIMIT $3`,

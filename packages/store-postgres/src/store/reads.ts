@@ -2,12 +2,14 @@
 // paginated read is a keyset walk of one index, the cursor holds the sort key of the last row returned,
 // and each page asks for one row more than it returns to learn whether another page exists.
 
-import type { Cursor, Page, PageRequest, Tweet, User } from "@social/core";
+import type { Page, PageRequest, Tweet, User } from "@social/core";
 import {
-  CEILING,
+  type BoundKey,
   closedRange,
-  keysetChecking,
+  idKey,
+  keysetAfter,
   pageOf,
+  type StoredId,
   storedId,
   TWEET_COLUMNS,
   tweetFromRow,
@@ -18,14 +20,11 @@ import {
 import type { SQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 
-export { CEILING, pageOf } from "@social/store-kit";
+export { pageOf } from "@social/store-kit";
 
-/** A sort key as it arrives: a BIGINT key as a decimal string, an INTEGER or DOUBLE PRECISION one as a number. */
-export type Key = string | number;
-// k1 (and k2) are each row's sort key, which becomes the cursor of the page it ends.
-export type Keys<Name extends string> = Record<Name, Key>;
-export type KeyedTweetRow = TweetRow & Keys<"k1">;
-type KeyedUserRow = UserRow & Keys<"k1" | "k2">;
+// A tweet walk's cursor is its last row's id; a user walk's is its last row's (k1, k2): the time of the
+// relation and the user's id, BIGINTs both, which arrive as decimal strings.
+type KeyedUserRow = UserRow & { k1: string; k2: string };
 
 /**
  * One SQL text with $n placeholders, run with positional parameters of the types `Params` names. Bun.sql
@@ -44,13 +43,13 @@ export function statement<Row, Params extends unknown[]>(sql: SQL, text: string)
   return { all, get: async (...params) => (await all(...params))[0] };
 }
 
-export type TweetWalkParams = [parent: number, afterId: number, limit: number];
-type UserWalkParams = [parent: number, afterK1: number, afterK2: number, limit: number];
-type TweetWalk = Statement<KeyedTweetRow, TweetWalkParams>;
+export type TweetWalkParams = [parent: StoredId, afterId: BoundKey, limit: number];
+type UserWalkParams = [parent: StoredId, afterK1: BoundKey, afterK2: BoundKey, limit: number];
+type TweetWalk = Statement<TweetRow, TweetWalkParams>;
 export type UserWalk = Statement<KeyedUserRow, UserWalkParams>;
 
 /** The row `byId` finds for the model id `id`; undefined when `id` is no stored id or names no row. */
-export async function rowById<Row>(byId: Statement<Row, [number]>, id: string): Promise<Row | undefined> {
+export async function rowById<Row>(byId: Statement<Row, [StoredId]>, id: string): Promise<Row | undefined> {
   const stored = storedId(id);
   return stored === undefined ? undefined : byId.get(stored);
 }
@@ -98,49 +97,33 @@ export function textArray(values: readonly string[]): string {
 }
 
 /** `id` as stored when `exists` finds it: the parent of a page, which is a 404 when missing. */
-export async function existingId(exists: Statement<object, [number]>, id: string): Promise<number | undefined> {
+export async function existingId(exists: Statement<object, [StoredId]>, id: string): Promise<StoredId | undefined> {
   const stored = storedId(id);
   return stored !== undefined && (await exists.get(stored)) !== undefined ? stored : undefined;
 }
 
-/** Above every double: the keyset start of a walk down a DOUBLE PRECISION key. */
-export const REAL_CEILING = Number.MAX_VALUE;
-
-/**
- * Every other key part walks a BIGINT or INTEGER column, which only a whole number can be compared with
- * in its index. Cursors are signed, so each one that arrives is a key some store issued; any other shape
- * is a foreign cursor.
- */
-export const keyset = keysetChecking(
-  (after: Cursor, start: readonly number[]) =>
-    after.length === start.length &&
-    after.every((value, index) =>
-      start[index] === REAL_CEILING ? typeof value === "number" && Number.isFinite(value) : Number.isSafeInteger(value),
-    ),
-);
-
-/** A page of `walk` below `parent`, from `start` on when the page is the first. */
+/** A page of `walk` below `parent`, from `start` on (by default the top) when the page is the first. */
 export async function tweetPage(
   walk: TweetWalk,
-  parent: number,
+  parent: StoredId,
   page: PageRequest,
-  start = CEILING,
+  start?: StoredId,
 ): Promise<Page<Tweet>> {
-  const [after] = keyset<[number]>(page.after, [start]);
+  const [after] = keysetAfter<[BoundKey]>(page.after, ["id"], start === undefined ? undefined : [start]);
   const rows = await walk.all(parent, after, page.size + 1);
-  return pageOf(rows, page.size, tweetFromRow, (row) => [Number(row.k1)]);
+  return pageOf(rows, page.size, tweetFromRow, (row) => [idKey(row.id)]);
 }
 
 type RangedWalkParams = [
-  parent: number,
-  afterId: number,
+  parent: StoredId,
+  afterId: BoundKey,
   limit: number,
   sinceId: string,
   untilId: string,
   startMs: number,
   endMs: number,
 ];
-type RangedTweetWalk = Statement<KeyedTweetRow, RangedWalkParams>;
+type RangedTweetWalk = Statement<TweetRow, RangedWalkParams>;
 
 /** The tweets of `tweets t` that meet `where`, newest first, within a read range (see rangedTweetPage). */
 export function tweetsNewestFirstWithin(sql: SQL, where: string): RangedTweetWalk {
@@ -152,17 +135,21 @@ export function tweetsNewestFirstWithin(sql: SQL, where: string): RangedTweetWal
 }
 
 /** A page of `walk` below `parent` within `page.range`; ids are bound as text, so exactly. */
-export async function rangedTweetPage(walk: RangedTweetWalk, parent: number, page: PageRequest): Promise<Page<Tweet>> {
-  const [after] = keyset<[number]>(page.after, [CEILING]);
+export async function rangedTweetPage(
+  walk: RangedTweetWalk,
+  parent: StoredId,
+  page: PageRequest,
+): Promise<Page<Tweet>> {
+  const [after] = keysetAfter<[BoundKey]>(page.after, ["id"]);
   const { sinceId, untilId, startMs, endMs } = closedRange(page.range);
   const rows = await walk.all(parent, after, page.size + 1, String(sinceId), String(untilId), startMs, endMs);
-  return pageOf(rows, page.size, tweetFromRow, (row) => [Number(row.k1)]);
+  return pageOf(rows, page.size, tweetFromRow, (row) => [idKey(row.id)]);
 }
 
-export async function userPage(walk: UserWalk, parent: number, page: PageRequest): Promise<Page<User>> {
-  const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
+export async function userPage(walk: UserWalk, parent: StoredId, page: PageRequest): Promise<Page<User>> {
+  const [k1, k2] = keysetAfter<[BoundKey, BoundKey]>(page.after, ["int", "id"]);
   const rows = await walk.all(parent, k1, k2, page.size + 1);
-  return pageOf(rows, page.size, userFromRow, (row) => [Number(row.k1), Number(row.k2)]);
+  return pageOf(rows, page.size, userFromRow, (row) => [Number(row.k1), idKey(row.k2)]);
 }
 
 /** The tweets of `from` that meet `where` ($1 the parent), newest first. */
@@ -172,9 +159,9 @@ export function tweetsNewestFirst(sql: SQL, where: string, from = "tweets t"): T
 
 /** Every walk down a parent's tweets: $2 the id to continue below, $3 how many rows. */
 function newestFirst<Params extends unknown[]>(sql: SQL, where: string, from: string) {
-  return statement<KeyedTweetRow, Params>(
+  return statement<TweetRow, Params>(
     sql,
-    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < $2::bigint
+    `SELECT ${TWEET_COLUMNS} FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < $2::bigint
      ORDER BY t.id DESC LIMIT $3`,
   );
 }

@@ -15,7 +15,7 @@ export class TweetSearch {
   async page(query: SearchNode, sortOrder: SearchSortOrder, page: PageRequest): Promise<Page<Tweet>> {
     const rows = await this.#executor.rows(query, sortOrder, page.size + 1, page.after, page.owner ?? "");
     return pageOf(rows, page.size, tweetFromRow, (row) =>
-      searchCursor(sortOrder, { bucket: Number(row.bucket), id: Number(row.id) }),
+      searchCursor(sortOrder, { bucket: Number(row.bucket), id: row.id }),
     );
   }
 

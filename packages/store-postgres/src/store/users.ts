@@ -1,7 +1,7 @@
 // Users: lookups by id and by username, and the timelines of their tweets.
 
 import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social/core";
-import { USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
+import { type StoredId, USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
 import type { SQL } from "bun";
 import { asciiFold } from "../world/rows.ts";
 import {
@@ -17,7 +17,7 @@ import {
 function statements(sql: SQL) {
   return {
     users: byIds<UserRow & { id: string }>(sql, (id) => `SELECT u.id, ${USER_COLUMNS} FROM users u WHERE u.id ${id}`),
-    userExists: statement<object, [number]>(sql, "SELECT 1 FROM users WHERE id = $1::bigint"),
+    userExists: statement<object, [StoredId]>(sql, "SELECT 1 FROM users WHERE id = $1::bigint"),
     userByUsername: statement<UserRow, [key: string]>(
       sql,
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.username_key = $1`,
@@ -64,7 +64,7 @@ export class UserReads {
   }
 
   /** The stored id of the user `id`, if there is one: the parent of the reads below a user. */
-  existingId(id: string): Promise<number | undefined> {
+  existingId(id: string): Promise<StoredId | undefined> {
     return existingId(this.#q.userExists, id);
   }
 

@@ -5,7 +5,7 @@
 
 import { type Tweet, tokenize, type UserLookup } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
-import { WorldDerivation, type WorldTable } from "@social/store-kit";
+import { boundId, WorldDerivation, type WorldTable } from "@social/store-kit";
 import type { TransactionSQL } from "bun";
 import { searchVector } from "../search/lexemes.ts";
 import { asciiFold } from "./rows.ts";
@@ -15,7 +15,7 @@ export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/st
 /** PostgreSQL takes at most 65,535 parameters in one statement; a chunk stays below that. */
 const MAX_PARAMETERS = 60_000;
 
-type Row = Record<string, string | number | boolean | string[] | null>;
+type Row = Record<string, string | number | bigint | boolean | string[] | null>;
 
 export class WorldWriter implements WorldSink {
   readonly #tx: TransactionSQL;
@@ -24,8 +24,6 @@ export class WorldWriter implements WorldSink {
   readonly #onTweetsWritten: (tweets: number) => void;
   #tweetsInserted = 0;
   readonly #world = new WorldDerivation();
-  /** The search vector needs each tweet's author username, kept rather than queried per row. */
-  readonly #usernames = new Map<number, string>();
 
   /** `onTweetsWritten`: told how many tweets the database holds whenever an insert of tweets completes. */
   constructor(tx: TransactionSQL, onTweetsWritten: (tweets: number) => void = () => {}) {
@@ -91,8 +89,8 @@ export class WorldWriter implements WorldSink {
         return;
       case "list":
         this.#add("lists", {
-          id: Number(record.list.id),
-          owner_id: Number(record.list.ownerId),
+          id: boundId(record.list.id),
+          owner_id: boundId(record.list.ownerId),
           name: record.list.name,
           description: record.list.description,
           created_ms: Date.parse(record.list.createdAt),
@@ -101,15 +99,15 @@ export class WorldWriter implements WorldSink {
       case "list_member":
       case "list_subscriber":
         this.#add(record.kind === "list_member" ? "list_members" : "list_subscribers", {
-          list_id: Number(record.listId),
+          list_id: boundId(record.listId),
           created_ms: Date.parse(record.createdAt),
-          user_id: Number(record.userId),
+          user_id: boundId(record.userId),
         });
         return;
       case "community": {
         const { id, name, description, member_count } = record.community;
         this.#add("communities", {
-          id: Number(id),
+          id: boundId(id),
           name,
           description,
           member_count,
@@ -120,9 +118,9 @@ export class WorldWriter implements WorldSink {
       }
       case "community_member":
         this.#add("community_members", {
-          community_id: Number(record.communityId),
+          community_id: boundId(record.communityId),
           created_ms: Date.parse(record.createdAt),
-          user_id: Number(record.userId),
+          user_id: boundId(record.userId),
           role: record.role,
         });
         return;
@@ -131,8 +129,8 @@ export class WorldWriter implements WorldSink {
         return;
       case "article":
         this.#add("articles", {
-          tweet_id: Number(record.article.tweet_id),
-          author_id: Number(record.authorId),
+          tweet_id: boundId(record.article.tweet_id),
+          author_id: boundId(record.authorId),
           doc: JSON.stringify(record.article),
         });
         return;
@@ -141,7 +139,6 @@ export class WorldWriter implements WorldSink {
 
   #writeUser(lookup: UserLookup): void {
     const row = this.#world.user(lookup);
-    this.#usernames.set(row.id, row.username);
     this.#add("users", { ...row, username_key: asciiFold(row.username) });
   }
 

@@ -129,9 +129,51 @@ function textSeed(text: string, index: number): TweetSeed {
   };
 }
 
-function user(index: number): UserLookup {
+/**
+ * The ids of a test world: small ones, or X-sized ones past 2^53 (`base` added to each), which no
+ * JavaScript number holds exactly and which both stores must keep, bind and order exactly.
+ */
+interface WorldIds {
+  base: bigint;
+}
+
+const SMALL_IDS: WorldIds = { base: 0n };
+const X_SIZED_IDS: WorldIds = { base: 1_800_000_000_000_000_000n };
+
+/** The id `local` of a world with `ids`. */
+function idAt(ids: WorldIds, local: number | string): string {
+  return String(ids.base + BigInt(local));
+}
+
+function localId(ids: WorldIds, id: string): number {
+  return Number(BigInt(id) - ids.base);
+}
+
+function newestFirst(a: string, b: string): number {
+  const [x, y] = [BigInt(a), BigInt(b)];
+  return x === y ? 0 : x > y ? -1 : 1;
+}
+
+/** `node` with its ids (conversation_id:, since_id:, until_id:) in the world of `ids`. */
+function shifted(node: SearchNode, ids: WorldIds): SearchNode {
+  switch (node.kind) {
+    case "and":
+    case "or":
+      return { kind: node.kind, children: node.children.map((child) => shifted(child, ids)) };
+    case "not":
+      return { kind: "not", child: shifted(node.child, ids) };
+    case "conversation":
+    case "since_id":
+    case "until_id":
+      return { ...node, id: idAt(ids, node.id) };
+    default:
+      return node;
+  }
+}
+
+function user(index: number, ids = SMALL_IDS): UserLookup {
   return {
-    id: String(100 + index),
+    id: idAt(ids, 100 + index),
     username: USERNAMES[index] as string,
     name: `User ${index}`,
     description: "",
@@ -148,23 +190,23 @@ function user(index: number): UserLookup {
 }
 
 /** Ids increase with the seed's position, not with time: the compiler must not rely on either. */
-function tweet(seed: TweetSeed, index: number): Tweet {
-  const id = String(1000 + index * 7);
+function tweet(seed: TweetSeed, index: number, ids = SMALL_IDS): Tweet {
+  const id = idAt(ids, 1000 + index * 7);
   const text = seed.words.map(([word, separator]) => word + separator).join("") + (seed.link ? " https://t.co/x" : "");
   const urls = seed.link
     ? [{ start: 0, end: 1, url: "https://t.co/x", expanded_url: "https://example.com/", display_url: "example.com" }]
     : [];
   const references = [
-    ...(seed.retweet ? [{ type: "retweeted" as const, id: "999" }] : []),
-    ...(seed.quote ? [{ type: "quoted" as const, id: "998" }] : []),
+    ...(seed.retweet ? [{ type: "retweeted" as const, id: idAt(ids, 999) }] : []),
+    ...(seed.quote ? [{ type: "quoted" as const, id: idAt(ids, 998) }] : []),
   ];
   return {
     id,
     text,
-    author_id: String(100 + seed.author),
+    author_id: idAt(ids, 100 + seed.author),
     created_at: new Date(seed.createdMs).toISOString(),
     lang: seed.lang,
-    conversation_id: seed.conversation === undefined ? id : (CONVERSATIONS[seed.conversation] as string),
+    conversation_id: seed.conversation === undefined ? id : idAt(ids, CONVERSATIONS[seed.conversation] as string),
     possibly_sensitive: false,
     like_count: seed.likes,
     retweet_count: seed.retweets,
@@ -175,18 +217,18 @@ function tweet(seed: TweetSeed, index: number): Tweet {
     entities: {
       hashtags: seed.hashtag ? [{ start: 0, end: 3, tag: "ai" }] : [],
       urls,
-      mentions: seed.mention ? [{ start: 0, end: 4, username: "bob", id: "101" }] : [],
+      mentions: seed.mention ? [{ start: 0, end: 4, username: "bob", id: idAt(ids, 101) }] : [],
     },
-    ...(seed.replyTo === undefined ? {} : { in_reply_to_user_id: String(100 + seed.replyTo) }),
+    ...(seed.replyTo === undefined ? {} : { in_reply_to_user_id: idAt(ids, 100 + seed.replyTo) }),
     ...(references.length > 0 ? { referenced_tweets: references } : {}),
-    ...(seed.quote ? { quoted_tweet_id: "998" } : {}),
+    ...(seed.quote ? { quoted_tweet_id: idAt(ids, 998) } : {}),
     ...(seed.media ? { media: [{ type: "photo" as const, url: "https://example.com/p.jpg" }] } : {}),
   };
 }
 
-function worldRecords(tweets: readonly Tweet[]): WorldRecord[] {
+function worldRecords(tweets: readonly Tweet[], ids: WorldIds): WorldRecord[] {
   return [
-    ...USERNAMES.map((_, index): WorldRecord => ({ kind: "user", user: user(index) })),
+    ...USERNAMES.map((_, index): WorldRecord => ({ kind: "user", user: user(index, ids) })),
     ...tweets.map((t): WorldRecord => ({ kind: "tweet", tweet: t })),
   ];
 }
@@ -202,16 +244,16 @@ interface LoadedWorld {
 
 interface Adapter {
   name: string;
-  load(tweets: readonly Tweet[]): Promise<LoadedWorld>;
+  load(tweets: readonly Tweet[], ids?: WorldIds): Promise<LoadedWorld>;
 }
 
 const sqlite: Adapter = {
   name: "SQLite",
-  async load(tweets) {
+  async load(tweets, ids = SMALL_IDS) {
     const db = openDatabase(":memory:");
     const writer = new SqliteWorldWriter(db);
     writer.begin({ ...WORLD_META, tweets: tweets.length });
-    writer.write(worldRecords(tweets));
+    writer.write(worldRecords(tweets, ids));
     writer.end();
     const meta = db.query("SELECT ids_follow_time FROM world_meta").get() as { ids_follow_time: number };
     return {
@@ -229,7 +271,7 @@ function postgresAdapter(sql: () => SQL): Adapter {
   let store: PostgresStore | undefined;
   return {
     name: "PostgreSQL",
-    async load(tweets) {
+    async load(tweets, ids = SMALL_IDS) {
       const db = sql();
       // A walk of two tweets makes most pages gather the rest through the index.
       store ??= new PostgresStore(db, { newestWalk: 2 });
@@ -237,7 +279,7 @@ function postgresAdapter(sql: () => SQL): Adapter {
         await tx.unsafe(`TRUNCATE ${WORLD_TABLES.join(", ")}`);
         const writer = new PostgresWorldWriter(tx);
         writer.begin({ ...WORLD_META, tweets: tweets.length });
-        writer.write(worldRecords(tweets));
+        writer.write(worldRecords(tweets, ids));
         writer.end();
         await writer.finished();
       });
@@ -260,20 +302,21 @@ async function allPages(store: Store, query: SearchNode, sortOrder: SearchSortOr
   throw new Error("pagination does not end");
 }
 
-function documentOf(t: Tweet) {
-  const author = user(Number(t.author_id) - 100);
-  const repliedTo = t.in_reply_to_user_id === undefined ? undefined : user(Number(t.in_reply_to_user_id) - 100);
+function documentOf(t: Tweet, ids: WorldIds) {
+  const userOf = (id: string) => user(localId(ids, id) - 100, ids);
+  const author = userOf(t.author_id);
+  const repliedTo = t.in_reply_to_user_id === undefined ? undefined : userOf(t.in_reply_to_user_id);
   return searchDocument(t, {
     author,
     ...(repliedTo === undefined ? {} : { replyToUsername: repliedTo.username }),
   });
 }
 
-function expected(tweets: readonly Tweet[], query: SearchNode): string[] {
+function expected(tweets: readonly Tweet[], query: SearchNode, ids: WorldIds): string[] {
   return tweets
-    .filter((t) => matches(query, documentOf(t)))
+    .filter((t) => matches(query, documentOf(t, ids)))
     .map((t) => t.id)
-    .sort((a, b) => Number(b) - Number(a));
+    .sort(newestFirst);
 }
 
 /**
@@ -286,13 +329,13 @@ const COUNT_WINDOW: CountWindow = {
   sizeMs: 11 * 3_600_000,
 };
 
-function expectedCounts(tweets: readonly Tweet[], query: SearchNode): number[] {
+function expectedCounts(tweets: readonly Tweet[], query: SearchNode, ids: WorldIds): number[] {
   const { startMs, endMs, sizeMs } = COUNT_WINDOW;
   const origin = Math.floor(startMs / sizeMs) * sizeMs;
   const counts = new Array<number>(Math.ceil(endMs / sizeMs) - origin / sizeMs).fill(0);
   for (const t of tweets) {
     const created = Date.parse(t.created_at);
-    if (created >= startMs && created < endMs && matches(query, documentOf(t))) {
+    if (created >= startMs && created < endMs && matches(query, documentOf(t, ids))) {
       const bucket = Math.floor((created - origin) / sizeMs);
       counts[bucket] = (counts[bucket] ?? 0) + 1;
     }
@@ -302,31 +345,30 @@ function expectedCounts(tweets: readonly Tweet[], query: SearchNode): number[] {
 
 /**
  * With `timeOrdered`, ids increase with creation time, as in generated worlds, and the store may turn
- * since: / until: into id bounds; otherwise they must stay plain filters.
+ * since: / until: into id bounds; otherwise they must stay plain filters. The queries' ids are local
+ * ones, moved into the world of `ids`.
  */
 async function checkQueries(
   adapter: Adapter,
   seeds: readonly TweetSeed[],
-  queries: readonly SearchNode[],
+  localQueries: readonly SearchNode[],
   size: number,
   timeOrdered: boolean,
+  ids = SMALL_IDS,
 ) {
   const ordered = timeOrdered ? [...seeds].sort((a, b) => a.createdMs - b.createdMs) : seeds;
-  const tweets = ordered.map(tweet);
-  const world = await adapter.load(tweets);
+  const tweets = ordered.map((seed, index) => tweet(seed, index, ids));
+  const world = await adapter.load(tweets, ids);
   try {
     if (timeOrdered) expect(world.idsFollowTime).toBe(true);
-    for (const query of queries) {
-      const truth = expected(tweets, query);
+    for (const query of localQueries.map((local) => shifted(local, ids))) {
+      const truth = expected(tweets, query, ids);
       const context = `${adapter.name}: ${JSON.stringify(query)}`;
       expect(await allPages(world.store, query, "recency", size), context).toEqual(truth);
       const relevancy = await allPages(world.store, query, "relevancy", size);
       expect(new Set(relevancy).size, context).toBe(relevancy.length);
-      expect(
-        [...relevancy].sort((a, b) => Number(b) - Number(a)),
-        context,
-      ).toEqual(truth);
-      expect(await world.store.countTweets(query, COUNT_WINDOW), context).toEqual(expectedCounts(tweets, query));
+      expect([...relevancy].sort(newestFirst), context).toEqual(truth);
+      expect(await world.store.countTweets(query, COUNT_WINDOW), context).toEqual(expectedCounts(tweets, query, ids));
     }
   } finally {
     await world.close();
@@ -442,7 +484,7 @@ function parsed(text: string): SearchNode | undefined {
 }
 
 /** The oracle on both adapters; PostgreSQL's server is started by the suite and removed after it. */
-export function searchConformance(runs: { asts: number; strings: number }): void {
+export function searchConformance(runs: { asts: number; strings: number; xSizedIds: number }): void {
   let server: PostgresServer;
   let sql: SQL;
   beforeAll(async () => {
@@ -466,6 +508,19 @@ export function searchConformance(runs: { asts: number; strings: number }): void
           (seeds, queries, size, timeOrdered) => checkQueries(adapter, seeds, queries, size, timeOrdered),
         ),
         { numRuns: runs.asts },
+      );
+    }, 120_000);
+
+    test("random ASTs over tweets and users with X-sized ids, past 2^53", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(tweetSeed, { maxLength: 30 }),
+          fc.array(searchNode, { minLength: 1, maxLength: 8 }),
+          fc.integer({ min: 1, max: 4 }),
+          fc.boolean(),
+          (seeds, queries, size, timeOrdered) => checkQueries(adapter, seeds, queries, size, timeOrdered, X_SIZED_IDS),
+        ),
+        { numRuns: runs.xSizedIds },
       );
     }, 120_000);
 

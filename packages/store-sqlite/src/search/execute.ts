@@ -25,7 +25,7 @@ import {
   type SearchSortOrder,
   searchBudgetExceeded,
 } from "@social/core";
-import { CEILING, searchPosition, withinIds } from "@social/store-kit";
+import { higherId, type IdRange, lowerId, searchPosition, withinIds } from "@social/store-kit";
 import type { TweetRow } from "../world/rows.ts";
 import { compileCount, compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
 import { FairLane } from "./lane.ts";
@@ -38,6 +38,8 @@ type CountRow = { bucket: number; n: number };
 const SEARCH_STATEMENTS = 256;
 /** How much a window may grow or shrink from one step to the next. */
 const MAX_GROWTH = 8;
+/** Every int64 id: no window needs more, and a window stays a whole number as a double. */
+const MAX_SPAN = 2 ** 64;
 
 /** The database time a search has spent, and the sizes of its windows. */
 class Walk {
@@ -61,7 +63,7 @@ class Walk {
     this.spentMs += ms;
     this.steps += 1;
     const growth = ms <= 0 ? MAX_GROWTH : Math.min(MAX_GROWTH, Math.max(1 / MAX_GROWTH, this.limits.stepMs / ms));
-    this.#span = Math.max(1, Math.round(span * growth));
+    this.#span = Math.min(MAX_SPAN, Math.max(1, Math.round(span * growth)));
   }
 
   /** Whether the budget is spent; the first step always runs, so a budget of 0 allows one step. */
@@ -75,24 +77,27 @@ export class SearchExecutor {
   readonly #lane: FairLane;
   readonly #statements: StatementCache;
   readonly #idsFollowTime: Statement<{ ids_follow_time: number }, []>;
-  readonly #firstIdFrom: Statement<{ id: number }, [number]>;
-  readonly #idSpan: Statement<{ low: number | null; high: number | null; tweets: number }, []>;
-  readonly #countMatches: Statement<{ n: number }, [number, number, number, string]>;
-  readonly #nthMatch: Statement<{ id: number }, [number, number, number, string]>;
+  readonly #firstIdFrom: Statement<{ id: string }, [number]>;
+  readonly #idSpan: Statement<{ low: string | null; high: string | null; tweets: number }, []>;
+  readonly #countMatches: Statement<{ n: number }, [bigint, bigint, number, string]>;
+  readonly #nthMatch: Statement<{ id: string }, [bigint, bigint, number, string]>;
 
   constructor(db: Database, limits: SearchLimits) {
     this.#limits = limits;
     this.#lane = new FairLane(limits.maxWaiting);
     this.#statements = new StatementCache(db, SEARCH_STATEMENTS);
     this.#idsFollowTime = db.query("SELECT ids_follow_time FROM world_meta WHERE id = 1");
-    this.#firstIdFrom = db.query("SELECT id FROM tweets WHERE created_ms >= ? ORDER BY created_ms, id LIMIT 1");
+    // Ids are read as text and walked as bigints: see @social/store-kit ids.ts.
+    this.#firstIdFrom = db.query(
+      "SELECT CAST(id AS TEXT) AS id FROM tweets WHERE created_ms >= ? ORDER BY created_ms, id LIMIT 1",
+    );
     this.#idSpan = db.query(
-      "SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high, " +
+      "SELECT CAST((SELECT min(id) FROM tweets) AS TEXT) AS low, CAST((SELECT max(id) FROM tweets) AS TEXT) AS high, " +
         "coalesce((SELECT json_extract(counts, '$.tweet') FROM world_meta WHERE id = 1), 0) AS tweets",
     );
     const driving = "FROM tweets_fts WHERE tweets_fts MATCH ?4 AND rowid >= ?1 AND rowid < ?2";
     this.#countMatches = db.query(`SELECT count(*) AS n FROM (SELECT 1 ${driving} LIMIT ?3)`);
-    this.#nthMatch = db.query(`SELECT rowid AS id ${driving} ORDER BY rowid DESC LIMIT 1 OFFSET ?3`);
+    this.#nthMatch = db.query(`SELECT CAST(rowid AS TEXT) AS id ${driving} ORDER BY rowid DESC LIMIT 1 OFFSET ?3`);
   }
 
   /** Up to `limit` rows of `query` after `after`, in the sort order's order; `owner` takes turns in the lane. */
@@ -110,7 +115,7 @@ export class SearchExecutor {
     const { low, high } = withinIds(this.#idRange(world, plan.since, plan.until), plan);
     const walk = new Walk(this.#limits, world.idsPerTweet);
     const statement = this.#statements.get(plan.sql);
-    const run = (windowLow: number, windowHigh: number, rows: number) =>
+    const run = (windowLow: bigint, windowHigh: bigint, rows: number) =>
       statement.all(
         ...([windowLow, windowHigh, rows, from.bucket, from.id, ...plan.values].slice(
           0,
@@ -124,7 +129,7 @@ export class SearchExecutor {
     }
     // Unranked rows are in id order, so the cursor is one more id bound.
     const rows: SearchRow[] = [];
-    await this.#walkDown(owner, walk, low, Math.min(high, from.id), (windowLow, windowHigh) => {
+    await this.#walkDown(owner, walk, low, lowerId(high, BigInt(from.id)), (windowLow, windowHigh) => {
       rows.push(...run(windowLow, windowHigh, limit - rows.length));
       return rows.length < limit ? undefined : rows;
     });
@@ -156,7 +161,7 @@ export class SearchExecutor {
    * The lowest id among the newest `relevancyCandidates` driving matches in [low, high), counted window
    * by window: a relevancy page ranks the matches from there up.
    */
-  async #candidateFloor(plan: SearchPlan, low: number, high: number, walk: Walk, owner: string): Promise<number> {
+  async #candidateFloor(plan: SearchPlan, low: bigint, high: bigint, walk: Walk, owner: string): Promise<bigint> {
     const query = plan.candidateQuery as string;
     let needed = this.#limits.relevancyCandidates;
     const floor = await this.#walkDown(owner, walk, low, high, (windowLow, windowHigh) => {
@@ -165,7 +170,8 @@ export class SearchExecutor {
         needed -= found;
         return undefined;
       }
-      return this.#nthMatch.get(windowLow, windowHigh, needed - 1, query)?.id ?? windowLow;
+      const nth = this.#nthMatch.get(windowLow, windowHigh, needed - 1, query);
+      return nth === null ? windowLow : BigInt(nth.id);
     });
     return floor ?? low;
   }
@@ -177,16 +183,16 @@ export class SearchExecutor {
   async #walkDown<T>(
     owner: string,
     walk: Walk,
-    low: number,
-    high: number,
-    visit: (windowLow: number, windowHigh: number) => T | undefined,
+    low: bigint,
+    high: bigint,
+    visit: (windowLow: bigint, windowHigh: bigint) => T | undefined,
   ): Promise<T | undefined> {
     let windowHigh = high;
     while (low < windowHigh) {
       if (walk.exhausted) throw searchBudgetExceeded(this.#limits, walk.read);
-      const windowLow = Math.max(low, windowHigh - walk.span);
+      const windowLow = higherId(low, windowHigh - BigInt(walk.span));
       const top = windowHigh;
-      const result = await this.#step(owner, walk, () => visit(windowLow, top), top - windowLow);
+      const result = await this.#step(owner, walk, () => visit(windowLow, top), Number(top - windowLow));
       if (result !== undefined) return result;
       windowHigh = windowLow;
     }
@@ -207,25 +213,27 @@ export class SearchExecutor {
    * The ids [low, high) the world's tweets lie in, and ids per tweet, which size the first window. Read
    * per search (two index seeks), not kept: the operator CLI can rebuild the world under a running server.
    */
-  #world(): { low: number; high: number; idsPerTweet: number } {
-    const { low, high, tweets } = this.#idSpan.get() ?? { low: null, high: null, tweets: 0 };
-    if (low === null || high === null) return { low: 0, high: 0, idsPerTweet: 1 };
-    return { low, high: high + 1, idsPerTweet: tweets < 2 ? 1 : Math.max(1, (high - low) / (tweets - 1)) };
+  #world(): IdRange & { idsPerTweet: number } {
+    const span = this.#idSpan.get() ?? { low: null, high: null, tweets: 0 };
+    if (span.low === null || span.high === null) return { low: 0n, high: 0n, idsPerTweet: 1 };
+    const [low, high] = [BigInt(span.low), BigInt(span.high)];
+    const tweets = span.tweets;
+    return { low, high: high + 1n, idsPerTweet: tweets < 2 ? 1 : Math.max(1, Number(high - low) / (tweets - 1)) };
   }
 
   /** Ids [low, high) of the world that can hold tweets created in [since, until). */
-  #idRange(
-    world: { low: number; high: number },
-    since: number | undefined,
-    until: number | undefined,
-  ): { low: number; high: number } {
+  #idRange(world: IdRange, since: number | undefined, until: number | undefined): IdRange {
     const range = { low: world.low, high: world.high };
     if (since === undefined && until === undefined) return range;
     const meta = this.#idsFollowTime.get();
     if (meta?.ids_follow_time !== 1) return range;
-    const firstIdFrom = (ms: number) => this.#firstIdFrom.get(ms)?.id ?? CEILING;
-    if (since !== undefined) range.low = Math.max(range.low, firstIdFrom(since));
-    if (until !== undefined) range.high = Math.min(range.high, firstIdFrom(until));
+    // No tweet from a time on: nothing from there lies below the world's end.
+    const firstIdFrom = (ms: number) => {
+      const row = this.#firstIdFrom.get(ms);
+      return row === null ? world.high : BigInt(row.id);
+    };
+    if (since !== undefined) range.low = higherId(range.low, firstIdFrom(since));
+    if (until !== undefined) range.high = lowerId(range.high, firstIdFrom(until));
     return range;
   }
 }

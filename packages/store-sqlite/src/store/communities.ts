@@ -11,42 +11,42 @@ import {
   tokenize,
   type User,
 } from "@social/core";
-import { communityFromRow, TWEET_COLUMNS, tweetFromRow } from "@social/store-kit";
-import { ftsString } from "../search/fts-columns.ts";
-import { type CommunityRow, VISIBLE } from "../world/rows.ts";
 import {
+  type BoundKey,
+  boundId,
   CEILING,
-  type KeyedTweetRow,
-  type Keys,
-  keyset,
-  pageOf,
-  rowById,
-  type UserWalk,
-  userPage,
-  usersNewestFirst,
-} from "./reads.ts";
+  communityFromRow,
+  idKey,
+  keysetAfter,
+  type StoredId,
+  TWEET_COLUMNS,
+  tweetFromRow,
+} from "@social/store-kit";
+import { ftsString } from "../search/fts-columns.ts";
+import { type CommunityRow, type TweetRow, VISIBLE } from "../world/rows.ts";
+import { pageOf, rowById, type UserWalk, userPage, usersNewestFirst } from "./reads.ts";
 
-type BySizeParams = [afterMemberCount: number, afterId: number, limit: number];
+type BySizeParams = [afterMemberCount: BoundKey, afterId: BoundKey, limit: number];
 
 /** Communities that meet `where` (a condition followed by AND, or nothing), largest first. */
 function communitiesBySize(where: string): string {
-  return `SELECT c.id, c.name, c.description, c.member_count FROM communities c
+  return `SELECT CAST(c.id AS TEXT) AS id, c.name, c.description, c.member_count FROM communities c
        WHERE ${where} (c.member_count, c.id) < (?, ?) ORDER BY c.member_count DESC, c.id DESC LIMIT ?`;
 }
 
 function statements(db: Database) {
   const communityTweetsBy = (key: string) =>
     db.query<
-      KeyedTweetRow & Keys<"k2">,
-      [community: number, sinceMs: number, afterK1: number, afterK2: number, limit: number]
+      TweetRow & { k1: number },
+      [community: StoredId, sinceMs: number, afterK1: BoundKey, afterK2: BoundKey, limit: number]
     >(
-      `SELECT ${TWEET_COLUMNS}, c.${key} AS k1, c.tweet_id AS k2 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
+      `SELECT ${TWEET_COLUMNS}, c.${key} AS k1 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
        WHERE c.community_id = ? AND c.created_ms >= ? AND ${VISIBLE} AND (c.${key}, c.tweet_id) < (?, ?)
        ORDER BY c.${key} DESC, c.tweet_id DESC LIMIT ?`,
     );
   return {
-    community: db.query<CommunityRow, [number]>(
-      "SELECT id, name, description, member_count FROM communities WHERE id = ?",
+    community: db.query<CommunityRow, [StoredId]>(
+      "SELECT CAST(id AS TEXT) AS id, name, description, member_count FROM communities WHERE id = ?",
     ),
     allCommunities: db.query<CommunityRow, BySizeParams>(communitiesBySize("")),
     communitiesMatching: db.query<CommunityRow, [match: string, ...BySizeParams]>(
@@ -61,8 +61,8 @@ function statements(db: Database) {
       " AND r.role = 'moderator'",
     ),
     communityTweets: {
-      recency: db.query<KeyedTweetRow, [community: number, sinceMs: number, afterId: number, limit: number]>(
-        `SELECT ${TWEET_COLUMNS}, c.tweet_id AS k1 FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
+      recency: db.query<TweetRow, [community: StoredId, sinceMs: number, afterId: BoundKey, limit: number]>(
+        `SELECT ${TWEET_COLUMNS} FROM community_tweets c JOIN tweets t ON t.id = c.tweet_id
          WHERE c.community_id = ? AND c.created_ms >= ? AND ${VISIBLE} AND c.tweet_id < ? ORDER BY c.tweet_id DESC LIMIT ?`,
       ),
       likes: communityTweetsBy("like_count"),
@@ -85,13 +85,13 @@ export class CommunityReads {
   }
 
   search(query: string, page: PageRequest): Page<Community> {
-    const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
+    const [k1, k2] = keysetAfter<[BoundKey, BoundKey]>(page.after, ["int", "id"]);
     const words = tokenize(query);
     const rows =
       words.length === 0
         ? this.#q.allCommunities.all(k1, k2, page.size + 1)
         : this.#q.communitiesMatching.all(words.map(ftsString).join(" AND "), k1, k2, page.size + 1);
-    return pageOf(rows, page.size, communityFromRow, (row) => [row.member_count, row.id]);
+    return pageOf(rows, page.size, communityFromRow, (row) => [row.member_count, idKey(row.id)]);
   }
 
   members(id: string, page: PageRequest): Page<User> | undefined {
@@ -107,19 +107,21 @@ export class CommunityReads {
     if (community === undefined) return undefined;
     const since = timeFilter === "all" ? -CEILING : timeFilterStartMs(timeFilter, this.#clockMs());
     const size = page.size;
+    const communityId = boundId(community.id);
     if (sort === "recency") {
-      const [before] = keyset<[number]>(page.after, [CEILING]);
-      const rows = this.#q.communityTweets.recency.all(community.id, since, before, size + 1);
-      return pageOf(rows, size, tweetFromRow, (row) => [row.k1]);
+      const [before] = keysetAfter<[BoundKey]>(page.after, ["id"]);
+      const rows = this.#q.communityTweets.recency.all(communityId, since, before, size + 1);
+      return pageOf(rows, size, tweetFromRow, (row) => [idKey(row.id)]);
     }
-    const [k1, k2] = keyset<[number, number]>(page.after, [Number.MAX_VALUE, CEILING]);
-    const rows = this.#q.communityTweets[sort].all(community.id, since, k1, k2, size + 1);
-    return pageOf(rows, size, tweetFromRow, (row) => [row.k1, row.k2]);
+    // Likes are counts; relevance is a double.
+    const [k1, k2] = keysetAfter<[BoundKey, BoundKey]>(page.after, [sort === "likes" ? "int" : "real", "id"]);
+    const rows = this.#q.communityTweets[sort].all(communityId, since, k1, k2, size + 1);
+    return pageOf(rows, size, tweetFromRow, (row) => [row.k1, idKey(row.id)]);
   }
 
   #users(walk: UserWalk, communityId: string, page: PageRequest): Page<User> | undefined {
     const community = rowById(this.#q.community, communityId);
-    return community === undefined ? undefined : userPage(walk, community.id, page);
+    return community === undefined ? undefined : userPage(walk, boundId(community.id), page);
   }
 
   #clockMs(): number {

@@ -10,10 +10,11 @@ import {
   type Relationship,
   type User,
 } from "@social/core";
-import { CEILING, type Keys, keyset, userPage, usersNewestFirst } from "./reads.ts";
+import { type BoundKey, boundId, idKey, keysetAfter, type StoredId } from "@social/store-kit";
+import { userPage, usersNewestFirst } from "./reads.ts";
 import type { UserReads } from "./users.ts";
 
-type IdWalkParams = [user: number, afterK1: number, afterK2: number, count: number];
+type IdWalkParams = [user: StoredId, afterK1: BoundKey, afterK2: BoundKey, count: number];
 
 /**
  * A keyset walk of ids (`walk` selects k1, k2 in page order, bound to ?1 the user and ?2, ?3 the
@@ -25,10 +26,10 @@ type IdWalkParams = [user: number, afterK1: number, afterK2: number, count: numb
 function idPageStatements(db: Database, walk: string) {
   return {
     page: db.query<{ ids: string; count: number }, IdWalkParams>(
-      `SELECT json_group_array(json_object('id', CAST(k2 AS TEXT))) AS ids, count(*) AS count
+      `SELECT json_group_array(json_object('id', k2)) AS ids, count(*) AS count
        FROM (${walk} LIMIT ?4)`,
     ),
-    tail: db.query<Keys<"k1" | "k2">, IdWalkParams>(`${walk} LIMIT 2 OFFSET ?4 - 1`),
+    tail: db.query<{ k1: number; k2: string }, IdWalkParams>(`${walk} LIMIT 2 OFFSET ?4 - 1`),
   };
 }
 
@@ -45,19 +46,19 @@ function statements(db: Database) {
     ids: {
       followers: idPageStatements(
         db,
-        `SELECT created_ms AS k1, follower_id AS k2 FROM follows WHERE followee_id = ?1 AND (created_ms, follower_id) < (?2, ?3)
+        `SELECT created_ms AS k1, CAST(follower_id AS TEXT) AS k2 FROM follows WHERE followee_id = ?1 AND (created_ms, follower_id) < (?2, ?3)
          ORDER BY created_ms DESC, follower_id DESC`,
       ),
       following: idPageStatements(
         db,
-        `SELECT created_ms AS k1, followee_id AS k2 FROM follows WHERE follower_id = ?1 AND (created_ms, followee_id) < (?2, ?3)
+        `SELECT created_ms AS k1, CAST(followee_id AS TEXT) AS k2 FROM follows WHERE follower_id = ?1 AND (created_ms, followee_id) < (?2, ?3)
          ORDER BY created_ms DESC, followee_id DESC`,
       ),
     },
-    userIdByUsername: db.query<{ id: number; username: string }, [string]>(
-      "SELECT id, username FROM users WHERE username = ? COLLATE NOCASE",
+    userIdByUsername: db.query<{ id: string; username: string }, [string]>(
+      "SELECT CAST(id AS TEXT) AS id, username FROM users WHERE username = ? COLLATE NOCASE",
     ),
-    follows: db.query<{ yes: number }, [number, number]>(
+    follows: db.query<{ yes: number }, [StoredId, StoredId]>(
       "SELECT EXISTS (SELECT 1 FROM follows WHERE follower_id = ? AND followee_id = ?) AS yes",
     ),
   };
@@ -87,24 +88,25 @@ export class GraphReads {
   ids(userId: string, direction: GraphDirection, page: PageRequest): IdPage | undefined {
     const id = this.#users.existingId(userId);
     if (id === undefined) return undefined;
-    const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
+    const [k1, k2] = keysetAfter<[BoundKey, BoundKey]>(page.after, ["int", "id"]);
     const statements = this.#q.ids[direction];
     const { ids, count } = statements.page.get(id, k1, k2, page.size) ?? { ids: "[]", count: 0 };
     const result = { ids: new JsonText(ids), count };
     if (count < page.size) return result;
     const [last, after] = statements.tail.all(id, k1, k2, page.size);
-    return last && after ? { ...result, next: [last.k1, last.k2] } : result;
+    return last && after ? { ...result, next: [last.k1, idKey(last.k2)] } : result;
   }
 
   relationship(sourceUsername: string, targetUsername: string): Relationship | undefined {
     const source = this.#q.userIdByUsername.get(sourceUsername);
     const target = this.#q.userIdByUsername.get(targetUsername);
     if (source === null || target === null) return undefined;
-    const follows = (follower: number, followee: number) => this.#q.follows.get(follower, followee)?.yes === 1;
+    const follows = (follower: string, followee: string) =>
+      this.#q.follows.get(boundId(follower), boundId(followee))?.yes === 1;
     return {
-      source_user_id: String(source.id),
+      source_user_id: source.id,
       source_username: source.username,
-      target_user_id: String(target.id),
+      target_user_id: target.id,
       target_username: target.username,
       following: follows(source.id, target.id),
       followed_by: follows(target.id, source.id),

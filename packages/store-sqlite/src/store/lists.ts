@@ -1,11 +1,12 @@
 // Lists: their members' tweets, their members and their subscribers.
 import type { Database } from "bun:sqlite";
 import type { Page, PageRequest, Tweet, User } from "@social/core";
+import type { StoredId } from "@social/store-kit";
 import { existingId, tweetPage, tweetsNewestFirst, type UserWalk, userPage, usersNewestFirst } from "./reads.ts";
 
 function statements(db: Database) {
   return {
-    listExists: db.query<object, [number]>("SELECT 1 FROM lists WHERE id = ?"),
+    listExists: db.query<object, [StoredId]>("SELECT 1 FROM lists WHERE id = ?"),
     listTweets: tweetsNewestFirst(db, "m.list_id = ?1", "list_members m JOIN tweets t ON t.author_id = m.user_id"),
     listMembers: usersNewestFirst(db, "list_members", "list_id", "user_id"),
     listSubscribers: usersNewestFirst(db, "list_subscribers", "list_id", "user_id"),

@@ -2,12 +2,14 @@
 // cursor holds the sort key of the last row returned, each page asks for one row more than it returns
 // to learn whether another page exists, and so the thousandth page costs what the first one does.
 import type { Database, Statement } from "bun:sqlite";
-import type { Cursor, Page, PageRequest, Tweet, User } from "@social/core";
+import type { Page, PageRequest, Tweet, User } from "@social/core";
 import {
-  CEILING,
+  type BoundKey,
   closedRange,
-  keysetChecking,
+  idKey,
+  keysetAfter,
   pageOf,
+  type StoredId,
   storedId,
   TWEET_COLUMNS,
   tweetFromRow,
@@ -17,27 +19,26 @@ import {
 } from "@social/store-kit";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 
-export { CEILING, pageOf } from "@social/store-kit";
+export { pageOf } from "@social/store-kit";
 
-// k1 (and k2) are each row's sort key, which becomes the cursor of the page it ends.
-export type Keys<Key extends string> = Record<Key, number>;
-export type KeyedTweetRow = TweetRow & Keys<"k1">;
-type KeyedUserRow = UserRow & Keys<"k1" | "k2">;
+// A tweet walk's cursor is its last row's id; a user walk's is its last row's (k1, k2): the time of the
+// relation and the user's id, as text.
+type KeyedUserRow = UserRow & { k1: number; k2: string };
 
-export type TweetWalkParams = [parent: number, afterId: number, limit: number];
-type UserWalkParams = [parent: number, afterK1: number, afterK2: number, limit: number];
-type TweetWalk = Statement<KeyedTweetRow, TweetWalkParams>;
+export type TweetWalkParams = [parent: StoredId, afterId: BoundKey, limit: number];
+type UserWalkParams = [parent: StoredId, afterK1: BoundKey, afterK2: BoundKey, limit: number];
+type TweetWalk = Statement<TweetRow, TweetWalkParams>;
 export type UserWalk = Statement<KeyedUserRow, UserWalkParams>;
 
 /** The row `byId` finds for the model id `id`; undefined when `id` is no stored id or names no row. */
-export function rowById<Row>(byId: Statement<Row, [number]>, id: string): Row | undefined {
+export function rowById<Row>(byId: Statement<Row, [StoredId]>, id: string): Row | undefined {
   const stored = storedId(id);
   return (stored === undefined ? null : byId.get(stored)) ?? undefined;
 }
 
 /** What `byId` finds for `ids` as `item`s, in the order of `ids`; ids it finds nothing for are left out. */
 export function itemsByIds<Row, Item>(
-  byId: Statement<Row, [number]>,
+  byId: Statement<Row, [StoredId]>,
   ids: readonly string[],
   item: (row: Row) => Item,
 ): Item[] {
@@ -48,33 +49,27 @@ export function itemsByIds<Row, Item>(
 }
 
 /** `id` as stored when `exists` finds it: the parent of a page, which is a 404 when missing. */
-export function existingId(exists: Statement<object, [number]>, id: string): number | undefined {
+export function existingId(exists: Statement<object, [StoredId]>, id: string): StoredId | undefined {
   const stored = storedId(id);
   return stored !== undefined && exists.get(stored) !== null ? stored : undefined;
 }
 
-/** The keyset position to continue after; SQLite compares any finite number with its keys. */
-export const keyset = keysetChecking(
-  (after: Cursor, start: readonly number[]) =>
-    after.length === start.length && after.every((value) => typeof value === "number" && Number.isFinite(value)),
-);
-
-/** A page of `walk` below `parent`, from `start` on when the page is the first. */
-export function tweetPage(walk: TweetWalk, parent: number, page: PageRequest, start = CEILING): Page<Tweet> {
-  const [after] = keyset<[number]>(page.after, [start]);
-  return pageOf(walk.all(parent, after, page.size + 1), page.size, tweetFromRow, (row) => [row.k1]);
+/** A page of `walk` below `parent`, from `start` on (by default the top) when the page is the first. */
+export function tweetPage(walk: TweetWalk, parent: StoredId, page: PageRequest, start?: StoredId): Page<Tweet> {
+  const [after] = keysetAfter<[BoundKey]>(page.after, ["id"], start === undefined ? undefined : [start]);
+  return pageOf(walk.all(parent, after, page.size + 1), page.size, tweetFromRow, (row) => [idKey(row.id)]);
 }
 
 export type RangedWalkParams = [
-  parent: number,
-  afterId: number,
+  parent: StoredId,
+  afterId: BoundKey,
   limit: number,
   sinceId: bigint,
   untilId: bigint,
   startMs: number,
   endMs: number,
 ];
-type RangedTweetWalk = Statement<KeyedTweetRow, RangedWalkParams>;
+type RangedTweetWalk = Statement<TweetRow, RangedWalkParams>;
 
 /** The tweets of `tweets t` that meet `where`, newest first, within a read range (see rangedTweetPage). */
 export function tweetsNewestFirstWithin(db: Database, where: string): RangedTweetWalk {
@@ -86,16 +81,17 @@ export function tweetsNewestFirstWithin(db: Database, where: string): RangedTwee
 }
 
 /** A page of `walk` below `parent` within `page.range`; ids are bound exactly, as BIGINTs. */
-export function rangedTweetPage(walk: RangedTweetWalk, parent: number, page: PageRequest): Page<Tweet> {
-  const [after] = keyset<[number]>(page.after, [CEILING]);
+export function rangedTweetPage(walk: RangedTweetWalk, parent: StoredId, page: PageRequest): Page<Tweet> {
+  const [after] = keysetAfter<[BoundKey]>(page.after, ["id"]);
   const { sinceId, untilId, startMs, endMs } = closedRange(page.range);
   const rows = walk.all(parent, after, page.size + 1, sinceId, untilId, startMs, endMs);
-  return pageOf(rows, page.size, tweetFromRow, (row) => [row.k1]);
+  return pageOf(rows, page.size, tweetFromRow, (row) => [idKey(row.id)]);
 }
 
-export function userPage(walk: UserWalk, parent: number, page: PageRequest): Page<User> {
-  const [k1, k2] = keyset<[number, number]>(page.after, [CEILING, CEILING]);
-  return pageOf(walk.all(parent, k1, k2, page.size + 1), page.size, userFromRow, (row) => [row.k1, row.k2]);
+export function userPage(walk: UserWalk, parent: StoredId, page: PageRequest): Page<User> {
+  const [k1, k2] = keysetAfter<[BoundKey, BoundKey]>(page.after, ["int", "id"]);
+  const rows = walk.all(parent, k1, k2, page.size + 1);
+  return pageOf(rows, page.size, userFromRow, (row) => [row.k1, idKey(row.k2)]);
 }
 
 /** The tweets of `from` that meet `where` (?1 the parent), newest first. */
@@ -105,15 +101,15 @@ export function tweetsNewestFirst(db: Database, where: string, from = "tweets t"
 
 /** Every walk down a parent's tweets: ?2 the id to continue below, ?3 how many rows. */
 function newestFirst<Params extends TweetWalkParams | RangedWalkParams>(db: Database, where: string, from: string) {
-  return db.query<KeyedTweetRow, Params>(
-    `SELECT ${TWEET_COLUMNS}, t.id AS k1 FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < ?2 ORDER BY t.id DESC LIMIT ?3`,
+  return db.query<TweetRow, Params>(
+    `SELECT ${TWEET_COLUMNS} FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < ?2 ORDER BY t.id DESC LIMIT ?3`,
   );
 }
 
 /** Users reached through a relation table `r` whose key is (parent, created_ms, user), newest first. */
 export function usersNewestFirst(db: Database, table: string, parent: string, user: string, filter = ""): UserWalk {
   return db.query<KeyedUserRow, UserWalkParams>(
-    `SELECT ${USER_COLUMNS}, r.created_ms AS k1, r.${user} AS k2 FROM ${table} r JOIN users u ON u.id = r.${user}
+    `SELECT ${USER_COLUMNS}, r.created_ms AS k1, CAST(r.${user} AS TEXT) AS k2 FROM ${table} r JOIN users u ON u.id = r.${user}
        WHERE r.${parent} = ?${filter} AND (r.created_ms, r.${user}) < (?, ?)
        ORDER BY r.created_ms DESC, r.${user} DESC LIMIT ?`,
   );

@@ -1,30 +1,31 @@
 // Tweets: lookups by id, the quotes and retweeters of a tweet, and the article a tweet carries.
 import type { Database } from "bun:sqlite";
 import { type Article, articleAuthor, type Page, type PageRequest, type Tweet, type User } from "@social/core";
-import { TWEET_COLUMNS, tweetFromRow, USER_COLUMNS, type UserRow, userFromRow } from "@social/store-kit";
-import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import {
-  CEILING,
-  existingId,
-  itemsByIds,
-  type Keys,
-  keyset,
-  pageOf,
-  rowById,
-  tweetPage,
-  tweetsNewestFirst,
-} from "./reads.ts";
+  type BoundKey,
+  idKey,
+  keysetAfter,
+  type StoredId,
+  TWEET_COLUMNS,
+  tweetFromRow,
+  USER_COLUMNS,
+  type UserRow,
+  userFromRow,
+} from "@social/store-kit";
+import { type TweetRow, VISIBLE } from "../world/rows.ts";
+import { existingId, itemsByIds, pageOf, rowById, tweetPage, tweetsNewestFirst } from "./reads.ts";
 
 function statements(db: Database) {
   return {
-    tweet: db.query<TweetRow, [number]>(`SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
-    tweetExists: db.query<object, [number]>(`SELECT 1 FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
+    tweet: db.query<TweetRow, [StoredId]>(`SELECT ${TWEET_COLUMNS} FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
+    tweetExists: db.query<object, [StoredId]>(`SELECT 1 FROM tweets t WHERE t.id = ? AND ${VISIBLE}`),
     quotes: tweetsNewestFirst(db, "t.quoted_id = ?1"),
-    retweeters: db.query<UserRow & Keys<"k1">, [tweet: number, afterId: number, limit: number]>(
-      `SELECT ${USER_COLUMNS}, t.id AS k1 FROM tweets t JOIN users u ON u.id = t.author_id
+    // The cursor is the retweet's id.
+    retweeters: db.query<UserRow & { k1: string }, [tweet: StoredId, afterId: BoundKey, limit: number]>(
+      `SELECT ${USER_COLUMNS}, CAST(t.id AS TEXT) AS k1 FROM tweets t JOIN users u ON u.id = t.author_id
        WHERE t.retweeted_id = ? AND ${VISIBLE} AND t.id < ? ORDER BY t.id DESC LIMIT ?`,
     ),
-    article: db.query<UserRow & { article: string }, [number]>(
+    article: db.query<UserRow & { article: string }, [StoredId]>(
       `SELECT a.doc AS article, ${USER_COLUMNS} FROM articles a JOIN tweets t ON t.id = a.tweet_id
        JOIN users u ON u.id = a.author_id WHERE a.tweet_id = ? AND ${VISIBLE}`,
     ),
@@ -55,9 +56,9 @@ export class TweetReads {
   retweeters(tweetId: string, page: PageRequest): Page<User> | undefined {
     const id = existingId(this.#q.tweetExists, tweetId);
     if (id === undefined) return undefined;
-    const [before] = keyset<[number]>(page.after, [CEILING]);
+    const [before] = keysetAfter<[BoundKey]>(page.after, ["id"]);
     const rows = this.#q.retweeters.all(id, before, page.size + 1);
-    return pageOf(rows, page.size, userFromRow, (row) => [row.k1]);
+    return pageOf(rows, page.size, userFromRow, (row) => [idKey(row.k1)]);
   }
 
   article(tweetId: string): Article | undefined {

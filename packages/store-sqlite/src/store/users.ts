@@ -1,13 +1,13 @@
 // Users: lookups by id and by username, and the timelines of their tweets.
 import type { Database } from "bun:sqlite";
 import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social/core";
-import { USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
+import { type StoredId, USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
 import { existingId, itemsByIds, rangedTweetPage, tweetsNewestFirstWithin } from "./reads.ts";
 
 function statements(db: Database) {
   return {
-    user: db.query<UserRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`),
-    userExists: db.query<object, [number]>("SELECT 1 FROM users WHERE id = ?"),
+    user: db.query<UserRow, [StoredId]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`),
+    userExists: db.query<object, [StoredId]>("SELECT 1 FROM users WHERE id = ?"),
     userByUsername: db.query<UserRow, [string]>(
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.username = ? COLLATE NOCASE`,
     ),
@@ -37,7 +37,7 @@ export class UserReads {
   }
 
   /** The stored id of the user `id`, if there is one: the parent of the reads below a user. */
-  existingId(id: string): number | undefined {
+  existingId(id: string): StoredId | undefined {
     return existingId(this.#q.userExists, id);
   }
 

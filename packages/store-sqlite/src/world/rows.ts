@@ -1,9 +1,10 @@
-// How SQLite's rows of the world arrive: ids, timestamps and flags as INTEGER numbers. The mapping back
-// to the model's objects is the one every adapter shares (@social/store-kit).
-import type { CommunityRowOf, TweetRowOf } from "@social/store-kit";
+// How SQLite's rows of the world arrive: timestamps and flags as INTEGER numbers, ids as text (they are
+// read with CAST, see @social/store-kit ids.ts). The mapping back to the model's objects is the one
+// every adapter shares (@social/store-kit).
+import type { TweetRowOf } from "@social/store-kit";
 
 export type TweetRow = TweetRowOf<number, number>;
-export type CommunityRow = CommunityRowOf<number>;
+export type { CommunityRow } from "@social/store-kit";
 
 /**
  * The condition on every tweet read (the tweets table aliased `t`): a protected account's tweets are

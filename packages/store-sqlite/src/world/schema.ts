@@ -2,8 +2,9 @@
 // every paginated read walks one index in its keyset order, and relations that the generator expresses
 // inside a tweet (reply, quote, retweet, media, links) become indexed columns.
 //
-// - Ids are INTEGER (the model's numeric strings are < 2^53), so rowid order is id order and keyset
-//   comparisons are numeric. Timestamps are Unix epoch milliseconds.
+// - Ids are INTEGER (int64), so rowid order is id order and keyset comparisons are numeric; X's ids
+//   pass 2^53, so they are bound as bigints and read as text (see @social/store-kit ids.ts).
+//   Timestamps are Unix epoch milliseconds.
 // - No foreign keys: the generator only refers to records emitted earlier, and checking each reference
 //   would slow the bulk build for nothing at read time.
 // - The search index `tweets_fts` is external-content over the view `tweet_search_content`; the writer

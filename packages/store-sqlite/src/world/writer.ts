@@ -4,7 +4,7 @@
 import type { Database } from "bun:sqlite";
 import type { Tweet, UserLookup } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
-import { authorToken, langToken, searchTags, type WorldCounts, WorldDerivation } from "@social/store-kit";
+import { authorToken, boundId, langToken, searchTags, type WorldCounts, WorldDerivation } from "@social/store-kit";
 
 export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-kit";
 
@@ -13,7 +13,7 @@ export class WorldWriter implements WorldSink {
   readonly #insert: ReturnType<typeof prepareInserts>;
   readonly #world = new WorldDerivation();
   // The search index needs each tweet's author username, kept rather than queried per row.
-  readonly #usernames = new Map<number, string>();
+  readonly #usernames = new Map<string, string>();
   readonly #langTokens = new Map<string, string>();
 
   constructor(db: Database) {
@@ -69,30 +69,30 @@ export class WorldWriter implements WorldSink {
         return;
       case "list":
         insert.list.run(
-          Number(record.list.id),
-          Number(record.list.ownerId),
+          boundId(record.list.id),
+          boundId(record.list.ownerId),
           record.list.name,
           record.list.description,
           Date.parse(record.list.createdAt),
         );
         return;
       case "list_member":
-        insert.listMember.run(Number(record.listId), Date.parse(record.createdAt), Number(record.userId));
+        insert.listMember.run(boundId(record.listId), Date.parse(record.createdAt), boundId(record.userId));
         return;
       case "list_subscriber":
-        insert.listSubscriber.run(Number(record.listId), Date.parse(record.createdAt), Number(record.userId));
+        insert.listSubscriber.run(boundId(record.listId), Date.parse(record.createdAt), boundId(record.userId));
         return;
       case "community": {
         const { id, name, description, member_count } = record.community;
-        insert.community.run(Number(id), name, description, member_count, Date.parse(record.createdAt));
-        insert.communitySearch.run(Number(id), name, description);
+        insert.community.run(boundId(id), name, description, member_count, Date.parse(record.createdAt));
+        insert.communitySearch.run(boundId(id), name, description);
         return;
       }
       case "community_member":
         insert.communityMember.run(
-          Number(record.communityId),
+          boundId(record.communityId),
           Date.parse(record.createdAt),
-          Number(record.userId),
+          boundId(record.userId),
           record.role,
         );
         return;
@@ -102,7 +102,7 @@ export class WorldWriter implements WorldSink {
         return;
       }
       case "article":
-        insert.article.run(Number(record.article.tweet_id), Number(record.authorId), JSON.stringify(record.article));
+        insert.article.run(boundId(record.article.tweet_id), boundId(record.authorId), JSON.stringify(record.article));
         return;
     }
   }
@@ -111,8 +111,8 @@ export class WorldWriter implements WorldSink {
     const row = this.#world.user(lookup);
     this.#insert.user.run(row.id, row.username, row.status, row.doc);
     const token = authorToken(row.username);
-    if (token === undefined) throw new Error(`WorldWriter: user ${row.id} has an invalid username`);
-    this.#usernames.set(row.id, token);
+    if (token === undefined) throw new Error(`WorldWriter: user ${lookup.id} has an invalid username`);
+    this.#usernames.set(lookup.id, token);
   }
 
   #writeTweet(tweet: Tweet, communityId: string | undefined): void {
@@ -143,7 +143,7 @@ export class WorldWriter implements WorldSink {
     // Search must never find a protected account's tweets (see hideProtectedAuthors in schema.ts).
     if (!row.author_protected) {
       // Every known author has a token: #writeUser stops the build at a username without one.
-      const author = this.#usernames.get(row.author_id) ?? "";
+      const author = this.#usernames.get(tweet.author_id) ?? "";
       const flags = searchTags(this.#world.searchDocument(tweet)).join(" ");
       this.#insert.tweetSearch.run(row.id, row.text, author, this.#langToken(row.lang), flags);
     }
