@@ -16,6 +16,11 @@ Commands:
   usage ACCOUNT_ID [--days N] [--limit N]      balance, credits spent per day, latest requests
   fixtures build [--tweets N] [--seed SEED]    rebuild the social world from the fixture generator
                                                (default 20000 tweets, at least 1000); keys and credits stay
+  import FILE... [--format auto|pages|tweets|users] [--strict]
+                                               add X API v2 pages or tweet/user objects (JSON Lines,
+                                               plain or .gz) to the world; a newer copy replaces an older
+                                               one, bad lines are listed and skipped (--strict: a file
+                                               with one imports nothing)
   db migrate                                   bring the database's schema up to date (every command and
                                                the server also do so as they open it)
   help                                         show this text
@@ -23,6 +28,8 @@ Commands:
 Environment:
   DATABASE_URL   the database: a SQLite file (default file:data/social.db), or PostgreSQL with
                  postgres://user:password@host:5432/database (postgresql:// too)
+  WORLD          for the servers: generated (default) builds the fixture world on first start;
+                 empty starts with none, for a world of imported data
 `;
 
 /** The command line is wrong: exit 2 with the usage text. */

@@ -5,6 +5,7 @@ import { CommandError, USAGE, UsageError } from "./cli.ts";
 import { creditsCommand } from "./commands/credits.ts";
 import { dbCommand } from "./commands/db.ts";
 import { fixturesCommand } from "./commands/fixtures.ts";
+import { importCommand } from "./commands/import.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { usageCommand } from "./commands/usage.ts";
 
@@ -13,6 +14,7 @@ const commands = new Map<string, (args: readonly string[]) => Promise<void>>([
   ["credits", creditsCommand],
   ["usage", usageCommand],
   ["fixtures", fixturesCommand],
+  ["import", importCommand],
   ["db", dbCommand],
 ]);
 

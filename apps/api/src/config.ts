@@ -7,6 +7,8 @@ import {
   requestLogDaysFrom,
   type Synchronous,
   synchronousFrom,
+  type WorldSource,
+  worldSourceFrom,
 } from "@social/backend";
 import { DEFAULT_RATE_LIMIT, parseDatabaseUrl, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
 import { maxCharsFrom } from "@social/mcp";
@@ -17,6 +19,8 @@ export interface ServerConfig {
   host: string;
   port: number;
   databaseUrl: string;
+  /** Where the world comes from when the database has none (WORLD): the fixture world when absent, or an empty one. */
+  world?: WorldSource;
   rateLimit: RateLimitConfig;
   /** Where rate-limit buckets are shared by every process; absent, each process counts its own share. */
   redisUrl?: string;
@@ -91,6 +95,7 @@ export function configFromEnv(env: Record<string, string | undefined>): ServerCo
     host,
     port,
     databaseUrl: checkedDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL),
+    world: worldSourceFrom(env.WORLD),
     synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS),
     rateLimit: rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST),
     ...(env.REDIS_URL ? { redisUrl: checkedRedisUrl(env.REDIS_URL) } : {}),

@@ -1,16 +1,30 @@
 // The shared demo: a profile with recent tweets, or a recent search, computed at most about once a
 // minute and served to every visitor without a key. Nobody is charged; meta.credits says so with zeros.
-import { type EndpointId, endpointsById, runRead, type Store, validateParams } from "@social/core";
+// What it shows is the world's: the generated world's examples, or an imported world's showcase.
+import { type EndpointId, endpointsById, notFound, runRead, type Store, validateParams } from "@social/core";
 import { examples } from "@social/fixtures";
 
 export const DEMO_REFRESH_MS = 60_000;
 
 type DemoRun = "profile" | "search";
 
-const RUNS: Record<DemoRun, { endpoint: EndpointId; params: () => Record<string, unknown> }> = {
-  profile: { endpoint: "profile_by_username", params: () => ({ username: examples.username }) },
-  search: { endpoint: "search_recent", params: () => ({ query: examples.search_query }) },
+interface Shown {
+  username: string;
+  query: string;
+}
+
+const RUNS: Record<DemoRun, { endpoint: EndpointId; params: (shown: Shown) => Record<string, unknown> }> = {
+  profile: { endpoint: "profile_by_username", params: ({ username }) => ({ username }) },
+  search: { endpoint: "search_recent", params: ({ query }) => ({ query }) },
 };
+
+/** The generated world's examples, or what an import chose (see Store.showcase). */
+async function shown(store: Store): Promise<Shown> {
+  const showcase = await store.showcase();
+  if (showcase.kind === "examples") return { username: examples.username, query: examples.search_query };
+  if (showcase.kind === "imported") return showcase;
+  throw notFound("The demo has nothing to show yet: this server's world holds no public posts.");
+}
 
 interface Cached {
   data: unknown;
@@ -50,7 +64,7 @@ export class Demo {
     const spec = RUNS[run];
     const endpoint = endpointsById.get(spec.endpoint);
     if (!endpoint) throw new Error(`demo endpoint ${spec.endpoint} is not in the catalogue`);
-    const params = validateParams(endpoint, spec.params());
+    const params = validateParams(endpoint, spec.params(await shown(this.#store)));
     const size = endpoint.pageSize?.(params) ?? 0;
     const result = await runRead(endpoint, this.#store, params, { size });
     const entry = { data: result.data, computedAt: this.#now() };

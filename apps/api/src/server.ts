@@ -1,5 +1,5 @@
-// Opens the backend DATABASE_URL selects (SQLite or PostgreSQL), builds the default fixture world on
-// first start, and serves the app.
+// Opens the backend DATABASE_URL selects (SQLite or PostgreSQL), gives it a world on first start (the
+// default fixture world, or an empty one with WORLD=empty), and serves the app.
 import {
   type Backend,
   backendServices,
@@ -7,8 +7,8 @@ import {
   keepRequestLog,
   openBackend,
   openRateLimiter,
+  prepareWorld,
 } from "@social/backend";
-import { DEFAULT_WORLD } from "@social/fixtures";
 import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";
@@ -49,10 +49,7 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
 }
 
 async function serve(config: ServerConfig, options: ServerOptions, backend: Backend): Promise<RunningServer> {
-  if (!(await backend.hasWorld())) {
-    options.onWorldBuild?.();
-    await backend.buildWorld(DEFAULT_WORLD);
-  }
+  await prepareWorld(backend, config.world ?? "generated", options.onWorldBuild);
   const warn = options.warn ?? ((message: string) => console.error(`Warning: ${message}`));
   const rateLimiter = await openRateLimiter({
     rateLimit: config.rateLimit,

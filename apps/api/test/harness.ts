@@ -8,7 +8,7 @@ import type { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Backend, openBackend } from "@social/backend";
+import { type Backend, openBackend, type WorldSource } from "@social/backend";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
@@ -94,16 +94,27 @@ export interface TestServer extends RunningServer {
 }
 
 export async function startTestServer(
-  options: { adapter?: Adapter; rateLimit?: RateLimitConfig; oidc?: OidcSettings; requestLogDays?: number } = {},
+  options: {
+    adapter?: Adapter;
+    rateLimit?: RateLimitConfig;
+    oidc?: OidcSettings;
+    requestLogDays?: number;
+    /** WORLD: the default fixture world (cloned), or an empty database the server starts with WORLD=empty. */
+    world?: WorldSource;
+  } = {},
 ): Promise<TestServer> {
   const adapter = options.adapter ?? "sqlite";
+  const world = options.world ?? "generated";
   const dir = mkdtempSync(join(tmpdir(), "social-api-test-"));
   let databaseUrl: string;
   if (adapter === "postgres") {
-    databaseUrl = await postgresWorld();
+    databaseUrl =
+      world === "empty"
+        ? await (await postgresServer()).createDatabase(`test_${++postgresDatabases}`)
+        : await postgresWorld();
   } else {
     databaseUrl = join(dir, "social.db");
-    copyFileSync(worldTemplate(), databaseUrl);
+    if (world === "generated") copyFileSync(worldTemplate(), databaseUrl);
   }
   const port = await freePort();
   const logs: string[] = [];
@@ -114,6 +125,7 @@ export async function startTestServer(
       databaseUrl,
       rateLimit: options.rateLimit ?? { ...DEFAULT_RATE_LIMIT, ratePerSecond: 0 },
       publicUrl: `http://127.0.0.1:${port}`,
+      world,
       ...(options.oidc ? { oidc: options.oidc } : {}),
       ...(options.requestLogDays === undefined ? {} : { requestLogDays: options.requestLogDays }),
     },

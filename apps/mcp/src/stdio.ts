@@ -1,4 +1,4 @@
-// The stdio MCP server: `bun run mcp`. Configuration comes from the environment (DATABASE_URL,
+// The stdio MCP server: `bun run mcp`. Configuration comes from the environment (DATABASE_URL, WORLD,
 // SOCIAL_API_KEY, SOCIAL_TOOLSETS, SOCIAL_TOOLS, SOCIAL_MCP_MAX_CHARS, and TOKEN_SECRET / RATE_LIMIT_* /
 // REDIS_URL as for the HTTP server). stdout
 // carries the protocol and nothing else; everything for people goes to stderr.
@@ -11,11 +11,12 @@ import {
   keepRequestLog,
   openBackend,
   openRateLimiter,
+  prepareWorld,
   requestLogDaysFrom,
   synchronousFrom,
+  worldSourceFrom,
 } from "@social/backend";
 import { ApiError, parseDatabaseUrl, rateLimitFromEnv } from "@social/core";
-import { DEFAULT_WORLD } from "@social/fixtures";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer, maxCharsFrom } from "./server.ts";
 import { parseNames, selectTools } from "./tools.ts";
@@ -29,6 +30,7 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
   const selection = selectTools({ toolsets: parseNames(env.SOCIAL_TOOLSETS), tools: parseNames(env.SOCIAL_TOOLS) });
   const maxChars = maxCharsFrom(env.SOCIAL_MCP_MAX_CHARS);
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const world = worldSourceFrom(env.WORLD);
   // Opening a missing SQLite file would create an empty database, and the key check would then report
   // a bad key where the real mistake is the path. A PostgreSQL database is the operator's to create,
   // and one that cannot be reached fails as it opens.
@@ -68,10 +70,9 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
   );
   if (connection instanceof ApiError) fail(connection.message);
   // As the HTTP server does on its first start, so that a key made with the CLI alone is enough.
-  if (!(await backend.hasWorld())) {
-    console.error("social-data-api MCP server: building the default fixture world (a few seconds)…");
-    await backend.buildWorld(DEFAULT_WORLD);
-  }
+  await prepareWorld(backend, world, () =>
+    console.error("social-data-api MCP server: building the default fixture world (a few seconds)…"),
+  );
 
   const server = createMcpServer(services, {
     apiKey: connection.apiKey,

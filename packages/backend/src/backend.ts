@@ -1,7 +1,7 @@
 // What a process gets for DATABASE_URL, whichever adapter serves it: the four ports and the few
 // operations around them that are not a port (the stored secrets, the world build, closing). The apps
 // hold this and nothing else, so no app knows which database it runs on.
-import type { Accounts, IdempotencyRecords, Ledger, RequestLog, Sessions, Store } from "@social/core";
+import type { Accounts, IdempotencyRecords, Ledger, RequestLog, Sessions, Store, WorldImport } from "@social/core";
 import type { WorldOptions } from "@social/fixtures";
 import type { WorldMeta } from "@social/store-kit";
 
@@ -24,6 +24,8 @@ export interface Backend {
   hasWorld(): Promise<boolean>;
   /** Replaces the social world, all or nothing; the ledger and the accounts are left as they are. */
   buildWorld(options: WorldOptions, onProgress?: (progress: BuildProgress) => void): Promise<WorldMeta>;
+  /** Adds or replaces imported users and tweets (core's importSources drives it). */
+  worldImport(): WorldImport;
   /** Writes what the request log holds, then closes the database. */
   close(): Promise<void>;
 }

@@ -8,3 +8,4 @@ export * from "./open.ts";
 export * from "./rate-limiter.ts";
 export * from "./retention.ts";
 export * from "./services.ts";
+export * from "./world-source.ts";

@@ -10,6 +10,7 @@ import {
   PostgresRequestLog,
   PostgresSessions,
   PostgresStore,
+  PostgresWorldImport,
 } from "@social/store-postgres";
 import type { Backend, BackendOptions } from "./backend.ts";
 import { describeDatabase } from "./describe.ts";
@@ -39,6 +40,7 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     secret: (name) => accounts.secret(name),
     hasWorld: () => hasWorld(sql),
     buildWorld: (world, onProgress) => buildWorld(sql, world, onProgress),
+    worldImport: () => new PostgresWorldImport(sql),
     close: async () => {
       await requestLog.flush();
       await sql.close();

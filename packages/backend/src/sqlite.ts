@@ -10,6 +10,7 @@ import {
   SqliteRequestLog,
   SqliteSessions,
   SqliteStore,
+  SqliteWorldImport,
 } from "@social/store-sqlite";
 import type { Backend, BackendOptions } from "./backend.ts";
 
@@ -28,6 +29,7 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
     secret: (name) => accounts.secret(name),
     hasWorld: async () => hasWorld(db),
     buildWorld: async (world, onProgress) => buildWorld(db, world, onProgress),
+    worldImport: () => new SqliteWorldImport(db),
     close: async () => {
       await requestLog.flush();
       db.close();

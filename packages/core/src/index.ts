@@ -20,6 +20,7 @@ export * from "./envelope.ts";
 export * from "./errors.ts";
 export * from "./execute.ts";
 export * from "./idempotency.ts";
+export * from "./import/index.ts";
 export * from "./json-schema.ts";
 export * from "./json-text.ts";
 export * from "./key-options.ts";

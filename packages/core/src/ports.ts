@@ -144,7 +144,19 @@ export interface Store {
 
   /** The world's clock (epoch ms), which its recent reads are measured from; undefined before a world is built. */
   clockMs(): Promise<number | undefined>;
+
+  /** What the shared demo shows of this world. */
+  showcase(): Promise<Showcase>;
 }
+
+/**
+ * What the shared demo shows: the generated world's own examples, or a user and a query an import found
+ * (its most followed author and its top hashtag), or nothing for a world with no public tweets yet.
+ */
+export type Showcase =
+  | { kind: "examples" }
+  | { kind: "imported"; username: string; query: string }
+  | { kind: "nothing" };
 
 export interface Account {
   id: string;

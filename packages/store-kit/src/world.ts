@@ -119,6 +119,43 @@ export type CommunityTweetColumns = {
   relevance: number;
 };
 
+/** A user's row. */
+export function userColumns(lookup: UserLookup): UserColumns {
+  const { status, ...user } = lookup;
+  return { id: boundId(user.id), username: user.username, status, doc: JSON.stringify(user) };
+}
+
+/** A tweet's row, its references as columns; `authorProtected` is its author's protected flag. */
+export function tweetColumns(tweet: Tweet, authorProtected: boolean): TweetColumns {
+  const reference = (type: string) => tweet.referenced_tweets?.find((ref) => ref.type === type)?.id;
+  const repliedTo = reference("replied_to");
+  const quoted = tweet.quoted_tweet_id ?? reference("quoted");
+  const retweeted = reference("retweeted");
+  return {
+    id: boundId(tweet.id),
+    author_id: boundId(tweet.author_id),
+    created_ms: Date.parse(tweet.created_at),
+    conversation_id: boundId(tweet.conversation_id),
+    lang: tweet.lang,
+    text: tweet.text,
+    possibly_sensitive: tweet.possibly_sensitive,
+    like_count: tweet.like_count,
+    retweet_count: tweet.retweet_count,
+    reply_count: tweet.reply_count,
+    quote_count: tweet.quote_count,
+    bookmark_count: tweet.bookmark_count,
+    is_quote_status: tweet.is_quote_status,
+    is_reply: tweet.in_reply_to_user_id !== undefined,
+    has_media: (tweet.media?.length ?? 0) > 0,
+    has_links: tweet.entities.urls.length > 0,
+    reply_to_id: repliedTo === undefined ? null : boundId(repliedTo),
+    quoted_id: quoted === undefined ? null : boundId(quoted),
+    retweeted_id: retweeted === undefined ? null : boundId(retweeted),
+    extra: JSON.stringify(tweetExtra(tweet)),
+    author_protected: authorProtected,
+  };
+}
+
 interface Begun {
   seed: string;
   clock: string;
@@ -167,11 +204,10 @@ export class WorldDerivation {
   }
 
   user(lookup: UserLookup): UserColumns {
-    const { status, ...user } = lookup;
-    this.#users.set(user.id, user.username);
-    if (user.verified) this.#verified.add(user.id);
-    if (user.protected) this.#protected.add(user.id);
-    return { id: boundId(user.id), username: user.username, status, doc: JSON.stringify(user) };
+    this.#users.set(lookup.id, lookup.username);
+    if (lookup.verified) this.#verified.add(lookup.id);
+    if (lookup.protected) this.#protected.add(lookup.id);
+    return userColumns(lookup);
   }
 
   follow(record: FollowRecord): FollowColumns {
@@ -192,33 +228,7 @@ export class WorldDerivation {
     const createdMs = Date.parse(tweet.created_at);
     if (id <= this.#lastTweet.id || createdMs < this.#lastTweet.createdMs) this.#idsFollowTime = false;
     this.#lastTweet = { id, createdMs };
-    const reference = (type: string) => tweet.referenced_tweets?.find((ref) => ref.type === type)?.id;
-    const repliedTo = reference("replied_to");
-    const quoted = tweet.quoted_tweet_id ?? reference("quoted");
-    const retweeted = reference("retweeted");
-    return {
-      id: boundId(tweet.id),
-      author_id: boundId(authorId),
-      created_ms: createdMs,
-      conversation_id: boundId(tweet.conversation_id),
-      lang: tweet.lang,
-      text: tweet.text,
-      possibly_sensitive: tweet.possibly_sensitive,
-      like_count: tweet.like_count,
-      retweet_count: tweet.retweet_count,
-      reply_count: tweet.reply_count,
-      quote_count: tweet.quote_count,
-      bookmark_count: tweet.bookmark_count,
-      is_quote_status: tweet.is_quote_status,
-      is_reply: tweet.in_reply_to_user_id !== undefined,
-      has_media: (tweet.media?.length ?? 0) > 0,
-      has_links: tweet.entities.urls.length > 0,
-      reply_to_id: repliedTo === undefined ? null : boundId(repliedTo),
-      quoted_id: quoted === undefined ? null : boundId(quoted),
-      retweeted_id: retweeted === undefined ? null : boundId(retweeted),
-      extra: JSON.stringify(tweetExtra(tweet)),
-      author_protected: this.#protected.has(authorId),
-    };
+    return tweetColumns(tweet, this.#protected.has(authorId));
   }
 
   /** What search knows of `tweet`: with its author's username and verified flag, and whom it replies to. */

@@ -9,4 +9,5 @@ export * from "./sessions/postgres-sessions.ts";
 export * from "./settings.ts";
 export * from "./store/postgres-store.ts";
 export * from "./world/build.ts";
+export * from "./world/import.ts";
 export * from "./world/writer.ts";

@@ -6,4 +6,5 @@ export * from "./sessions/sqlite-sessions.ts";
 export * from "./settings.ts";
 export * from "./store/sqlite-store.ts";
 export * from "./world/build.ts";
+export * from "./world/import.ts";
 export * from "./world/writer.ts";

@@ -86,6 +86,7 @@ const storeCalls: EveryMethod<Store> = {
   searchTweets: (store) => store.searchTweets(parseQuery("cats"), "recency", page),
   countTweets: (store) => store.countTweets(parseQuery("cats"), { startMs: 0, endMs: 86_400_000, sizeMs: 3_600_000 }),
   clockMs: (store) => store.clockMs(),
+  showcase: (store) => store.showcase(),
   usersByUsernames: (store) => store.usersByUsernames(["alice"]),
 };
 

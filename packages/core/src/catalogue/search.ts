@@ -111,7 +111,7 @@ export const trends = defineEndpoint({
   run: ({ store, params, maxItems }) =>
     oneResult(
       store.trends(params.woeid, Math.min(params.limit, maxItems)),
-      `No trends for woeid ${params.woeid}: no such place has trends here; woeid 1 is worldwide`,
+      `No trends for woeid ${params.woeid}: no such place has trends here. woeid 1 is worldwide; a world of imported posts has only worldwide trends, counted from the hashtags of its last day, and none when that day had no hashtags`,
     ),
 });
 

@@ -16,6 +16,7 @@ import {
   type SearchNode,
   type SearchSortOrder,
   type SelfThread,
+  type Showcase,
   type Store,
   type TimeFilter,
   type TimelineKind,
@@ -24,6 +25,7 @@ import {
   type User,
   type UserLookup,
 } from "@social/core";
+import { showcaseOf } from "@social/store-kit";
 import type { SQL } from "bun";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { CommunityReads } from "./communities.ts";
@@ -182,6 +184,12 @@ export class PostgresStore implements Store {
   async clockMs(): Promise<number | undefined> {
     const [row] = await this.#sql<{ clock_ms: string }[]>`SELECT clock_ms FROM world_meta WHERE id = 1`;
     return row === undefined ? undefined : Number(row.clock_ms);
+  }
+
+  async showcase(): Promise<Showcase> {
+    const [row] = await this.#sql<{ origin: string; showcase: string | null }[]>`
+      SELECT origin, showcase FROM world_meta WHERE id = 1`;
+    return row === undefined ? { kind: "nothing" } : showcaseOf(row.origin, row.showcase);
   }
 }
 

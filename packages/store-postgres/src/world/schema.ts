@@ -178,4 +178,11 @@ export const worldMigrations: readonly Migration[] = [
       ], NULL))
       FROM users u WHERE u.id = t.author_id`;
   },
+  // Imports (#21), as on SQLite: a tweet's versions, and where the world came from with what the demo
+  // shows of an imported one.
+  async (tx) => {
+    await tx`ALTER TABLE tweets ADD COLUMN versions INTEGER NOT NULL DEFAULT 1`;
+    await tx`ALTER TABLE world_meta ADD COLUMN origin TEXT NOT NULL DEFAULT 'generated'`;
+    await tx`ALTER TABLE world_meta ADD COLUMN showcase TEXT`;
+  },
 ];

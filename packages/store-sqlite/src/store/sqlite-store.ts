@@ -16,6 +16,7 @@ import {
   type SearchNode,
   type SearchSortOrder,
   type SelfThread,
+  type Showcase,
   type Store,
   type TimeFilter,
   type TimelineKind,
@@ -24,6 +25,7 @@ import {
   type User,
   type UserLookup,
 } from "@social/core";
+import { showcaseOf } from "@social/store-kit";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { CommunityReads } from "./communities.ts";
 import { ConversationReads } from "./conversations.ts";
@@ -44,6 +46,7 @@ export class SqliteStore implements Store {
   readonly #trends: TrendReads;
   readonly #search: TweetSearch;
   readonly #clock: Statement<{ clock_ms: number }, []>;
+  readonly #showcase: Statement<{ origin: string; showcase: string | null }, []>;
 
   /** `search`: how much work one search may do, and in what steps (tests shrink them). */
   constructor(db: Database, options: { search?: Partial<SearchLimits> } = {}) {
@@ -56,6 +59,7 @@ export class SqliteStore implements Store {
     this.#trends = new TrendReads(db);
     this.#search = new TweetSearch(db, { ...DEFAULT_SEARCH_LIMITS, ...options.search });
     this.#clock = db.query("SELECT clock_ms FROM world_meta WHERE id = 1");
+    this.#showcase = db.query("SELECT origin, showcase FROM world_meta WHERE id = 1");
   }
 
   async tweetsByIds(ids: readonly string[]): Promise<Tweet[]> {
@@ -167,6 +171,11 @@ export class SqliteStore implements Store {
 
   async clockMs(): Promise<number | undefined> {
     return this.#clock.get()?.clock_ms ?? undefined;
+  }
+
+  async showcase(): Promise<Showcase> {
+    const meta = this.#showcase.get();
+    return meta === null ? { kind: "nothing" } : showcaseOf(meta.origin, meta.showcase);
   }
 }
 

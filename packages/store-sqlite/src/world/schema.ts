@@ -69,6 +69,17 @@ const indexSearchTags: Migration = (db) => {
   db.run("INSERT INTO tweets_fts (tweets_fts) VALUES ('rebuild')");
 };
 
+/**
+ * Imports (#21): a tweet keeps how many versions its edit history names, so that a later copy of an
+ * edited post replaces it; the world says whether the generator built it or it holds only what was
+ * imported, and for the latter what the demo shows of it (see @social/store-kit imported-world.ts).
+ */
+const importWorlds: Migration = (db) => {
+  db.run("ALTER TABLE tweets ADD COLUMN versions INTEGER NOT NULL DEFAULT 1");
+  db.run("ALTER TABLE world_meta ADD COLUMN origin TEXT NOT NULL DEFAULT 'generated'");
+  db.run("ALTER TABLE world_meta ADD COLUMN showcase TEXT");
+};
+
 export const worldMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE world_meta (
@@ -227,6 +238,7 @@ export const worldMigrations: readonly Migration[] = [
   },
   hideProtectedAuthors,
   indexSearchTags,
+  importWorlds,
 ];
 
 /** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-kit). */

@@ -1,0 +1,135 @@
+// `import FILE…`: X API v2 pages or objects, as JSON Lines (plain or gzip), into the world DATABASE_URL
+// names. The importer (@social/core import) decides what each line makes and what replaces what; this
+// command reads the files, shows progress per file with lines per second, and prints what was added,
+// updated, kept and refused. A file that cannot be read is a one-line error, never a stack.
+import { accessSync, constants, statSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { IMPORT_FORMATS, type ImportFormat, type ImportReport, type ImportSource, importSources } from "@social/core";
+import { CommandError, UsageError, usageErrors } from "../cli.ts";
+import { withOperator } from "../database.ts";
+import { formatTable } from "../format.ts";
+import { type FileLines, fileLines } from "../import/json-lines.ts";
+import { progressBar } from "../progress.ts";
+
+function parseFormat(value: string | undefined): ImportFormat {
+  if (value === undefined) return "auto";
+  const format = IMPORT_FORMATS.find((name) => name === value);
+  if (format === undefined)
+    throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(", ")}, got ${JSON.stringify(value)}`);
+  return format;
+}
+
+/** Every file must be a readable file before the database is opened, so a typo imports nothing. */
+function checkedFile(path: string): { path: string; size: number } {
+  try {
+    accessSync(path, constants.R_OK);
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new CommandError(`${path} is not a file`);
+    return { path, size: stat.size };
+  } catch (error) {
+    if (error instanceof CommandError) throw error;
+    throw new CommandError(`${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
+
+interface Reading {
+  file: { path: string; size: number };
+  reader: FileLines;
+  /** When its current pass began, for lines per second. */
+  startedAt: number;
+}
+
+/** A file as the importer reads it, its read errors turned into the operator's one line. */
+function source(reading: Reading): ImportSource {
+  const { file, reader } = reading;
+  return {
+    name: file.path,
+    async *lines() {
+      reading.startedAt = performance.now();
+      try {
+        yield* reader.lines();
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new CommandError(`${file.path} could not be read to the end (${reason})`);
+      }
+    },
+  };
+}
+
+export async function importCommand(args: readonly string[]): Promise<void> {
+  const { values, positionals } = usageErrors(() =>
+    parseArgs({
+      args: [...args],
+      options: { format: { type: "string" }, strict: { type: "boolean" } },
+      allowPositionals: true,
+    }),
+  );
+  if (positionals.length === 0) throw new UsageError("import needs at least one FILE");
+  const format = parseFormat(values.format);
+  const files = positionals.map(checkedFile);
+  const readings = new Map<string, Reading>(
+    files.map((file) => [file.path, { file, reader: fileLines(file.path), startedAt: 0 }]),
+  );
+
+  const started = performance.now();
+  let current = { name: "", bar: progressBar("") };
+  const report = await withOperator((operator) =>
+    importSources([...readings.values()].map(source), operator.worldImport(), {
+      format,
+      strict: values.strict === true,
+      onProgress: ({ source: name, line, pass }) => {
+        const label = `${pass === "check" ? "check " : ""}${name}`;
+        if (label !== current.name) {
+          current.bar.finish();
+          current = { name: label, bar: progressBar(label) };
+        }
+        const reading = readings.get(name);
+        const seconds = (performance.now() - (reading?.startedAt ?? started)) / 1000;
+        const rate = seconds > 0 ? Math.round(line / seconds) : 0;
+        current.bar.update(reading?.reader.bytesRead ?? 0, reading?.file.size ?? 0, {
+          detail: `${line.toLocaleString("en-US")} lines  ${rate.toLocaleString("en-US")} lines/s`,
+        });
+      },
+    }),
+  );
+  current.bar.finish();
+  printReport(report, (performance.now() - started) / 1000);
+  if (report.abandoned.length > 0) {
+    throw new CommandError(
+      `--strict: nothing imported from ${report.abandoned.map(({ source: name }) => name).join(", ")}`,
+    );
+  }
+}
+
+function printReport(report: ImportReport, seconds: number): void {
+  const n = (value: number) => value.toLocaleString("en-US");
+  const rate = seconds > 0 ? Math.round(report.lines / seconds) : report.lines;
+  console.log(`read ${n(report.lines)} lines in ${seconds.toFixed(1)} s (${n(rate)} lines/s)`);
+  console.log(
+    formatTable([
+      ["", "added", "updated", "kept"],
+      ...(["users", "tweets"] as const).map((kind) => [
+        kind,
+        n(report[kind].added),
+        n(report[kind].updated),
+        n(report[kind].kept),
+      ]),
+    ]),
+  );
+  if (report.missing > 0) {
+    console.log(
+      `${n(report.missing)} of the pages' errors: posts or users X could not return (deleted, protected, suspended)`,
+    );
+  }
+  for (const stop of report.abandoned) {
+    console.log(`${stop.source}: nothing imported (--strict): line ${n(stop.line)}: ${stop.reason}`);
+  }
+  if (report.refused > 0) {
+    const listed = report.refusals.length < report.refused ? ` (the first ${report.refusals.length})` : "";
+    console.log(`refused ${n(report.refused)}${listed}:`);
+    for (const refusal of report.refusals) console.log(`  ${refusal.source}:${refusal.line}  ${refusal.reason}`);
+  }
+  const { world } = report;
+  const trends = world.trends.length > 0 ? `trends ${world.trends.slice(0, 5).join(" ")}` : "no trends";
+  console.log(`world: ${n(world.users)} users, ${n(world.tweets)} tweets, clock ${world.clock}, ${trends}`);
+}

@@ -1,0 +1,314 @@
+// An import run: the lines of each source read into model objects (./lines.ts), gathered in batches of
+// one transaction each, and written through the WorldImport port. A refused object is reported with its
+// source and line and the rest goes on; a tweet whose author the run has not met yet waits for the end
+// of the run, so users and tweets may come in separate files in any order. A strict run first reads a
+// whole source to check it (every object, author and username), and imports nothing of a source that
+// has a bad line.
+import { type ImportOutcome, newerTweetCopy, newerUserCopy } from "./freshness.ts";
+import { type ImportFormat, objectsOfLine } from "./lines.ts";
+import { type BatchCounts, foldUsername, type ImportedWorld, noOutcomes, type WorldImport } from "./port.ts";
+import { type ImportedTweet, type ImportedUser, Refusal } from "./x-objects.ts";
+
+export interface ImportSource {
+  /** What the operator calls it (its file name), in refusals. */
+  name: string;
+  /** Its lines, read anew on each call: a strict run reads a source twice. */
+  lines(): AsyncIterable<string>;
+}
+
+export interface ImportProgress {
+  source: string;
+  line: number;
+  pass: "check" | "write";
+}
+
+export interface ImportOptions {
+  format: ImportFormat;
+  strict: boolean;
+  /** The most lines, and objects, one batch (one transaction) holds. */
+  batchLines?: number;
+  batchObjects?: number;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface LineRefusal {
+  source: string;
+  line: number;
+  reason: string;
+}
+
+export interface ImportReport {
+  /** Lines read and imported (a strict run's check pass is not counted). */
+  lines: number;
+  users: Record<ImportOutcome, number>;
+  tweets: Record<ImportOutcome, number>;
+  /** Objects and lines refused. */
+  refused: number;
+  /** The first MAX_LISTED_REFUSALS of them. */
+  refusals: LineRefusal[];
+  /** Resources X reported missing in the pages' errors (deleted posts, gone accounts). */
+  missing: number;
+  /** Sources a strict run imported nothing of, each with the line that stopped it. */
+  abandoned: LineRefusal[];
+  world: ImportedWorld;
+}
+
+export const MAX_LISTED_REFUSALS = 20;
+const BATCH_LINES = 1000;
+const BATCH_OBJECTS = 5000;
+/** Ids and usernames per lookup while a strict run checks a source. */
+const LOOKUP_CHUNK = 10_000;
+/**
+ * Tweets kept for an author the run has not met yet, at most: a run that meets its users first (or in
+ * the same lines) keeps none; past this the tweets are refused, to bound the memory a run takes.
+ */
+export const MAX_WAITING_TWEETS = 100_000;
+
+interface Placed<T> {
+  copy: T;
+  at: { source: string; line: number };
+}
+
+class Batch {
+  readonly users = new Map<string, Placed<ImportedUser>>();
+  readonly tweets = new Map<string, Placed<ImportedTweet>>();
+  lines = 0;
+
+  get objects(): number {
+    return this.users.size + this.tweets.size;
+  }
+
+  addUser(placed: Placed<ImportedUser>): void {
+    const held = this.users.get(placed.copy.user.id);
+    this.users.set(placed.copy.user.id, held && newerUserCopy(held.copy, placed.copy) === held.copy ? held : placed);
+  }
+
+  addTweet(placed: Placed<ImportedTweet>): void {
+    const held = this.tweets.get(placed.copy.tweet.id);
+    this.tweets.set(placed.copy.tweet.id, held && newerTweetCopy(held.copy, placed.copy) === held.copy ? held : placed);
+  }
+}
+
+function add(into: BatchCounts, counts: BatchCounts): void {
+  for (const kind of ["users", "tweets"] as const) {
+    for (const outcome of ["added", "updated", "kept"] as const) into[kind][outcome] += counts[kind][outcome];
+  }
+}
+
+class ImportRun {
+  readonly #port: WorldImport;
+  readonly #options: ImportOptions;
+  /** Users the world holds or this run wrote, and users this run refused (with why). */
+  readonly #known = new Set<string>();
+  readonly #refusedUsers = new Map<string, string>();
+  /** Tweets whose author has not been met yet, kept for the end of the run. */
+  readonly #waiting = new Batch();
+  readonly #counts: BatchCounts = { users: noOutcomes(), tweets: noOutcomes() };
+  readonly #refusals: LineRefusal[] = [];
+  readonly #abandoned: LineRefusal[] = [];
+  #refused = 0;
+  #missing = 0;
+  #lines = 0;
+
+  constructor(port: WorldImport, options: ImportOptions) {
+    this.#port = port;
+    this.#options = options;
+  }
+
+  async source(source: ImportSource): Promise<void> {
+    if (this.#options.strict) {
+      const stop = await this.#check(source);
+      if (stop !== undefined) {
+        this.#abandoned.push(stop);
+        return;
+      }
+    }
+    let batch = new Batch();
+    let line = 0;
+    for await (const text of source.lines()) {
+      line++;
+      this.#lines++;
+      this.#read(text, { source: source.name, line }, batch);
+      if (
+        batch.lines >= (this.#options.batchLines ?? BATCH_LINES) ||
+        batch.objects >= (this.#options.batchObjects ?? BATCH_OBJECTS)
+      ) {
+        await this.#write(batch, false);
+        this.#options.onProgress?.({ source: source.name, line, pass: "write" });
+        batch = new Batch();
+      }
+    }
+    await this.#write(batch, false);
+    this.#options.onProgress?.({ source: source.name, line, pass: "write" });
+  }
+
+  async end(): Promise<ImportReport> {
+    const waiting = [...this.#waiting.tweets.values()];
+    const size = this.#options.batchObjects ?? BATCH_OBJECTS;
+    for (let start = 0; start < waiting.length; start += size) {
+      const batch = new Batch();
+      for (const placed of waiting.slice(start, start + size)) batch.addTweet(placed);
+      await this.#write(batch, true);
+    }
+    return {
+      lines: this.#lines,
+      users: this.#counts.users,
+      tweets: this.#counts.tweets,
+      refused: this.#refused,
+      refusals: this.#refusals,
+      missing: this.#missing,
+      abandoned: this.#abandoned,
+      world: await this.#port.finish(),
+    };
+  }
+
+  #refuse(at: Placed<unknown>["at"], reason: string): void {
+    this.#refused++;
+    if (this.#refusals.length < MAX_LISTED_REFUSALS) this.#refusals.push({ ...at, reason });
+  }
+
+  #read(text: string, at: Placed<unknown>["at"], batch: Batch): void {
+    batch.lines++;
+    try {
+      const objects = objectsOfLine(text, this.#options.format);
+      for (const reason of objects.refusals) this.#refuse(at, reason);
+      this.#missing += objects.missing;
+      for (const copy of objects.users) batch.addUser({ copy, at });
+      for (const copy of objects.tweets) batch.addTweet({ copy, at });
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      this.#refuse(at, error.reason);
+    }
+  }
+
+  /**
+   * Writes `batch`: its users whose username is free (or theirs), its tweets whose author is known. A
+   * tweet whose author is not waits for the end of the run; at the end (`last`) it is refused.
+   */
+  async #write(batch: Batch, last: boolean): Promise<void> {
+    const users = [...batch.users.values()];
+    const unknownAuthors = new Set<string>();
+    for (const { copy } of batch.tweets.values()) {
+      const author = copy.tweet.author_id;
+      if (!this.#known.has(author) && !batch.users.has(author)) unknownAuthors.add(author);
+    }
+    if (users.length === 0 && batch.tweets.size === 0) return;
+    const found = await this.#port.lookUp(
+      [...unknownAuthors],
+      users.map(({ copy }) => copy.user.username),
+    );
+    for (const id of found.users) this.#known.add(id);
+    const writable: ImportedUser[] = [];
+    const claimed = new Map<string, string>();
+    for (const { copy, at } of users) {
+      const { id, username } = copy.user;
+      const key = foldUsername(username);
+      const holder = found.usernames.get(key) ?? claimed.get(key);
+      if (holder !== undefined && holder !== id) {
+        const reason = `user ${id}'s username @${username} belongs to user ${holder}`;
+        this.#refusedUsers.set(id, reason);
+        this.#refuse(at, reason);
+        continue;
+      }
+      claimed.set(key, id);
+      writable.push(copy);
+    }
+    const authors = new Set(writable.map((copy) => copy.user.id));
+    const tweets: ImportedTweet[] = [];
+    for (const placed of batch.tweets.values()) {
+      const author = placed.copy.tweet.author_id;
+      if (this.#known.has(author) || authors.has(author)) {
+        tweets.push(placed.copy);
+        continue;
+      }
+      const refusedAuthor = this.#refusedUsers.get(author);
+      if (refusedAuthor !== undefined)
+        this.#refuse(placed.at, `tweet ${placed.copy.tweet.id}'s author was refused: ${refusedAuthor}`);
+      else if (last)
+        this.#refuse(
+          placed.at,
+          `tweet ${placed.copy.tweet.id}'s author, user ${author}, is in neither the import nor the world`,
+        );
+      else if (this.#waiting.tweets.size < MAX_WAITING_TWEETS || this.#waiting.tweets.has(placed.copy.tweet.id))
+        this.#waiting.addTweet(placed);
+      else
+        this.#refuse(
+          placed.at,
+          `tweet ${placed.copy.tweet.id}'s author, user ${author}, was not met within ${MAX_WAITING_TWEETS.toLocaleString("en-US")} tweets (import users first)`,
+        );
+    }
+    if (writable.length > 0 || tweets.length > 0)
+      add(this.#counts, await this.#port.write({ users: writable, tweets }));
+    for (const id of authors) this.#known.add(id);
+  }
+
+  /** A strict run's first pass over `source`: the line that stops it, or undefined when all of it can be imported. */
+  async #check(source: ImportSource): Promise<LineRefusal | undefined> {
+    const users = new Map<string, { key: string; username: string; at: LineRefusal }>();
+    const usernames = new Map<string, string>();
+    const authors = new Map<string, LineRefusal>();
+    let line = 0;
+    for await (const text of source.lines()) {
+      line++;
+      const at = { source: source.name, line, reason: "" };
+      let objects: ReturnType<typeof objectsOfLine>;
+      try {
+        objects = objectsOfLine(text, this.#options.format);
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        return { ...at, reason: error.reason };
+      }
+      if (objects.refusals[0] !== undefined) return { ...at, reason: objects.refusals[0] };
+      for (const { user } of objects.users) {
+        const key = foldUsername(user.username);
+        const holder = usernames.get(key);
+        if (holder !== undefined && holder !== user.id) {
+          return { ...at, reason: `user ${user.id}'s username @${user.username} belongs to user ${holder}` };
+        }
+        usernames.set(key, user.id);
+        if (!users.has(user.id)) users.set(user.id, { key, username: user.username, at });
+      }
+      for (const { tweet } of objects.tweets) {
+        if (!users.has(tweet.author_id) && !authors.has(tweet.author_id)) {
+          authors.set(tweet.author_id, {
+            ...at,
+            reason: `tweet ${tweet.id}'s author, user ${tweet.author_id}, is in neither the import nor the world`,
+          });
+        }
+      }
+      if (line % (this.#options.batchLines ?? BATCH_LINES) === 0) {
+        this.#options.onProgress?.({ source: source.name, line, pass: "check" });
+      }
+    }
+    const missing = [...authors].filter(([id]) => !users.has(id) && !this.#known.has(id));
+    const named = [...users];
+    const stops: LineRefusal[] = [];
+    for (let start = 0; start < Math.max(missing.length, named.length); start += LOOKUP_CHUNK) {
+      const ids = missing.slice(start, start + LOOKUP_CHUNK);
+      const names = named.slice(start, start + LOOKUP_CHUNK);
+      const found = await this.#port.lookUp(
+        ids.map(([id]) => id),
+        names.map(([, { username }]) => username),
+      );
+      for (const [id, at] of ids) if (!found.users.has(id)) stops.push(at);
+      for (const [id, { key, username, at }] of names) {
+        const holder = found.usernames.get(key);
+        if (holder !== undefined && holder !== id) {
+          stops.push({ ...at, reason: `user ${id}'s username @${username} belongs to user ${holder}` });
+        }
+      }
+    }
+    return stops.sort((a, b) => a.line - b.line)[0];
+  }
+}
+
+/** Imports every source, in order, and reports what it did. */
+export async function importSources(
+  sources: readonly ImportSource[],
+  port: WorldImport,
+  options: ImportOptions,
+): Promise<ImportReport> {
+  const run = new ImportRun(port, options);
+  for (const source of sources) await run.source(source);
+  return run.end();
+}

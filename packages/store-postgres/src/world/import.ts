@@ -1,0 +1,255 @@
+// Imports into a PostgreSQL world (core's WorldImport port): each batch is one transaction that reads the
+// stored copies, COPYs what planImport decided into temporary tables and upserts it from there, and
+// writes the search vector of every tweet whose terms changed: the batch's own, and those of a replaced
+// user whose username, verified or protected flag changed (their tweets, and replies naming them).
+// Batches take one advisory lock, so two imports never decide on the same stored copy at once.
+import {
+  type BatchCounts,
+  foldUsername,
+  type ImportBatch,
+  type ImportedWorld,
+  searchDocument,
+  type Tweet,
+  type UserLookup,
+  type WorldImport,
+} from "@social/core";
+import {
+  type HashtagCount,
+  IMPORTED_SEED,
+  type ImportPlan,
+  type ImportTweetColumns,
+  importedCounts,
+  importedShowcase,
+  importedTrends,
+  MAX_IMPORTED_TRENDS,
+  planImport,
+  type StoredTweet,
+  TRENDS_WINDOW_MS,
+  TWEET_COLUMNS,
+  tweetFromRow,
+  USER_COLUMNS,
+  type UserRow,
+  userLookupFromRow,
+  usersOfBatch,
+  WORLDWIDE_WOEID,
+  type WorldCounts,
+} from "@social/store-kit";
+import type { SQL, TransactionSQL } from "bun";
+import { searchVector } from "../search/lexemes.ts";
+import { copyRows } from "./copy.ts";
+import { asciiFold, type TweetRow } from "./rows.ts";
+
+/** The key of the advisory lock every import batch holds. */
+const IMPORT_LOCK = 0x5eed_1a9e;
+
+const USER_COPY = ["id", "username", "username_key", "status", "doc"] as const;
+/** A tweet row's columns as planned, then its search vector. */
+const TWEET_ROW_COPY: readonly (keyof ImportTweetColumns)[] = [
+  "id",
+  "author_id",
+  "created_ms",
+  "conversation_id",
+  "lang",
+  "text",
+  "possibly_sensitive",
+  "like_count",
+  "retweet_count",
+  "reply_count",
+  "quote_count",
+  "bookmark_count",
+  "is_quote_status",
+  "is_reply",
+  "has_media",
+  "has_links",
+  "reply_to_id",
+  "quoted_id",
+  "retweeted_id",
+  "extra",
+  "author_protected",
+  "versions",
+];
+const TWEET_COPY = [...TWEET_ROW_COPY, "search_vector"];
+
+function excluded(columns: readonly string[]): string {
+  return columns
+    .filter((column) => column !== "id")
+    .map((column) => `${column} = excluded.${column}`)
+    .join(", ");
+}
+
+export class PostgresWorldImport implements WorldImport {
+  readonly #sql: SQL;
+
+  constructor(sql: SQL) {
+    this.#sql = sql;
+  }
+
+  async lookUp(userIds: readonly string[], usernames: readonly string[]) {
+    const sql = this.#sql;
+    const [found, holders] = await Promise.all([
+      sql<
+        { id: string }[]
+      >`SELECT id::text AS id FROM users WHERE id = ANY(${sql.array([...userIds], "TEXT")}::bigint[])`,
+      sql<{ id: string; username: string }[]>`
+        SELECT id::text AS id, username FROM users
+        WHERE username_key = ANY(${sql.array(usernames.map(asciiFold), "TEXT")})`,
+    ]);
+    return {
+      users: new Set(found.map(({ id }) => id)),
+      usernames: new Map(holders.map(({ id, username }) => [foldUsername(username), id])),
+    };
+  }
+
+  async write(batch: ImportBatch): Promise<BatchCounts> {
+    return this.#sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`;
+      const storedUsers = await readUsers(tx, usersOfBatch(batch));
+      const storedTweets = new Map<string, StoredTweet>();
+      const ids = batch.tweets.map(({ tweet }) => tweet.id);
+      const rows = await tx<(TweetRow & { versions: number })[]>`
+        SELECT ${tx.unsafe(TWEET_COLUMNS)}, t.versions FROM tweets t WHERE t.id = ANY(${tx.array(ids, "TEXT")}::bigint[])`;
+      for (const row of rows) storedTweets.set(row.id, { tweet: tweetFromRow(row), versions: row.versions });
+      const plan = planImport(batch, storedUsers, storedTweets);
+      const dependents = await readDependents(tx, plan, storedUsers);
+      const terms = (tweet: Tweet) => searchVector(searchDocument(tweet, searchContext(tweet, plan)));
+
+      await upsert(
+        tx,
+        "users",
+        USER_COPY,
+        plan.users.map(({ row }) => [row.id, row.username, asciiFold(row.username), row.status, row.doc]),
+      );
+      await upsert(
+        tx,
+        "tweets",
+        TWEET_COPY,
+        plan.tweets.map(({ tweet, row }) => [...TWEET_ROW_COPY.map((column) => row[column]), terms(tweet)]),
+      );
+      if (dependents.length > 0) {
+        await tx`CREATE TEMP TABLE import_retag (id BIGINT, author_protected BOOLEAN, search_vector TSVECTOR) ON COMMIT DROP`;
+        await copyRows(
+          tx,
+          "import_retag",
+          ["id", "author_protected", "search_vector"],
+          dependents.map((tweet) => [tweet.id, plan.userAfter(tweet.author_id)?.protected ?? false, terms(tweet)]),
+        );
+        await tx`UPDATE tweets t SET author_protected = r.author_protected, search_vector = r.search_vector
+                 FROM import_retag r WHERE t.id = r.id`;
+      }
+      for (const [id, verified] of plan.reverified) {
+        await tx`UPDATE follows SET follower_verified = ${verified} WHERE follower_id = ${id}::bigint`;
+        await tx`UPDATE follows SET followee_verified = ${verified} WHERE followee_id = ${id}::bigint`;
+      }
+      return plan.counts;
+    });
+  }
+
+  async finish(): Promise<ImportedWorld> {
+    return this.#sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`;
+      const [meta] = await tx<{ origin: string; clock_ms: string; counts: string }[]>`
+        SELECT origin, clock_ms, counts FROM world_meta WHERE id = 1`;
+      const imported = meta === undefined || meta.origin === "imported";
+      const [totals] = await tx<{ users: string; tweets: string; newest: string | null; behind: string }[]>`
+        SELECT (SELECT count(*) FROM users) AS users, (SELECT count(*) FROM tweets) AS tweets,
+               (SELECT max(created_ms) FROM tweets) AS newest,
+               (SELECT count(*) FROM (SELECT created_ms < lag(created_ms) OVER (ORDER BY id) AS behind FROM tweets) b
+                WHERE behind) AS behind`;
+      const users = Number(totals?.users ?? 0);
+      const tweets = Number(totals?.tweets ?? 0);
+      const newest = totals?.newest == null ? undefined : Number(totals.newest);
+      const storedClock = meta === undefined ? undefined : Number(meta.clock_ms);
+      // A generated world's clock moves only forward, to its newest post; an imported world's is its newest.
+      const clockMs = imported ? (newest ?? storedClock ?? Date.now()) : Math.max(storedClock ?? 0, newest ?? 0);
+      const clock = new Date(clockMs).toISOString();
+      const counts = JSON.stringify(
+        importedCounts(meta === undefined ? undefined : (JSON.parse(meta.counts) as WorldCounts), users, tweets),
+      );
+      const idsFollowTime = Number(totals?.behind ?? 0) === 0;
+      await tx`
+        INSERT INTO world_meta (id, seed, clock, clock_ms, counts, ids_follow_time, origin)
+        VALUES (1, ${IMPORTED_SEED}, ${clock}, ${clockMs}, ${counts}, ${idsFollowTime}, 'imported')
+        ON CONFLICT (id) DO UPDATE SET clock = excluded.clock, clock_ms = excluded.clock_ms,
+          counts = excluded.counts, ids_follow_time = excluded.ids_follow_time`;
+      if (imported) await showTrends(tx, clockMs);
+      // The planner's statistics of the tables an import grew, as a build leaves them.
+      await tx`ANALYZE users, tweets`;
+      const trends = await tx<{ name: string }[]>`
+        SELECT name FROM trends WHERE woeid = ${WORLDWIDE_WOEID} ORDER BY rank LIMIT 10`;
+      return { users, tweets, clock, trends: trends.map(({ name }) => name) };
+    });
+  }
+}
+
+async function readUsers(tx: TransactionSQL, ids: readonly string[]): Promise<Map<string, UserLookup>> {
+  const rows = await tx<(UserRow & { id: string })[]>`
+    SELECT u.id::text AS id, ${tx.unsafe(USER_COLUMNS)} FROM users u WHERE u.id = ANY(${tx.array([...ids], "TEXT")}::bigint[])`;
+  return new Map(rows.map((row) => [row.id, userLookupFromRow(row)]));
+}
+
+/**
+ * The stored tweets whose row or terms follow a replaced user (not the batch's own), with every user
+ * their terms name read into `users`.
+ */
+async function readDependents(tx: TransactionSQL, plan: ImportPlan, users: Map<string, UserLookup>): Promise<Tweet[]> {
+  if (plan.changedAuthors.length === 0) return [];
+  const own = new Set(plan.tweets.map(({ tweet }) => tweet.id));
+  // Replies name their user in the JSON only: a rename is rare enough to scan the replies for.
+  const rows = await tx<TweetRow[]>`
+    SELECT ${tx.unsafe(TWEET_COLUMNS)} FROM tweets t
+    WHERE t.author_id = ANY(${tx.array(plan.changedAuthors, "TEXT")}::bigint[])
+       OR (${plan.renamed.length > 0} AND t.is_reply
+           AND (t.extra::json ->> 'in_reply_to_user_id') = ANY(${tx.array(plan.renamed, "TEXT")}))`;
+  const tweets = rows.map(tweetFromRow).filter((tweet) => !own.has(tweet.id));
+  const named = new Set<string>();
+  for (const tweet of tweets) {
+    for (const id of [tweet.author_id, tweet.in_reply_to_user_id]) {
+      if (id !== undefined && plan.userAfter(id) === undefined) named.add(id);
+    }
+  }
+  for (const [id, user] of await readUsers(tx, [...named])) users.set(id, user);
+  return tweets;
+}
+
+function searchContext(tweet: Tweet, plan: ImportPlan) {
+  const author = plan.userAfter(tweet.author_id);
+  const repliedTo = tweet.in_reply_to_user_id === undefined ? undefined : plan.userAfter(tweet.in_reply_to_user_id);
+  return {
+    author: { username: author?.username ?? "", verified: author?.verified ?? false },
+    ...(repliedTo === undefined ? {} : { replyToUsername: repliedTo.username }),
+  };
+}
+
+/** COPYs `rows` into a temporary twin of `table` and upserts them from there by id. */
+async function upsert(
+  tx: TransactionSQL,
+  table: "users" | "tweets",
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const staging = `import_${table}`;
+  await tx.unsafe(`CREATE TEMP TABLE ${staging} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DROP`);
+  await copyRows(tx, staging, columns, rows);
+  const list = columns.join(", ");
+  await tx.unsafe(
+    `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${staging} ON CONFLICT (id) DO UPDATE SET ${excluded(columns)}`,
+  );
+}
+
+/** An imported world's trends (its hashtags of the last day) and showcase, from what it holds now. */
+async function showTrends(tx: TransactionSQL, clockMs: number): Promise<void> {
+  const hashtags = await tx<HashtagCount[]>`
+    SELECT max(h.value ->> 'tag') AS tag, count(DISTINCT t.id)::int AS tweets
+    FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'hashtags') h
+    WHERE t.created_ms > ${clockMs - TRENDS_WINDOW_MS} AND NOT t.author_protected
+    GROUP BY lower(h.value ->> 'tag') ORDER BY tweets DESC, tag LIMIT ${MAX_IMPORTED_TRENDS}`;
+  const trends = importedTrends(hashtags);
+  await tx`DELETE FROM trends`;
+  if (trends.length > 0) await tx`INSERT INTO trends ${tx(trends)}`;
+  const [star] = await tx<{ username: string }[]>`
+    SELECT u.username FROM users u
+    WHERE EXISTS (SELECT 1 FROM tweets t WHERE t.author_id = u.id AND NOT t.author_protected)
+    ORDER BY (u.doc::json ->> 'follower_count')::bigint DESC, u.id LIMIT 1`;
+  await tx`UPDATE world_meta SET showcase = ${importedShowcase(star?.username, trends)} WHERE id = 1`;
+}
