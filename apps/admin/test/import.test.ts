@@ -1,0 +1,246 @@
+// `import` as an operator runs it: a real process on a SQLite file or a real PostgreSQL database, with
+// the README's sample file (X API v2's real shapes: media, note_tweet, withheld content, a deleted
+// referenced post, users without public_metrics) and files of bad lines, checked through the store the
+// servers read.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { type Backend, openBackend } from "@social/backend";
+import { parseQuery } from "@social/core";
+import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
+
+const repoRoot = new URL("../../../", import.meta.url).pathname;
+const SAMPLE = join(repoRoot, "fixtures/import/sample-pages.jsonl");
+type Json = Record<string, unknown>;
+
+const samplePages = readFileSync(SAMPLE, "utf8")
+  .trimEnd()
+  .split("\n")
+  .map((line) => JSON.parse(line) as { data: Json[]; includes?: { users?: Json[]; tweets?: Json[] } });
+const [first, second] = samplePages as [(typeof samplePages)[0], (typeof samplePages)[0]];
+const pour = first.data[0] as Json & { id: string; public_metrics: Json };
+const ada = first.includes?.users?.[0] as Json & { id: string; public_metrics: Json };
+const reply = first.data[1] as Json & { id: string };
+const long = second.data[1] as Json & { id: string; note_tweet: { text: string } };
+
+let dir: string;
+let postgres: PostgresServer | undefined;
+let databases = 0;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "admin-import-"));
+});
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await postgres?.stop();
+});
+
+async function newDatabase(adapter: "sqlite" | "postgres"): Promise<string> {
+  databases++;
+  if (adapter === "sqlite") return `file:${join(dir, `import-${databases}.db`)}`;
+  postgres ??= await startPostgres();
+  return postgres.createDatabase(`import_${databases}`);
+}
+
+function file(name: string, lines: readonly unknown[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n")}\n`);
+  return path;
+}
+
+async function adminImport(databaseUrl: string, ...args: string[]) {
+  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", "import", ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+/** The summary's row for `kind`: added, updated and kept. */
+function outcomes(stdout: string, kind: "users" | "tweets"): number[] {
+  const row = stdout.split("\n").find((line) => line.startsWith(`${kind} `));
+  return (row ?? "").trim().split(/\s+/).slice(1).map(Number);
+}
+
+async function withStore<T>(databaseUrl: string, read: (backend: Backend) => Promise<T>): Promise<T> {
+  const backend = await openBackend(databaseUrl, { max: 2 });
+  try {
+    return await read(backend);
+  } finally {
+    await backend.close();
+  }
+}
+
+async function searchIds(backend: Backend, query: string): Promise<string[]> {
+  const page = await backend.store.searchTweets(parseQuery(query), "recency", { size: 100 });
+  return page.items.map((tweet) => tweet.id);
+}
+
+describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
+  test("the sample pages: every shape X returns becomes what the API serves, and a second import changes nothing", async () => {
+    const url = await newDatabase(adapter);
+    const run = await adminImport(url, SAMPLE);
+    expect(run.code).toBe(0);
+    expect(outcomes(run.stdout, "users")).toEqual([5, 0, 0]);
+    expect(outcomes(run.stdout, "tweets")).toEqual([7, 0, 0]);
+    expect(run.stdout).toContain("1 of the pages' errors");
+    expect(run.stderr).toContain("lines/s");
+    await withStore(url, async ({ store }) => {
+      const [photo] = await store.tweetsByIds([pour.id]);
+      // 19-digit ids come back exact, and media come from includes.media (a video by its still).
+      expect(photo?.id).toBe(pour.id);
+      expect(photo?.media).toEqual([
+        { type: "photo", url: "https://pbs.twimg.com/media/Gc1photo.jpg" },
+        { type: "video", url: "https://pbs.twimg.com/ext_tw_video_thumb/1/pu/img/still.jpg" },
+      ]);
+      expect(photo?.like_count).toBe(pour.public_metrics.like_count as number);
+      expect(photo?.quoted_tweet_id).toBe((pour.referenced_tweets as { id: string }[])[0]?.id as string);
+      const [note] = await store.tweetsByIds([long.id]);
+      expect(note?.text).toBe(long.note_tweet.text);
+      expect(await searchIds({ store } as Backend, "#porto")).toEqual([long.id]);
+      const withheld = second.data[2] as { id: string; text: string };
+      expect((await store.tweetsByIds([withheld.id]))[0]?.text).toBe(withheld.text);
+      // A reply to a post X reported deleted is kept, with the reference as given.
+      const orphan = second.data[0] as { id: string; referenced_tweets: { type: "replied_to"; id: string }[] };
+      expect((await store.tweetsByIds([orphan.id]))[0]?.referenced_tweets).toEqual(orphan.referenced_tweets);
+      const quiet = await store.userByUsername("quiet_one");
+      expect(quiet).toMatchObject({ follower_count: 0, tweet_count: 0, verified: false });
+      expect(quiet?.profile_image_url).toContain("default_profile");
+      expect((await store.userByUsername("early"))?.created_at).toBe("2006-03-21T20:50:14.000Z");
+      expect(await store.clockMs()).toBe(Date.parse("2026-11-24T13:00:00.000Z"));
+      expect((await store.trends("1", 3))?.map(({ name, tweet_count }) => [name, tweet_count])).toEqual([
+        ["#coffee", 4],
+        ["#Brewing", 2],
+        ["#Lisbon", 1],
+      ]);
+      expect(await store.showcase()).toEqual({ kind: "imported", username: "ada_writes", query: "#coffee" });
+    });
+
+    const again = await adminImport(url, SAMPLE);
+    expect(outcomes(again.stdout, "users")).toEqual([0, 0, 5]);
+    expect(outcomes(again.stdout, "tweets")).toEqual([0, 0, 7]);
+  });
+
+  test("a newer copy replaces the stored one, an older one does not, and a rename reaches search", async () => {
+    const url = await newDatabase(adapter);
+    expect((await adminImport(url, SAMPLE)).code).toBe(0);
+    const liked = { ...pour, public_metrics: { ...pour.public_metrics, like_count: 900 } };
+    const stale = { ...pour, public_metrics: { ...pour.public_metrics, like_count: 1 } };
+    const renamed = {
+      ...ada,
+      username: "ada_quill",
+      public_metrics: { ...ada.public_metrics, tweet_count: (ada.public_metrics.tweet_count as number) + 1 },
+    };
+    const run = await adminImport(url, file(`newer-${adapter}.jsonl`, [{ data: [liked] }, { data: [stale] }, renamed]));
+    expect(run.code).toBe(0);
+    expect(outcomes(run.stdout, "tweets")).toEqual([0, 1, 0]);
+    expect(outcomes(run.stdout, "users")).toEqual([0, 1, 0]);
+    await withStore(url, async (backend) => {
+      expect((await backend.store.tweetsByIds([pour.id]))[0]?.like_count).toBe(900);
+      expect(await backend.store.userByUsername("ada_writes")).toBeUndefined();
+      expect(await searchIds(backend, "from:ada_writes")).toEqual([]);
+      expect((await searchIds(backend, "from:ada_quill")).sort()).toEqual([long.id, pour.id].sort());
+      expect(await searchIds(backend, "to:ada_quill")).toEqual([reply.id]);
+    });
+  });
+
+  test("bad lines are listed with their line and reason and skipped; the rest is imported", async () => {
+    const url = await newDatabase(adapter);
+    const good = { ...(second.data[2] as Json), id: "1999999999999999999" };
+    const lines = [
+      "{not json",
+      { data: [{ id: "1800000000000000001", author_id: ada.id }] },
+      { data: [{ id: "12ab", text: "an id that is not digits", author_id: ada.id }] },
+      { data: [good], includes: { users: second.includes?.users } },
+      { data: [{ id: "1800000000000000002", text: "nobody wrote this", author_id: "42" }] },
+    ];
+    const run = await adminImport(url, file(`bad-${adapter}.jsonl`, lines));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("refused 4:");
+    expect(run.stdout).toMatch(/bad-\w+\.jsonl:1 {2}not JSON/);
+    expect(run.stdout).toMatch(/:2 {2}tweet 1800000000000000001 without text/);
+    expect(run.stdout).toMatch(/:3 {2}a tweet id "12ab" is not digits/);
+    expect(run.stdout).toMatch(
+      /:5 {2}tweet 1800000000000000002's author, user 42, is in neither the import nor the world/,
+    );
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
+    expect(outcomes(run.stdout, "tweets")).toEqual([1, 0, 0]);
+    await withStore(url, async ({ store }) => {
+      expect((await store.tweetsByIds([good.id as string])).length).toBe(1);
+    });
+  });
+
+  test("posts may come before their authors, an edited copy is newer whatever its metrics, and a taken username is refused", async () => {
+    const url = await newDatabase(adapter);
+    const posts = file(`posts-${adapter}.jsonl`, [{ data: first.data }, { data: second.data }]);
+    const authors = file(`authors-${adapter}.jsonl`, [
+      ...(second.includes?.users ?? []),
+      { ...ada, id: "1700000000000000001", username: "ADA_WRITES" },
+    ]);
+    const run = await adminImport(url, posts, authors);
+    expect(run.code).toBe(0);
+    expect(outcomes(run.stdout, "tweets")).toEqual([6, 0, 0]);
+    expect(run.stdout).toContain("user 1700000000000000001's username @ADA_WRITES belongs to user");
+    const edited = {
+      ...pour,
+      text: "Evening espresso instead #coffee",
+      edit_history_tweet_ids: [pour.id, "2125141116318646999"],
+      public_metrics: { ...pour.public_metrics, like_count: 0 },
+    };
+    const edit = await adminImport(url, file(`edited-${adapter}.jsonl`, [edited]));
+    expect(outcomes(edit.stdout, "tweets")).toEqual([0, 1, 0]);
+    await withStore(url, async (backend) => {
+      expect((await backend.store.tweetsByIds([pour.id]))[0]?.text).toBe(edited.text);
+      // The index holds the edited text, and no longer the words of the first version.
+      expect(await searchIds(backend, "espresso")).toEqual([pour.id]);
+      expect(await searchIds(backend, "from:ada_writes morning")).toEqual([]);
+    });
+  });
+
+  test("--strict imports nothing of a file with a bad line, and names it", async () => {
+    const url = await newDatabase(adapter);
+    const path = file(`strict-${adapter}.jsonl`, [samplePages[0], "[1, 2]"]);
+    const run = await adminImport(url, "--strict", path);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`${path}: nothing imported (--strict): line 2: not a JSON object`);
+    expect(run.stderr).toContain("--strict: nothing imported from");
+    await withStore(url, async ({ store }) => {
+      expect(await store.tweetsByIds([pour.id])).toEqual([]);
+    });
+  });
+
+  test("a gzip file imports as its plain lines do, with --format pages", async () => {
+    const url = await newDatabase(adapter);
+    const path = join(dir, `sample-${adapter}.jsonl.gz`);
+    writeFileSync(path, gzipSync(readFileSync(SAMPLE)));
+    const run = await adminImport(url, "--format", "pages", path);
+    expect(run.code).toBe(0);
+    expect(outcomes(run.stdout, "tweets")).toEqual([7, 0, 0]);
+  });
+});
+
+describe("import's command line", () => {
+  test("a missing file is one line, exit 1, and no database is opened", async () => {
+    const url = `file:${join(dir, "never.db")}`;
+    const run = await adminImport(url, join(dir, "missing.jsonl"));
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(`error: ${join(dir, "missing.jsonl")} cannot be read (ENOENT)`);
+    expect(await Bun.file(join(dir, "never.db")).exists()).toBe(false);
+  });
+
+  test("an unknown format or no file is a usage error", async () => {
+    const url = `file:${join(dir, "never.db")}`;
+    expect((await adminImport(url, "--format", "csv", SAMPLE)).code).toBe(2);
+    expect((await adminImport(url)).code).toBe(2);
+  });
+});
