@@ -15,9 +15,9 @@ import {
   readWorldMeta,
   SqliteLedger,
 } from "@social/store-sqlite";
+import { runAdmin } from "@social/testing";
 import { SQL } from "bun";
 
-const repoRoot = new URL("../../../", import.meta.url).pathname;
 let dir: string;
 let dbFile: string;
 
@@ -35,19 +35,8 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
   return adminOn(`file:${dbFile}`, ...args);
 }
 
-async function adminOn(databaseUrl: string, ...args: string[]) {
-  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { code, stdout, stderr };
+function adminOn(databaseUrl: string, ...args: string[]) {
+  return runAdmin(databaseUrl, args);
 }
 
 function lastLine(text: string): string {

@@ -10,9 +10,9 @@ import { gzipSync } from "node:zlib";
 import { type Backend, openBackend } from "@social/backend";
 import { parseQuery } from "@social/core";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
+import { REPO_ROOT, runAdmin } from "@social/testing";
 
-const repoRoot = new URL("../../../", import.meta.url).pathname;
-const SAMPLE = join(repoRoot, "fixtures/import/sample-pages.jsonl");
+const SAMPLE = join(REPO_ROOT, "fixtures/import/sample-pages.jsonl");
 type Json = Record<string, unknown>;
 
 const samplePages = readFileSync(SAMPLE, "utf8")
@@ -51,19 +51,8 @@ function file(name: string, lines: readonly unknown[]): string {
   return path;
 }
 
-async function adminImport(databaseUrl: string, ...args: string[]) {
-  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", "import", ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { code, stdout, stderr };
+function adminImport(databaseUrl: string, ...args: string[]) {
+  return runAdmin(databaseUrl, ["import", ...args]);
 }
 
 /** The summary's row for `kind`: added, updated and kept. */

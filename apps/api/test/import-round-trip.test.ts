@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runAdmin } from "@social/testing";
 import { TWEET_EXPANSIONS } from "../src/v2/expansions.ts";
 import { MEDIA_FIELDS, TWEET_FIELDS, USER_FIELDS } from "../src/v2/fields.ts";
 import { ADAPTERS, startTestServer, type TestServer } from "./harness.ts";
 
-const repoRoot = new URL("../../../", import.meta.url).pathname;
 type Json = Record<string, unknown>;
 
 let source: TestServer;
@@ -125,17 +125,7 @@ afterAll(async () => {
 });
 
 async function importArchive(databaseUrl: string): Promise<string> {
-  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", "import", archive], {
-    cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
+  const { code, stdout, stderr } = await runAdmin(databaseUrl, ["import", archive]);
   if (code !== 0) throw new Error(`import exited ${code}: ${stderr}`);
   return stdout;
 }

@@ -3,7 +3,7 @@
 // it), the worldwide trends of a world that was not generated (its hashtags of the last day, as the
 // generator counts its own) and what the demo shows of it.
 import type { Showcase, Trend } from "@social/core";
-import type { WorldCounts } from "./world.ts";
+import { emptyCounts, type WorldCounts } from "./world.ts";
 
 /** world_meta.origin: a world the generator built, or one that holds only what was imported. */
 export type WorldOrigin = "generated" | "imported";
@@ -36,19 +36,7 @@ export function importedTrends(hashtags: readonly HashtagCount[]): Trend[] {
 
 /** The counts of a world after an import: users and tweets as stored, the rest as they were. */
 export function importedCounts(previous: WorldCounts | undefined, users: number, tweets: number): WorldCounts {
-  const none: WorldCounts = {
-    user: 0,
-    follow: 0,
-    tweet: 0,
-    list: 0,
-    list_member: 0,
-    list_subscriber: 0,
-    community: 0,
-    community_member: 0,
-    trend: 0,
-    article: 0,
-  };
-  return { ...(previous ?? none), user: users, tweet: tweets };
+  return { ...(previous ?? emptyCounts()), user: users, tweet: tweets };
 }
 
 /**

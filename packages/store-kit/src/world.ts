@@ -43,7 +43,8 @@ export function communityRelevance(tweet: Tweet, clockMs: number): number {
   return (tweet.like_count + tweet.retweet_count) * 0.5 ** (ageHours / RELEVANCE_HALF_LIFE_HOURS);
 }
 
-function emptyCounts(): WorldCounts {
+/** Counts of a world with nothing in it. */
+export function emptyCounts(): WorldCounts {
   return {
     user: 0,
     follow: 0,

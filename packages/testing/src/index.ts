@@ -26,3 +26,25 @@ export function afterProcessExit(command: string): void {
   const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${command}`;
   spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
 }
+
+/** The repository's root, where the apps' entry points are run from. */
+export const REPO_ROOT = new URL("../../../", import.meta.url).pathname;
+
+/** Runs the operator CLI (`bun run admin …`) as an operator would, in a process of its own on `databaseUrl`. */
+export async function runAdmin(
+  databaseUrl: string,
+  args: readonly string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
+}

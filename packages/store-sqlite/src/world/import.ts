@@ -32,7 +32,7 @@ import {
   WORLDWIDE_WOEID,
   type WorldCounts,
 } from "@social/store-kit";
-import type { TweetRow } from "./rows.ts";
+import { TWEET_INSERT_COLUMNS, type TweetRow, tweetValues } from "./rows.ts";
 
 const TOUCHED = "temp.import_touched";
 
@@ -53,10 +53,7 @@ function statements(db: Database) {
        ON CONFLICT (id) DO UPDATE SET username = excluded.username, status = excluded.status, doc = excluded.doc`,
     ),
     upsertTweet: db.query(
-      `INSERT INTO tweets (id, author_id, created_ms, conversation_id, lang, text, possibly_sensitive, like_count,
-        retweet_count, reply_count, quote_count, bookmark_count, is_quote_status, is_reply, has_media, has_links,
-        reply_to_id, quoted_id, retweeted_id, extra, author_protected, versions)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO tweets (${TWEET_INSERT_COLUMNS}, versions) VALUES (${"?, ".repeat(21)}?)
        ON CONFLICT (id) DO UPDATE SET author_id = excluded.author_id, created_ms = excluded.created_ms,
         conversation_id = excluded.conversation_id, lang = excluded.lang, text = excluded.text,
         possibly_sensitive = excluded.possibly_sensitive, like_count = excluded.like_count,
@@ -133,30 +130,7 @@ export class SqliteWorldImport implements WorldImport {
 
     for (const { row } of plan.users) q.upsertUser.run(row.id, row.username, row.status, row.doc);
     for (const { row } of plan.tweets) {
-      q.upsertTweet.run(
-        row.id,
-        row.author_id,
-        row.created_ms,
-        row.conversation_id,
-        row.lang,
-        row.text,
-        row.possibly_sensitive ? 1 : 0,
-        row.like_count,
-        row.retweet_count,
-        row.reply_count,
-        row.quote_count,
-        row.bookmark_count,
-        row.is_quote_status ? 1 : 0,
-        row.is_reply ? 1 : 0,
-        row.has_media ? 1 : 0,
-        row.has_links ? 1 : 0,
-        row.reply_to_id,
-        row.quoted_id,
-        row.retweeted_id,
-        row.extra,
-        row.author_protected ? 1 : 0,
-        row.versions,
-      );
+      q.upsertTweet.run(...tweetValues(row), row.versions);
       q.touch.run(row.id);
     }
     for (const id of plan.changedAuthors) {

@@ -5,6 +5,7 @@ import type { Database } from "bun:sqlite";
 import type { Tweet, UserLookup } from "@social/core";
 import type { WorldRecord, WorldSink } from "@social/fixtures";
 import { authorToken, boundId, langToken, searchTags, type WorldCounts, WorldDerivation } from "@social/store-kit";
+import { TWEET_INSERT_COLUMNS, tweetValues } from "./rows.ts";
 
 export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-kit";
 
@@ -117,29 +118,7 @@ export class WorldWriter implements WorldSink {
 
   #writeTweet(tweet: Tweet, communityId: string | undefined): void {
     const row = this.#world.tweet(tweet);
-    this.#insert.tweet.run(
-      row.id,
-      row.author_id,
-      row.created_ms,
-      row.conversation_id,
-      row.lang,
-      row.text,
-      row.possibly_sensitive ? 1 : 0,
-      row.like_count,
-      row.retweet_count,
-      row.reply_count,
-      row.quote_count,
-      row.bookmark_count,
-      row.is_quote_status ? 1 : 0,
-      row.is_reply ? 1 : 0,
-      row.has_media ? 1 : 0,
-      row.has_links ? 1 : 0,
-      row.reply_to_id,
-      row.quoted_id,
-      row.retweeted_id,
-      row.extra,
-      row.author_protected ? 1 : 0,
-    );
+    this.#insert.tweet.run(...tweetValues(row));
     // Search must never find a protected account's tweets (see hideProtectedAuthors in schema.ts).
     if (!row.author_protected) {
       // Every known author has a token: #writeUser stops the build at a username without one.
@@ -172,12 +151,7 @@ function prepareInserts(db: Database) {
     follow: db.prepare(
       "INSERT INTO follows (follower_id, created_ms, followee_id, follower_verified, followee_verified) VALUES (?, ?, ?, ?, ?)",
     ),
-    tweet: db.prepare(
-      `INSERT INTO tweets (id, author_id, created_ms, conversation_id, lang, text, possibly_sensitive, like_count,
-        retweet_count, reply_count, quote_count, bookmark_count, is_quote_status, is_reply, has_media, has_links,
-        reply_to_id, quoted_id, retweeted_id, extra, author_protected)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    tweet: db.prepare(`INSERT INTO tweets (${TWEET_INSERT_COLUMNS}) VALUES (${"?, ".repeat(20)}?)`),
     tweetSearch: db.prepare("INSERT INTO tweets_fts (rowid, text, author, lang, flags) VALUES (?, ?, ?, ?, ?)"),
     list: db.prepare("INSERT INTO lists (id, owner_id, name, description, created_ms) VALUES (?, ?, ?, ?, ?)"),
     listMember: db.prepare("INSERT INTO list_members (list_id, created_ms, user_id) VALUES (?, ?, ?)"),
