@@ -168,7 +168,8 @@ describe("a world built before X's search tags", () => {
             AND lexeme NOT IN ('filter:links', 'filter:replies')))`;
       expect(await vectors()).not.toEqual(built);
       await sql`UPDATE schema_migrations SET version = 1 WHERE component = 'world'`;
-      await migrate(sql, "world", worldMigrations);
+      // Up to the tags' own migration: the later ones changed columns this world already has.
+      await migrate(sql, "world", worldMigrations.slice(0, 2));
       expect(await vectors()).toEqual(built);
     } finally {
       await sql.close();
