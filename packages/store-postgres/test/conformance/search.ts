@@ -498,31 +498,25 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
   const adapters = [sqlite, postgresAdapter(() => sql)];
 
   describe.each(adapters)("searchTweets on $name agrees with the reference matcher", (adapter) => {
-    test("random ASTs over random tweets, every page of both sort orders", async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(tweetSeed, { maxLength: 30 }),
-          fc.array(searchNode, { minLength: 1, maxLength: 8 }),
-          fc.integer({ min: 1, max: 4 }),
-          fc.boolean(),
-          (seeds, queries, size, timeOrdered) => checkQueries(adapter, seeds, queries, size, timeOrdered),
-        ),
-        { numRuns: runs.asts },
-      );
-    }, 120_000);
-
-    test("random ASTs over tweets and users with X-sized ids, past 2^53", async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(tweetSeed, { maxLength: 30 }),
-          fc.array(searchNode, { minLength: 1, maxLength: 8 }),
-          fc.integer({ min: 1, max: 4 }),
-          fc.boolean(),
-          (seeds, queries, size, timeOrdered) => checkQueries(adapter, seeds, queries, size, timeOrdered, X_SIZED_IDS),
-        ),
-        { numRuns: runs.xSizedIds },
-      );
-    }, 120_000);
+    test.each([
+      { ids: SMALL_IDS, numRuns: runs.asts, what: "random tweets" },
+      { ids: X_SIZED_IDS, numRuns: runs.xSizedIds, what: "tweets and users with X-sized ids, past 2^53" },
+    ])(
+      "random ASTs over $what, every page of both sort orders",
+      async ({ ids, numRuns }) => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(tweetSeed, { maxLength: 30 }),
+            fc.array(searchNode, { minLength: 1, maxLength: 8 }),
+            fc.integer({ min: 1, max: 4 }),
+            fc.boolean(),
+            (seeds, queries, size, timeOrdered) => checkQueries(adapter, seeds, queries, size, timeOrdered, ids),
+          ),
+          { numRuns },
+        );
+      },
+      120_000,
+    );
 
     test("random query strings through parseQuery", async () => {
       await fc.assert(
