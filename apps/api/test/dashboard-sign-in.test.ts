@@ -20,6 +20,7 @@ import {
 } from "./dashboard-harness.ts";
 import { startTestServer } from "./harness.ts";
 import { answerAtProvider, startTestProvider, type TestProvider } from "./oidc-provider.ts";
+import { rawRequest } from "./reliability/raw-http.ts";
 
 let provider: TestProvider;
 
@@ -63,6 +64,28 @@ describe("sign-in", () => {
     expect(attributes).toContain("HttpOnly");
     expect(attributes).toContain("SameSite=Lax");
     expect(attributes).not.toContain("Secure");
+  });
+});
+
+describe("a Host that URL refuses (sent raw: fetch will not)", () => {
+  test("sign-in and a signed-out page still redirect, each keeping the page to return to", async () => {
+    const server = await startTestServer({
+      oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
+    });
+    try {
+      const get = (path: string) => rawRequest(server.url, `GET ${path} HTTP/1.1\r\nHost: x:y`);
+      const page = await get("/dashboard/requests?status=402");
+      expect(page.response.status).toBe(303);
+      expect(page.response.headers.get("location")).toBe(
+        `/dashboard/sign-in?return=${encodeURIComponent("/dashboard/requests?status=402")}`,
+      );
+      const signIn = await get(`/dashboard/sign-in?return=${encodeURIComponent("/dashboard/usage")}`);
+      expect(signIn.response.status).toBe(303);
+      expect(signIn.response.headers.get("location")).toStartWith(provider.issuer);
+      expect(signIn.response.headers.getSetCookie().join(";")).toContain(encodeURIComponent("/dashboard/usage"));
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -51,6 +51,12 @@ export function requestPath(url: string): string {
   return split(url)[0];
 }
 
+/** The query as sent, with its `?`; empty when there is none. */
+export function requestSearch(url: string): string {
+  const query = split(url)[1];
+  return query === "" ? "" : `?${query}`;
+}
+
 export function requestTarget(url: string): RequestTarget {
   const [path, query] = split(url);
   return { path, query: new URLSearchParams(query) };

@@ -11,6 +11,9 @@ import {
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
   parseKeyOptions,
   rateHeaders,
+  requestPath,
+  requestSearch,
+  requestTarget,
   type Sessions,
 } from "@social/core";
 import { Elysia } from "elysia";
@@ -162,8 +165,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
   /** A page for the signed-in only: a visitor is sent to sign in, and back here after. */
   const signInFirst = (request: Request): Response => {
     if (!oidc) return redirect("/dashboard");
-    const url = new URL(request.url);
-    return redirect(signInHref(returnPath(`${url.pathname}${url.search}`)));
+    return redirect(signInHref(returnPath(`${requestPath(request.url)}${requestSearch(request.url)}`)));
   };
 
   /** The signed-in person behind a form post, or the page that refuses it. */
@@ -249,7 +251,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       try {
         const { url, checks } = await oidc.start();
         const token = await sessions.saveSignIn(checks);
-        const back = returnPath(new URL(request.url).searchParams.get("return"));
+        const back = returnPath(requestTarget(request.url).query.get("return"));
         return redirect(url.href, [
           cookie(names.signIn, token, SIGN_IN_LIFETIME_MS / 1000, secure),
           cookie(names.returnTo, encodeURIComponent(back), SIGN_IN_LIFETIME_MS / 1000, secure),
@@ -286,10 +288,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       }
       try {
         // The public address, not the socket's: behind a proxy it is what the provider redirected to.
-        const identity = await oidc.finish(
-          new URL(`${publicUrl}${callbackPath}${request.url.replace(/^[^?]*/, "")}`),
-          checks,
-        );
+        const identity = await oidc.finish(new URL(`${publicUrl}${callbackPath}${requestSearch(request.url)}`), checks);
         const account = await accounts.accountForIdentity(identity.issuer, identity.subject, identity.name);
         // A fresh token on every sign-in: a session id planted before sign-in never becomes a signed-in one.
         await sessions.destroy(readCookie(request, names.session));
@@ -380,7 +379,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
       if (!who) return signInFirst(request);
       if (options.requestLogDays === 0) return htmlResponse(requestsOffPage(who.viewer));
       const keys = await accounts.listKeys(who.accountId);
-      const filters = logFilters(new URL(request.url).searchParams, keys);
+      const filters = logFilters(requestTarget(request.url).query, keys);
       if ("error" in filters) return htmlResponse(errorPage("No such requests", filters.error, who.viewer), 400);
       const since = Date.now() - options.requestLogDays * DAY_MS;
       const page = await accounts.requestLog(who.accountId, logQuery(filters, since));
@@ -408,6 +407,6 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     })
     .all("/dashboard/*", async ({ request }) => {
       const who = await signedIn(request);
-      return htmlResponse(notFoundPage(new URL(request.url).pathname, who?.viewer), 404);
+      return htmlResponse(notFoundPage(requestPath(request.url), who?.viewer), 404);
     });
 }

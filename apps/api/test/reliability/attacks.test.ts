@@ -68,6 +68,16 @@ describe("odd Host headers and request lines", () => {
     }
   });
 
+  it("the dashboard's pages with a Host that URL refuses: answered as usual, never a 5xx", async () => {
+    for (const host of ["x:y", "[::1", ":80", "a:b:c"]) {
+      const unknown = await get("/dashboard/nope?x=1", host);
+      expect({ host, status: unknown.response.status }).toEqual({ host, status: 404 });
+      expect(unknown.text).toContain("/dashboard/nope");
+      const requests = await get("/dashboard/requests?status=402", host);
+      expect({ host, status: requests.response.status }).toEqual({ host, status: 303 });
+    }
+  });
+
   it("a Host that cannot be part of a URL, or none on HTTP/1.0: 400 invalid_request", async () => {
     for (const host of ["a b", "", "a/b", "a@b", "ä"]) {
       for (const path of ["/nope", "/demo", `/v1/tweets/${examples.tweet_id}`, "/2/nope"]) {

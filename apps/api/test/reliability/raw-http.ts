@@ -17,7 +17,9 @@ function exchange(url: string, head: string, body: string): Promise<Buffer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = connect(Number(port), hostname, () => socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`));
+    // Written without half-closing: Bun drops a request whose client has ended its side before the
+    // answer is ready (a sign-in that waits for its identity provider), and Connection: close ends it.
+    const socket = connect(Number(port), hostname, () => socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`));
     socket.setTimeout(ANSWER_WITHIN_MS, () => socket.destroy(new Error(`no answer to ${head.split("\r\n")[0]}`)));
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
     socket.on("close", () => resolve(Buffer.concat(chunks)));
