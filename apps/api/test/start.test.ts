@@ -72,14 +72,15 @@ describe("a PostgreSQL that cannot be reached", () => {
   });
 });
 
-describe("workers and rate-limit settings that cannot serve", () => {
-  it("WEB_CONCURRENCY and REDIS_URL are checked at start: one line each, exit 1", async () => {
+describe("workers, rate-limit and world settings that cannot serve", () => {
+  it("WEB_CONCURRENCY, REDIS_URL and WORLD are checked at start: one line each, exit 1", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "social-start-"));
     try {
       for (const [env, message] of [
         [{ WEB_CONCURRENCY: "two" }, "Cannot start: WEB_CONCURRENCY must be a whole number from 1 to 64, or auto"],
         [{ WEB_CONCURRENCY: "0" }, "Cannot start: WEB_CONCURRENCY must be a whole number from 1 to 64, or auto"],
         [{ REDIS_URL: "http://127.0.0.1:6379" }, "Cannot start: REDIS_URL must be a redis:// or rediss:// URL"],
+        [{ WORLD: "imported" }, 'Cannot start: WORLD must be generated or empty, not "imported"'],
       ] as const) {
         const { code, lines } = await start(join(cwd, "social.db"), cwd, env);
         expect({ code, lines: lines.length }).toEqual({ code: 1, lines: 1 });
