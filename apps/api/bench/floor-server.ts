@@ -10,7 +10,8 @@ import { parseQuery, requestTarget } from "@social/core";
 import { openDatabase, SqliteLedger, SqliteStore } from "@social/store-sqlite";
 
 const [port, database] = process.argv.slice(2);
-const db = openDatabase(database ?? "");
+// Served as the API serves: checkpoints and group-commit fsyncs off the event loop.
+const db = openDatabase(database ?? "", { serving: true });
 const ledger = new SqliteLedger(db);
 const store = new SqliteStore(db);
 const digests = new Map<string, string>();

@@ -1,8 +1,8 @@
-// `bun run bench`: the HTTP API under load on loopback, against a bare Bun.serve answering a fixed body
-// of the same size in the same run, and the search mix in-process against the store, so every figure
-// is read as a ratio to a baseline measured on the same (shared, noisy) machine at the same time. The
-// floor server (floor-server.ts) does only the charged work itself, so each API figure is also read as
-// a share of what any implementation on this stack reaches here.
+// `bun run bench`: the HTTP API under load on loopback on the 1,000,000-tweet world. Every figure is a
+// ratio to a baseline measured in the same run: bare Bun.serve answering a fixed body of the same size,
+// the floor server (floor-server.ts: only the charged work, on this stack), and for search the store
+// called in-process on the same core. Pinned when it can be (generator.ts): server on core 0, wrk on
+// core 1. Each scenario runs `--rounds` times, the rounds interleaved, and its median is printed.
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -12,22 +12,23 @@ import { LARGE_WORLD } from "@social/fixtures";
 import { startPostgres } from "@social/store-postgres/testing";
 import { buildWorld, createAccount, createKey, hasWorld, openDatabase, SqliteStore } from "@social/store-sqlite";
 import { SERVER_RUNTIME_FLAGS } from "../src/server.ts";
+import { type LoadResult, load, median, onServerCore, onServerCoreHere, pinned } from "./generator.ts";
 
 const root = resolve(import.meta.dir, "../../..");
 const { values } = parseArgs({
   options: {
     database: { type: "string", default: join(root, "data/bench/large.db") },
     seconds: { type: "string", default: "8" },
+    rounds: { type: "string", default: "3" },
+    "wal-seconds": { type: "string", default: "60" },
     connections: { type: "string", default: "64" },
   },
 });
 const seconds = Number(values.seconds);
-const connections = values.connections as string;
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
 const databasePath = values.database as string;
-
-function mb(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-}
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 // 1. The large world, built once and kept for later runs.
 mkdirSync(join(databasePath, ".."), { recursive: true });
@@ -41,30 +42,39 @@ if (!hasWorld(db)) {
 console.log(`database ${databasePath}: ${mb(statSync(databasePath).size)}`);
 const account = createAccount(db, "bench", 1_000_000_000);
 const { key } = createKey(db, account.id, "bench");
-
-const tweetIds = (db.query("SELECT id FROM tweets ORDER BY random() LIMIT 500").all() as { id: number }[]).map((r) =>
-  String(r.id),
-);
+// Public posts of active authors: every lookup is a charged 200, none a 404 for a hidden post.
+const tweetIds = (
+  db
+    .query(
+      "SELECT t.id FROM tweets t JOIN users u ON u.id = t.author_id WHERE t.author_protected = 0 AND u.status = 'active' ORDER BY random() LIMIT 500",
+    )
+    .all() as { id: number }[]
+).map((r) => String(r.id));
 const bigAccount = db
   .query("SELECT followee_id AS id FROM follows GROUP BY followee_id ORDER BY COUNT(*) DESC LIMIT 1")
   .get() as { id: number };
 const searchQueries = (db.query("SELECT query FROM trends ORDER BY rank LIMIT 12").all() as { query: string }[]).map(
   (r) => r.query,
 );
-
-// 2. In-process baseline for the search mix: the store alone, one query after another.
 const store = new SqliteStore(db);
-const asts = searchQueries.map((q) => parseQuery(q));
-let inProcess = 0;
-const inProcessDeadline = performance.now() + seconds * 1000;
-const inProcessStart = performance.now();
-while (performance.now() < inProcessDeadline) {
-  await store.searchTweets(asts[inProcess % asts.length] as ReturnType<typeof parseQuery>, "recency", { size: 20 });
-  inProcess++;
-}
-const inProcessQps = inProcess / ((performance.now() - inProcessStart) / 1000);
+const searchAsts = searchQueries.map((query) => parseQuery(query));
 
-// 3. The servers, each in its own process.
+/** The search mix called on the store, one query after another, on the server's core: queries/s. */
+function inProcessSearches(): Promise<number> {
+  return onServerCoreHere(async () => {
+    let done = 0;
+    const started = performance.now();
+    while (performance.now() - started < seconds * 1000) {
+      await store.searchTweets(searchAsts[done % searchAsts.length] as ReturnType<typeof parseQuery>, "recency", {
+        size: 20,
+      });
+      done++;
+    }
+    return done / ((performance.now() - started) / 1000);
+  });
+}
+
+// 2. The servers, each in its own process.
 async function waitFor(url: string) {
   for (let i = 0; i < 300; i++) {
     try {
@@ -79,11 +89,19 @@ const apiPort = 3900 + Math.floor(Math.random() * 50);
 const barePort = apiPort + 50;
 const floorPort = apiPort + 100;
 const apiUrl = `http://127.0.0.1:${apiPort}`;
+const floorUrl = `http://127.0.0.1:${floorPort}`;
 
-/** The API on apiPort; with `workers` > 1 under the supervisor, once every worker serves (its banner). */
-async function startApi(databaseUrl: string, options: { synchronous?: "NORMAL" | "FULL"; workers?: number } = {}) {
+interface ApiOptions {
+  synchronous?: "NORMAL" | "FULL";
+  /** WEB_CONCURRENCY: with more than one, the server is not pinned (it has the cores wrk leaves). */
+  workers?: number;
+}
+
+/** The API on apiPort; once every worker serves (its banner). */
+async function startApi(databaseUrl: string, options: ApiOptions = {}) {
   const said = join(root, "data/bench/api.err");
-  const child = Bun.spawn([process.execPath, ...SERVER_RUNTIME_FLAGS, join(root, "apps/api/src/main.ts")], {
+  const argv = [process.execPath, ...SERVER_RUNTIME_FLAGS, join(root, "apps/api/src/main.ts")];
+  const child = Bun.spawn((options.workers ?? 1) > 1 ? argv : onServerCore(argv), {
     env: {
       ...process.env,
       PORT: String(apiPort),
@@ -101,55 +119,40 @@ async function startApi(databaseUrl: string, options: { synchronous?: "NORMAL" |
   return child;
 }
 
-let api = await startApi(databasePath);
-const sample = await (
-  await fetch(`${apiUrl}/v1/tweets/${tweetIds[0]}`, { headers: { authorization: `Bearer ${key}` } })
-).text();
+async function stopApi(child: Bun.Subprocess) {
+  child.kill("SIGTERM");
+  await child.exited;
+}
+
+const sample = await (async () => {
+  const api = await startApi(databasePath);
+  const text = await (
+    await fetch(`${apiUrl}/v1/tweets/${tweetIds[0]}`, { headers: { authorization: `Bearer ${key}` } })
+  ).text();
+  await stopApi(api);
+  return text;
+})();
 const bare = Bun.spawn(
-  [process.execPath, join(import.meta.dir, "bare-server.ts"), String(barePort), String(sample.length)],
-  {
-    stdout: "ignore",
-    stderr: "inherit",
-  },
+  onServerCore([process.execPath, join(import.meta.dir, "bare-server.ts"), String(barePort), String(sample.length)]),
+  { stdout: "ignore", stderr: "inherit" },
+);
+const floor = Bun.spawn(
+  onServerCore([process.execPath, join(import.meta.dir, "floor-server.ts"), String(floorPort), databasePath]),
+  { stdout: "ignore", stderr: "inherit" },
 );
 await waitFor(`http://127.0.0.1:${barePort}/`);
-const floor = Bun.spawn([process.execPath, join(import.meta.dir, "floor-server.ts"), String(floorPort), databasePath], {
-  stdout: "ignore",
-  stderr: "inherit",
-});
-await waitFor(`http://127.0.0.1:${floorPort}/v1/tweets/${tweetIds[0]}`);
+await waitFor(`${floorUrl}/v1/tweets/${tweetIds[0]}`);
 
-interface LoadResult {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  failures: number;
-}
-
-async function load(urls: string[], withKey: string | false): Promise<LoadResult> {
-  const args = [
-    process.execPath,
-    join(import.meta.dir, "load.ts"),
-    "--seconds",
-    String(seconds),
-    "--connections",
-    connections,
-  ];
-  if (withKey) args.push("--key", withKey);
-  for (const url of urls) args.push("--url", url);
-  const child = Bun.spawn(args, { stdout: "pipe", stderr: "inherit" });
-  const text = await new Response(child.stdout).text();
-  await child.exited;
-  return JSON.parse(text) as LoadResult;
-}
-
-/** CPU seconds (user + system) the server has used: the process, and with workers, each of them. */
-function serverCpuSeconds(pid: number): number {
+// 3. What each scenario cost the server, read from /proc around the load.
+/** The server's process and, with workers, its children. */
+function serverPids(pid: number): number[] {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
-  const pids = [pid, ...(children === "" ? [] : children.split(" ").map(Number))];
-  // Fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux), after the "(name)".
-  const ticks = pids.map((one) => {
+  return [pid, ...(children === "" ? [] : children.split(" ").map(Number))];
+}
+
+/** CPU seconds (user + system) the server has used: fields 14 and 15 of /proc/PID/stat, 100 ticks/s. */
+function serverCpuSeconds(pid: number): number {
+  const ticks = serverPids(pid).map((one) => {
     const fields = readFileSync(`/proc/${one}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
     return Number(fields[11]) + Number(fields[12]);
   });
@@ -157,60 +160,126 @@ function serverCpuSeconds(pid: number): number {
 }
 
 /**
- * A load, and the server CPU each answer cost: with the load generator on the same cores, req/s alone
- * hides what a second worker adds; CPU per request says what each core more would serve.
+ * read() calls the server has made (/proc/PID/io syscr). SQLite reads a page with one pread when it
+ * is not in the connection's page cache, so reads per request say whether that cache survives
+ * checkpoints and commits (a cache dropped by each one would show as reads on every lookup).
  */
-async function loadCounted(urls: string[], withKey: string): Promise<LoadResult & { cpuUs: number }> {
-  const before = serverCpuSeconds(api.pid);
-  const result = await load(urls, withKey);
-  return { ...result, cpuUs: ((serverCpuSeconds(api.pid) - before) / result.requests) * 1e6 };
+function serverReads(pid: number): number {
+  return serverPids(pid).reduce((sum, one) => {
+    const io = readFileSync(`/proc/${one}/io`, "utf8");
+    return sum + Number(io.match(/syscr:\s+(\d+)/)?.[1] ?? 0);
+  }, 0);
 }
 
 function vmRss(pid: number): number {
-  const text = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(text.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
+  return serverPids(pid).reduce((sum, one) => {
+    const text = readFileSync(`/proc/${one}/status`, "utf8");
+    return sum + Number(text.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
+  }, 0);
+}
+
+const walPath = `${databasePath}-wal`;
+const walSize = () => statSync(walPath, { throwIfNoEntry: false })?.size ?? 0;
+
+interface Measured extends LoadResult {
+  cpuUs: number;
+  readsPerRequest: number;
+  /** The largest -wal file seen during the load (sampled every 50 ms). */
+  walPeak: number;
+}
+
+/** The API's RSS, sampled through every scenario it serves: the peak is what capacity must allow for. */
+let peakRss = 0;
+let api: Bun.Subprocess | undefined;
+const sampler = setInterval(() => {
+  if (api && api.exitCode === null) peakRss = Math.max(peakRss, vmRss(api.pid));
+}, 100);
+
+async function measured(urls: string[], withKey: string, options: { seconds?: number } = {}): Promise<Measured> {
+  const pid = (api as Bun.Subprocess).pid;
+  const cpu = serverCpuSeconds(pid);
+  const reads = serverReads(pid);
+  let walPeak = walSize();
+  const walSampler = setInterval(() => {
+    walPeak = Math.max(walPeak, walSize());
+  }, 50);
+  const result = await load(urls, { seconds: options.seconds ?? seconds, connections, key: withKey });
+  clearInterval(walSampler);
+  return {
+    ...result,
+    cpuUs: ((serverCpuSeconds(pid) - cpu) / result.requests) * 1e6,
+    readsPerRequest: (serverReads(pid) - reads) / result.requests,
+    walPeak,
+  };
+}
+
+function medianMeasured(results: Measured[]): Measured {
+  const middle = (field: "cpuUs" | "readsPerRequest" | "walPeak") =>
+    results.map((result) => result[field]).sort((a, b) => a - b)[Math.floor(results.length / 2)] as number;
+  return {
+    ...median(results),
+    cpuUs: middle("cpuUs"),
+    readsPerRequest: middle("readsPerRequest"),
+    walPeak: Math.max(...results.map((result) => result.walPeak)),
+  };
 }
 
 const lookupUrls = (base: string) => tweetIds.map((id) => `${base}/v1/tweets/${id}`);
 const searchUrls = (base: string) =>
   searchQueries.map((q) => `${base}/v1/search/recent?query=${encodeURIComponent(q)}`);
-const floorUrl = `http://127.0.0.1:${floorPort}`;
+const followerUrls = [`${apiUrl}/v1/users/${bigAccount.id}/followers?mode=ids&limit=5000`];
+const byLoad = (urls: string[], withKey: string | undefined) =>
+  load(urls, { seconds, connections, ...(withKey ? { key: withKey } : {}) });
 
-// The API's RSS, sampled through every scenario it serves: the peak is what capacity must allow for.
-let peakRss = 0;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, vmRss(api.pid));
-}, 100);
+// 4. The scenarios on SQLite, rounds interleaved: each round measures every baseline beside its figure.
+const runs = {
+  bare: [] as LoadResult[],
+  floorLookups: [] as LoadResult[],
+  floorSearches: [] as LoadResult[],
+  lookups: [] as Measured[],
+  lookupsNormal: [] as Measured[],
+  searches: [] as Measured[],
+  followers: [] as Measured[],
+  inProcess: [] as number[],
+};
+for (let round = 1; round <= rounds; round++) {
+  console.log(`round ${round} of ${rounds}…`);
+  runs.bare.push(await byLoad([`http://127.0.0.1:${barePort}/`], undefined));
+  runs.floorLookups.push(await byLoad(lookupUrls(floorUrl), key));
+  api = await startApi(databasePath);
+  runs.lookups.push(await measured(lookupUrls(apiUrl), key));
+  runs.searches.push(await measured(searchUrls(apiUrl), key));
+  runs.followers.push(await measured(followerUrls, key));
+  await stopApi(api);
+  api = await startApi(databasePath, { synchronous: "NORMAL" });
+  runs.lookupsNormal.push(await measured(lookupUrls(apiUrl), key));
+  await stopApi(api);
+  runs.floorSearches.push(await byLoad(searchUrls(floorUrl), key));
+  runs.inProcess.push(await inProcessSearches());
+}
 
-const baseline = await load([`http://127.0.0.1:${barePort}/`], false);
-const floorLookups = await load(lookupUrls(floorUrl), key);
-const lookups = await loadCounted(lookupUrls(apiUrl), key);
-const floorSearches = await load(searchUrls(floorUrl), key);
-const searches = await load(searchUrls(apiUrl), key);
-const followers = await load([`${apiUrl}/v1/users/${bigAccount.id}/followers?mode=ids&limit=5000`], key);
-clearInterval(sampler);
-const rss = vmRss(api.pid);
-// Then idle for a few seconds, which lets the garbage collector give memory back.
-await Bun.sleep(5000);
-const settledRss = vmRss(api.pid);
-api.kill("SIGTERM");
-await api.exited;
-
-// The same lookups without an fsync per commit (SQLITE_SYNCHRONOUS=NORMAL): what power-loss durability costs.
+// A long lookup load, FULL then NORMAL: the WAL must stay bounded without a checkpoint in any request.
+const walSeconds = Number(values["wal-seconds"]);
+api = await startApi(databasePath);
+const longFull = await measured(lookupUrls(apiUrl), key, { seconds: walSeconds });
+await stopApi(api);
 api = await startApi(databasePath, { synchronous: "NORMAL" });
-const lookupsNormal = await load(lookupUrls(apiUrl), key);
-api.kill("SIGTERM");
-await api.exited;
+const longNormal = await measured(lookupUrls(apiUrl), key, { seconds: walSeconds });
+const rss = vmRss(api.pid);
+await Bun.sleep(5000); // idle, which lets the garbage collector give memory back
+const settledRss = vmRss(api.pid);
+await stopApi(api);
 
-// The same lookups from two worker processes on the port (WEB_CONCURRENCY=2). The load generator runs
-// on the same two cores, so this measures what a second worker adds here, not how workers scale.
+clearInterval(sampler);
+
+// Two worker processes on the port (WEB_CONCURRENCY=2), unpinned: they share the cores with wrk.
 api = await startApi(databasePath, { workers: 2 });
-const lookupsTwoWorkers = await loadCounted(lookupUrls(apiUrl), key);
-api.kill("SIGTERM");
-await api.exited;
+const lookupsTwoWorkers = await measured(lookupUrls(apiUrl), key);
+await stopApi(api);
 
-// The same lookups on PostgreSQL (fsync and synchronous_commit on), one API process, the same large world
-// in a cluster kept in data/bench/postgres (built on the first run, as the SQLite file is).
+// 5. The same lookups on PostgreSQL (fsync and synchronous_commit on), the same large world in a
+// cluster kept in data/bench/postgres (built on the first run, as the SQLite file is). The database
+// server is not pinned: it shares wrk's core.
 const postgres = await startPostgres({ durable: true, keepIn: join(root, "data/bench/postgres") });
 const postgresUrl = await postgres.createDatabase("large", { reuse: true });
 const backend = await openBackend(postgresUrl);
@@ -222,69 +291,87 @@ if (!(await backend.hasWorld())) {
 const postgresKey = (await backend.accounts.openAccount("bench", 1_000_000_000)).key.key;
 await backend.close();
 api = await startApi(postgresUrl);
-const lookupsPostgres = await loadCounted(lookupUrls(apiUrl), postgresKey);
-api.kill("SIGTERM");
-await api.exited;
+const lookupsPostgres: Measured[] = [];
+for (let round = 1; round <= rounds; round++) lookupsPostgres.push(await measured(lookupUrls(apiUrl), postgresKey));
+await stopApi(api);
 api = await startApi(postgresUrl, { workers: 2 });
-const lookupsPostgresTwoWorkers = await loadCounted(lookupUrls(apiUrl), postgresKey);
-for (const child of [api, bare, floor]) child.kill("SIGTERM");
-await Promise.all([api.exited, bare.exited, floor.exited]);
+const lookupsPostgresTwoWorkers = await measured(lookupUrls(apiUrl), postgresKey);
+await stopApi(api);
+for (const child of [bare, floor]) child.kill("SIGTERM");
+await Promise.all([bare.exited, floor.exited]);
 postgres.stop();
 db.close();
 
-const row = (name: string, r: LoadResult, ratio: string) =>
-  `${name.padEnd(38)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.failures).padStart(6)}  ${ratio}`;
-console.log(
-  `\n${connections} connections, ${seconds} s per scenario, load generator on the same host (${navigator.hardwareConcurrency} cores)`,
-);
-console.log(
-  `${"scenario".padEnd(38)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"non2xx".padStart(6)}  ratio`,
-);
+// 6. The table.
+const baseline = median(runs.bare);
+const floorLookups = median(runs.floorLookups);
+const floorSearches = median(runs.floorSearches);
+const lookups = medianMeasured(runs.lookups);
+const lookupsNormal = medianMeasured(runs.lookupsNormal);
+const searches = medianMeasured(runs.searches);
+const followers = medianMeasured(runs.followers);
+const postgresLookups = medianMeasured(lookupsPostgres);
+const inProcessQps = [...runs.inProcess].sort((a, b) => a - b)[Math.floor(rounds / 2)] as number;
 const share = (r: LoadResult, base: number) => (r.rps / base).toFixed(2);
-console.log(row("bare Bun.serve, fixed body", baseline, "1.00 (baseline)"));
-console.log(row("floor: charged lookup, nothing else", floorLookups, `${share(floorLookups, baseline.rps)} of bare`));
+
 console.log(
-  row(
-    "GET /v1/tweets/{id} (charged)",
-    lookups,
-    `${share(lookups, baseline.rps)} of bare (target >= 0.40), ${share(lookups, floorLookups.rps)} of floor`,
-  ),
-);
-console.log(row("  same, SQLITE_SYNCHRONOUS=NORMAL", lookupsNormal, `${share(lookupsNormal, baseline.rps)} of bare`));
-console.log(
-  row(
-    "  same, 2 workers (WEB_CONCURRENCY=2)",
-    lookupsTwoWorkers,
-    `${share(lookupsTwoWorkers, lookups.rps)} of 1 worker; server CPU ${lookupsTwoWorkers.cpuUs.toFixed(0)} µs/request (1 worker: ${lookups.cpuUs.toFixed(0)})`,
-  ),
+  pinned
+    ? `\nPinned: server on core 0, wrk -t1 -c${connections} on core 1; ${seconds} s per scenario, median of ${rounds} rounds`
+    : `\nUnpinned (taskset or wrk missing): the Bun-fetch generator shares the ${navigator.hardwareConcurrency} cores with the server; ${seconds} s per scenario, median of ${rounds} rounds`,
 );
 console.log(
-  row(
-    "  same, on PostgreSQL",
-    lookupsPostgres,
-    `${share(lookupsPostgres, lookups.rps)} of SQLite's (target >= 0.5), ${share(lookupsPostgres, baseline.rps)} of bare`,
-  ),
+  `${"scenario".padEnd(40)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"non2xx".padStart(6)} ${"reads/req".padStart(9)}  ratio`,
 );
-console.log(
-  row(
-    "  same, on PostgreSQL, 2 workers",
-    lookupsPostgresTwoWorkers,
-    `${share(lookupsPostgresTwoWorkers, lookupsPostgres.rps)} of 1 worker on PostgreSQL; server CPU ${lookupsPostgresTwoWorkers.cpuUs.toFixed(0)} µs/request (1 worker: ${lookupsPostgres.cpuUs.toFixed(0)})`,
-  ),
+const row = (name: string, r: LoadResult, ratio: string) => {
+  const reads = "readsPerRequest" in r ? (r as Measured).readsPerRequest.toFixed(2) : "";
+  console.log(
+    `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(2).padStart(7)} ${String(r.failures).padStart(6)} ${reads.padStart(9)}  ${ratio}`,
+  );
+};
+row("bare Bun.serve, fixed body", baseline, "1.00 (baseline)");
+row("floor: charged lookup, nothing else", floorLookups, `${share(floorLookups, baseline.rps)} of bare`);
+row(
+  "GET /v1/tweets/{id}, FULL (default)",
+  lookups,
+  `${share(lookups, baseline.rps)} of bare (target >= 0.16, p99 <= 10 ms), ${share(lookups, floorLookups.rps)} of floor`,
 );
-console.log(
-  row("floor: charged search, nothing else", floorSearches, `${share(floorSearches, inProcessQps)} of in-process`),
+row(
+  "  same, SQLITE_SYNCHRONOUS=NORMAL",
+  lookupsNormal,
+  `${share(lookupsNormal, baseline.rps)} of bare (target >= 0.22, p99 <= 8 ms)`,
 );
-console.log(
-  row(
-    "GET /v1/search/recent, 20 tweets",
-    searches,
-    `${share(searches, inProcessQps)} of in-process store (target >= 0.70), ${share(searches, floorSearches.rps)} of floor`,
-  ),
+row(
+  `  same, FULL, ${walSeconds} s`,
+  longFull,
+  `${share(longFull, baseline.rps)} of bare; WAL peak ${mb(longFull.walPeak)} (target <= 64 MB)`,
 );
-console.log(
-  row("GET followers?mode=ids&limit=5000", followers, `${(followers.rps / baseline.rps).toFixed(2)} of bare`),
+row(
+  `  same, NORMAL, ${walSeconds} s`,
+  longNormal,
+  `${share(longNormal, baseline.rps)} of bare; WAL peak ${mb(longNormal.walPeak)} (target <= 64 MB)`,
 );
+row(
+  "  same, 2 workers, unpinned (1 round)",
+  lookupsTwoWorkers,
+  `server CPU ${lookupsTwoWorkers.cpuUs.toFixed(0)} µs/request (1 worker: ${lookups.cpuUs.toFixed(0)})`,
+);
+row(
+  "  same, on PostgreSQL",
+  postgresLookups,
+  `${share(postgresLookups, lookups.rps)} of SQLite's (target >= 0.5), ${share(postgresLookups, baseline.rps)} of bare`,
+);
+row(
+  "  same, on PostgreSQL, 2 workers (1 round)",
+  lookupsPostgresTwoWorkers,
+  `server CPU ${lookupsPostgresTwoWorkers.cpuUs.toFixed(0)} µs/request (1 worker: ${postgresLookups.cpuUs.toFixed(0)})`,
+);
+row("floor: charged search, nothing else", floorSearches, `${share(floorSearches, inProcessQps)} of in-process`);
+row(
+  "GET /v1/search/recent, 20 tweets",
+  searches,
+  `${share(searches, inProcessQps)} of in-process store (target >= 0.60), ${share(searches, floorSearches.rps)} of floor`,
+);
+row("GET followers?mode=ids&limit=5000", followers, `${share(followers, baseline.rps)} of bare`);
 console.log(
-  `in-process search mix: ${inProcessQps.toFixed(0)} queries/s; server RSS (target < 200 MB): peak ${mb(peakRss)}, at the end of the load ${mb(rss)}, 5 s later ${mb(settledRss)}`,
+  `in-process search mix on the server's core: ${inProcessQps.toFixed(0)} queries/s; server RSS (target <= 200 MB): peak ${mb(peakRss)}, at the end of the load ${mb(rss)}, 5 s later ${mb(settledRss)}`,
 );

@@ -37,7 +37,10 @@ export interface ServerOptions {
 }
 
 export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
-  const backend = await openBackend(config.databaseUrl, config.synchronous ? { synchronous: config.synchronous } : {});
+  const backend = await openBackend(config.databaseUrl, {
+    ...(config.synchronous ? { synchronous: config.synchronous } : {}),
+    serving: true,
+  });
   // Whatever fails between opening and listening closes the backend again: a PostgreSQL pool left
   // open would keep a process that reported the failure alive.
   try {

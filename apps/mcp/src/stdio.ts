@@ -42,7 +42,10 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
   }
   const rateLimit = rateLimitFromEnv(env.RATE_LIMIT_RPS, env.RATE_LIMIT_BURST);
   const redisUrl = env.REDIS_URL ? checkedRedisUrl(env.REDIS_URL) : undefined;
-  const backend = await openBackend(databaseUrl, { synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS) });
+  const backend = await openBackend(databaseUrl, {
+    synchronous: synchronousFrom(env.SQLITE_SYNCHRONOUS),
+    serving: true,
+  });
   // The agent's key shares its limit with its HTTP traffic when the buckets are in Redis.
   const rateLimiter = await openRateLimiter({
     rateLimit,

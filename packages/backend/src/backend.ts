@@ -33,6 +33,11 @@ export interface Backend {
 export interface BackendOptions {
   /** SQLite: how commits reach the disk (see openDatabase); FULL when absent. */
   synchronous?: "NORMAL" | "FULL";
+  /**
+   * SQLite: this process answers requests (the HTTP and MCP servers), so checkpoints and the fsyncs of
+   * group commits run off its event loop; a command (the CLI) commits and checkpoints as SQLite does.
+   */
+  serving?: boolean;
   /** PostgreSQL: connections in this process's pool. */
   max?: number;
 }

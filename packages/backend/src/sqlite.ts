@@ -2,6 +2,7 @@
 // gives the apps the one shape they also get from PostgreSQL.
 import {
   buildWorld,
+  closeDatabase,
   hasWorld,
   openDatabase,
   SqliteAccounts,
@@ -15,7 +16,10 @@ import {
 import type { Backend, BackendOptions } from "./backend.ts";
 
 export function openSqliteBackend(url: string, options: BackendOptions): Backend {
-  const db = openDatabase(url, options.synchronous ? { synchronous: options.synchronous } : {});
+  const db = openDatabase(url, {
+    ...(options.synchronous ? { synchronous: options.synchronous } : {}),
+    serving: options.serving === true,
+  });
   const accounts = new SqliteAccounts(db);
   const requestLog = new SqliteRequestLog(db);
   return {
@@ -32,7 +36,7 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
     worldImport: () => new SqliteWorldImport(db),
     close: async () => {
       await requestLog.flush();
-      db.close();
+      await closeDatabase(db);
     },
   };
 }

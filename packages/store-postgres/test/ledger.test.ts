@@ -1,5 +1,5 @@
-// The Ledger conformance suite on both adapters: SQLite, the embedded default, and PostgreSQL on a real
-// server of this test file's own.
+// The Ledger conformance suite on both adapters: SQLite, the embedded default (as a command's connection
+// and as a server's), and PostgreSQL on a real server of this test file's own.
 import { afterAll, beforeAll } from "bun:test";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { ledgerConformance } from "./conformance/ledger.ts";
@@ -14,4 +14,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 ledgerConformance("SQLite", openSqliteFixture);
+ledgerConformance("SQLite, serving (checkpoints and fsyncs on other threads)", () =>
+  openSqliteFixture({ serving: true }),
+);
 ledgerConformance("PostgreSQL", () => openPostgresFixture(server));

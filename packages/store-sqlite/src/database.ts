@@ -4,6 +4,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseDatabaseUrl } from "@social/core";
+import { serveFrom } from "./durability/serving.ts";
 import { ledgerMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
 import { sessionMigrations } from "./sessions/schema.ts";
@@ -61,12 +62,22 @@ function restrictAccess(path: string): void {
   }
 }
 
-export function openDatabase(url: string, options: { synchronous?: Synchronous } = {}): Database {
+export interface OpenOptions {
+  synchronous?: Synchronous;
+  /**
+   * A connection that answers requests: its checkpoints and its group commits' fsyncs run on other
+   * threads (durability/serving.ts). Close it with closeDatabase.
+   */
+  serving?: boolean;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const path = databasePath(url);
   if (path !== ":memory:") restrictAccess(path);
   const db = new Database(path, { create: true, strict: true });
+  const synchronous = options.synchronous ?? "FULL";
   db.run("PRAGMA journal_mode = WAL");
-  db.run(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);
+  db.run(`PRAGMA synchronous = ${synchronous}`);
   db.run("PRAGMA foreign_keys = ON");
   db.run("PRAGMA busy_timeout = 5000");
   // 32 MiB of page cache instead of SQLite's 2 MiB: the upper levels of the tweet, FTS and follow
@@ -75,5 +86,6 @@ export function openDatabase(url: string, options: { synchronous?: Synchronous }
   migrate(db, "world", worldMigrations);
   migrate(db, "ledger", ledgerMigrations);
   migrate(db, "dashboard", sessionMigrations);
+  if (options.serving && path !== ":memory:") serveFrom(db, path, synchronous);
   return db;
 }

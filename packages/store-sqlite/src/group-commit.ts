@@ -5,7 +5,11 @@
 // never reports what the database does not have. While another connection (another worker, the
 // operator CLI, a world rebuild) holds the write lock, the batch waits on a timer, not inside SQLite,
 // whose busy wait would stop the event loop; it gives up after the connection's busy_timeout.
+// On a serving connection under synchronous=FULL, a batch commits under NORMAL and its promises settle
+// after the shared fsync that covers it (durability/wal-sync.ts): the next batch commits meanwhile.
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
+import { commitSyncOf } from "./durability/serving.ts";
+import type { WalSync } from "./durability/wal-sync.ts";
 
 /** How often a batch retries the write lock while another connection holds it. */
 const LOCK_RETRY_MS = 5;
@@ -35,10 +39,18 @@ export class GroupCommit<W, R> {
   readonly #begin: Statement;
   readonly #commit: Statement;
   readonly #rollback: Statement;
+  readonly #walSync: WalSync | undefined;
+  readonly #deferSync: Statement | undefined;
+  readonly #syncAtCommit: Statement | undefined;
 
   constructor(db: Database, apply: ApplyBatch<W, R>) {
     this.#db = db;
     this.#apply = apply;
+    this.#walSync = commitSyncOf(db);
+    if (this.#walSync) {
+      this.#deferSync = db.query("PRAGMA synchronous = NORMAL");
+      this.#syncAtCommit = db.query("PRAGMA synchronous = FULL");
+    }
     // IMMEDIATE takes the write lock up front: a deferred transaction that later needs it can fail
     // with SQLITE_BUSY instead of waiting for another connection's commit.
     this.#begin = db.query("BEGIN IMMEDIATE");
@@ -46,7 +58,7 @@ export class GroupCommit<W, R> {
     this.#rollback = db.query("ROLLBACK");
   }
 
-  /** Resolves once the batch holding `write` has committed, with what `apply` made of it. */
+  /** Resolves once the batch holding `write` has committed (and is on disk), with what `apply` made of it. */
   submit(write: W): Promise<R> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ write, queuedAt: Date.now(), resolve, reject });
@@ -77,23 +89,35 @@ export class GroupCommit<W, R> {
       }
       return;
     }
-    batch.forEach((queued, index) => {
-      const outcome = outcomes[index];
-      if (outcome && "result" in outcome) queued.resolve(outcome.result);
-      else queued.reject(outcome?.error);
-    });
+    if (this.#walSync === undefined) {
+      settle(batch, outcomes);
+      return;
+    }
+    this.#walSync.sync().then(
+      () => settle(batch, outcomes),
+      (error) => {
+        for (const queued of batch) queued.reject(error);
+      },
+    );
   }
 
   /** Applies the batch inside one transaction; throws (having rolled back) if it fails. */
   #writeBatch(batch: readonly Queued<W, R>[]): Outcome<R>[] {
-    this.#beginWithoutWaiting();
+    // Without its fsync when the WAL sync settles the batch instead. SQLite takes the level only
+    // outside a transaction, and the connection's other writes keep FULL.
+    this.#deferSync?.run();
     try {
-      const outcomes = this.#apply(batch.map((queued) => queued.write));
-      this.#commit.run();
-      return outcomes;
-    } catch (error) {
-      if (this.#db.inTransaction) this.#rollback.run();
-      throw error;
+      this.#beginWithoutWaiting();
+      try {
+        const outcomes = this.#apply(batch.map((queued) => queued.write));
+        this.#commit.run();
+        return outcomes;
+      } catch (error) {
+        if (this.#db.inTransaction) this.#rollback.run();
+        throw error;
+      }
+    } finally {
+      this.#syncAtCommit?.run();
     }
   }
 
@@ -128,4 +152,13 @@ export class GroupCommit<W, R> {
 
 function isBusy(error: unknown): boolean {
   return error instanceof SQLiteError && String(error.code).startsWith("SQLITE_BUSY");
+}
+
+/** Settles each write of a committed (and, where deferred, synced) batch with its own outcome. */
+function settle<W, R>(batch: readonly Queued<W, R>[], outcomes: readonly Outcome<R>[]): void {
+  batch.forEach((queued, index) => {
+    const outcome = outcomes[index];
+    if (outcome && "result" in outcome) queued.resolve(outcome.result);
+    else queued.reject(outcome?.error);
+  });
 }

@@ -1,4 +1,5 @@
 export * from "./database.ts";
+export { closeDatabase } from "./durability/serving.ts";
 export * from "./ledger/index.ts";
 export * from "./migrate.ts";
 export * from "./services.ts";

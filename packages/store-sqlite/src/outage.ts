@@ -5,6 +5,7 @@
 // closing the database would be no outage at all.
 import { SQLiteError } from "bun:sqlite";
 import { answerOutagesAsUnavailable as answerOutages } from "@social/core";
+import { WalSyncError } from "./durability/wal-sync.ts";
 
 const OUTAGE_CODES = new Set([
   "SQLITE_BUSY",
@@ -18,6 +19,7 @@ const OUTAGE_CODES = new Set([
 ]);
 
 function isDatabaseOutage(error: unknown): boolean {
+  if (error instanceof WalSyncError) return true;
   if (error instanceof SQLiteError) return OUTAGE_CODES.has(String(error.code).split("_").slice(0, 2).join("_"));
   // bun:sqlite throws a plain Error or a RangeError for a closed database handle, worded two ways.
   return error instanceof Error && /closed database|database has closed/i.test(error.message);

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeyOptions } from "@social/core";
 import {
+  closeDatabase,
   createAccount,
   createKey,
   grantCredits,
@@ -22,10 +23,14 @@ import { PostgresLedger } from "../../src/ledger/postgres-ledger.ts";
 import type { PostgresServer } from "../../testing/pg-server.ts";
 import type { Books, LedgerFixture } from "./ledger.ts";
 
-export function openSqliteFixture(): Promise<LedgerFixture> {
+/**
+ * `serving`: the ledger's connection is a server's (durability/serving.ts in store-sqlite): its group
+ * commits are synced on another thread, and a checkpointer thread keeps its WAL.
+ */
+export function openSqliteFixture(options: { serving?: boolean } = {}): Promise<LedgerFixture> {
   const dir = mkdtempSync(join(tmpdir(), "ledger-conformance-"));
   const url = `file:${join(dir, "social.db")}`;
-  const db = openDatabase(url);
+  const db = openDatabase(url, { serving: options.serving === true });
   // Reads go through a connection of their own, so they see only what the ledger committed.
   const observer = openDatabase(url);
   return Promise.resolve({
@@ -49,7 +54,7 @@ export function openSqliteFixture(): Promise<LedgerFixture> {
         ?.at ?? null,
     async close() {
       observer.close();
-      db.close();
+      await closeDatabase(db);
       rmSync(dir, { recursive: true, force: true });
     },
   });

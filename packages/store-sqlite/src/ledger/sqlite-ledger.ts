@@ -18,6 +18,7 @@ import {
   refunded,
   shortfall,
 } from "@social/store-kit";
+import { WalSyncError } from "../durability/wal-sync.ts";
 import { GroupCommit, type Outcome } from "../group-commit.ts";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 
@@ -118,7 +119,12 @@ export class SqliteLedger implements Ledger {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#writes.submit({ accountId, usage });
+    return this.#writes.submit({ accountId, usage }).catch((error: unknown) => {
+      // Committed but perhaps not on disk, and answered 503: the charge is given back, as for a
+      // request whose answer was not delivered (a refund of a debit that was refused finds nothing).
+      if (error instanceof WalSyncError) this.refund(accountId, usage.requestId).catch(() => {});
+      throw error;
+    });
   }
 
   /** Queued like a debit, so it never waits on a held write lock inside SQLite either. */

@@ -1,0 +1,171 @@
+// A serving connection (durability/serving.ts): its WAL stays bounded with no checkpoint in any commit,
+// its file is given back when the server idles, and a charge is reported only after the fsync that
+// covers it, shared by the batches that commit while one runs.
+
+import type { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { commitSyncOf } from "../src/durability/serving.ts";
+import { WalSync, WalSyncError } from "../src/durability/wal-sync.ts";
+import { closeDatabase, createAccount, createKey, openDatabase, SqliteLedger } from "../src/index.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function databaseFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), "serving-"));
+  dirs.push(dir);
+  return join(dir, "social.db");
+}
+
+const walSize = (path: string) => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+
+/** Charges in waves of 64 for `ms`, the way a loaded server's group commits arrive: the WAL's peak size. */
+async function chargeFor(db: Database, path: string, ms: number): Promise<{ peak: number; charges: number }> {
+  const account = createAccount(db, "Ada", 1e12);
+  const { keyId } = createKey(db, account.id, "load");
+  const ledger = new SqliteLedger(db);
+  let peak = 0;
+  let charges = 0;
+  const wave = `${account.id}-`;
+  const started = performance.now();
+  while (performance.now() - started < ms) {
+    const debits = Array.from({ length: 64 }, () =>
+      ledger.debit(account.id, { requestId: `${wave}${charges++}`, keyId, endpoint: "/v1/tweets/{id}", credits: 1 }),
+    );
+    await Promise.all(debits);
+    peak = Math.max(peak, walSize(path));
+  }
+  return { peak, charges };
+}
+
+const MB = 1024 * 1024;
+
+describe("a serving connection's WAL", () => {
+  test("stays bounded under a steady stream of charges, though no commit checkpoints it", async () => {
+    const path = databaseFile();
+    const db = openDatabase(path, { serving: true });
+    expect(db.query("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: 0 });
+    const { peak } = await chargeFor(db, path, 1500);
+    await closeDatabase(db);
+    expect(peak).toBeLessThan(64 * MB);
+
+    // The same load on a connection that checkpoints nowhere: what the checkpointer keeps it from.
+    const unkept = databaseFile();
+    const bare = openDatabase(unkept);
+    bare.run("PRAGMA wal_autocheckpoint = 0");
+    const grown = await chargeFor(bare, unkept, 1500);
+    bare.close();
+    expect(grown.peak).toBeGreaterThan(2 * peak);
+  }, 10_000);
+
+  test("is given back to the file system once the server idles", async () => {
+    const path = databaseFile();
+    const db = openDatabase(path, { serving: true });
+    await chargeFor(db, path, 300);
+    expect(walSize(path)).toBeGreaterThan(0);
+    const idleSince = performance.now();
+    while (walSize(path) > 0 && performance.now() - idleSince < 5000) await Bun.sleep(50);
+    expect(walSize(path)).toBe(0);
+    // And the connection serves on after it.
+    expect((await chargeFor(db, path, 50)).charges).toBeGreaterThan(0);
+    await closeDatabase(db);
+  });
+});
+
+describe("a serving connection under FULL", () => {
+  test("reports a charge only once the WAL sync that covers it has finished", async () => {
+    const path = databaseFile();
+    const db = openDatabase(path, { serving: true, synchronous: "FULL" });
+    const account = createAccount(db, "Ada", 100);
+    const { keyId } = createKey(db, account.id, "k");
+    const walSync = commitSyncOf(db) as WalSync;
+    const sync = walSync.sync.bind(walSync);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    walSync.sync = () => held.then(sync);
+    const ledger = new SqliteLedger(db);
+    let reported = false;
+    const debit = ledger
+      .debit(account.id, { requestId: "r1", keyId, endpoint: "/v1/tweets/{id}", credits: 3 })
+      .then((result) => {
+        reported = true;
+        return result;
+      });
+    // Committed (another connection sees it) but not reported while its fsync has not finished.
+    const observer = openDatabase(path);
+    while (observer.query("SELECT 1 FROM usage WHERE request_id = 'r1'").get() === null) await Bun.sleep(5);
+    await Bun.sleep(50);
+    expect(reported).toBe(false);
+    release();
+    expect(await debit).toEqual({ ok: true, remaining: 97 });
+    observer.close();
+    await closeDatabase(db);
+  });
+
+  test("does not keep the connection at NORMAL: every other write still commits under FULL", async () => {
+    const path = databaseFile();
+    const db = openDatabase(path, { serving: true, synchronous: "FULL" });
+    const account = createAccount(db, "Ada", 100);
+    const { keyId } = createKey(db, account.id, "k");
+    await new SqliteLedger(db).debit(account.id, { requestId: "r1", keyId, endpoint: "/v1/tweets/{id}", credits: 1 });
+    expect(db.query("PRAGMA synchronous").get()).toEqual({ synchronous: 2 });
+    await closeDatabase(db);
+  });
+});
+
+describe("WalSync", () => {
+  test("commits made while a sync runs share the next one, which starts when it ends", async () => {
+    const path = databaseFile();
+    const db = openDatabase(path);
+    const walSync = new WalSync(`${path}-wal`);
+    const running = walSync.sync();
+    const next = [walSync.sync(), walSync.sync(), walSync.sync()];
+    expect(next[1]).toBe(next[0] as Promise<void>);
+    expect(next[2]).toBe(next[0] as Promise<void>);
+    expect(next[0]).not.toBe(running);
+    await Promise.all([running, ...next]);
+    expect(walSync.sync()).not.toBe(next[0] as Promise<void>);
+    await walSync.close();
+    db.close();
+  });
+
+  test("a flush the file system refuses is a WalSyncError", async () => {
+    // fdatasync is EINVAL on a character device: a real refusal, as a failing disk's EIO would be.
+    const walSync = new WalSync("/dev/null");
+    expect(walSync.sync()).rejects.toBeInstanceOf(WalSyncError);
+    await walSync.close();
+  });
+});
+
+describe("a charge whose WAL sync fails", () => {
+  test("is answered as an outage and given back, so nobody pays for an answer they did not get", async () => {
+    const path = databaseFile();
+    const db = openDatabase(path, { serving: true, synchronous: "FULL" });
+    const account = createAccount(db, "Ada", 100);
+    const { keyId } = createKey(db, account.id, "k");
+    const walSync = commitSyncOf(db) as WalSync;
+    const sync = walSync.sync.bind(walSync);
+    const failing = new WalSync("/dev/null");
+    walSync.sync = () => failing.sync();
+    const ledger = new SqliteLedger(db);
+    const charge = ledger.debit(account.id, { requestId: "r1", keyId, endpoint: "/v1/tweets/{id}", credits: 3 });
+    expect(charge).rejects.toMatchObject({ code: "service_unavailable" });
+    await charge.catch(() => {});
+    walSync.sync = sync;
+    const observer = openDatabase(path);
+    const refundOf = () => observer.query("SELECT credits FROM grants WHERE refund_of = 'r1'").get();
+    while (refundOf() === null) await Bun.sleep(5);
+    expect(refundOf()).toEqual({ credits: 3 });
+    expect(await ledger.balance(account.id)).toBe(100);
+    observer.close();
+    await failing.close();
+    await closeDatabase(db);
+  });
+});
