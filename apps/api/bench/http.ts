@@ -186,41 +186,42 @@ interface Measured extends LoadResult {
   readsPerRequest: number;
   /** The largest -wal file seen during the load (sampled every 50 ms). */
   walPeak: number;
+  /** The server's largest RSS during the load (sampled every 50 ms), its processes together. */
+  rssPeak: number;
 }
 
-/** The API's RSS, sampled through every scenario it serves: the peak is what capacity must allow for. */
-let peakRss = 0;
 let api: Bun.Subprocess | undefined;
-const sampler = setInterval(() => {
-  if (api && api.exitCode === null) peakRss = Math.max(peakRss, vmRss(api.pid));
-}, 100);
 
 async function measured(urls: string[], withKey: string, options: { seconds?: number } = {}): Promise<Measured> {
   const pid = (api as Bun.Subprocess).pid;
   const cpu = serverCpuSeconds(pid);
   const reads = serverReads(pid);
   let walPeak = walSize();
-  const walSampler = setInterval(() => {
+  let rssPeak = vmRss(pid);
+  const sampler = setInterval(() => {
     walPeak = Math.max(walPeak, walSize());
+    rssPeak = Math.max(rssPeak, vmRss(pid));
   }, 50);
   const result = await load(urls, { seconds: options.seconds ?? seconds, connections, key: withKey });
-  clearInterval(walSampler);
+  clearInterval(sampler);
   return {
     ...result,
     cpuUs: ((serverCpuSeconds(pid) - cpu) / result.requests) * 1e6,
     readsPerRequest: (serverReads(pid) - reads) / result.requests,
     walPeak,
+    rssPeak,
   };
 }
 
 function medianMeasured(results: Measured[]): Measured {
-  const middle = (field: "cpuUs" | "readsPerRequest" | "walPeak") =>
+  const middle = (field: "cpuUs" | "readsPerRequest") =>
     results.map((result) => result[field]).sort((a, b) => a - b)[Math.floor(results.length / 2)] as number;
   return {
     ...median(results),
     cpuUs: middle("cpuUs"),
     readsPerRequest: middle("readsPerRequest"),
     walPeak: Math.max(...results.map((result) => result.walPeak)),
+    rssPeak: Math.max(...results.map((result) => result.rssPeak)),
   };
 }
 
@@ -270,8 +271,6 @@ await Bun.sleep(5000); // idle, which lets the garbage collector give memory bac
 const settledRss = vmRss(api.pid);
 await stopApi(api);
 
-clearInterval(sampler);
-
 // Two worker processes on the port (WEB_CONCURRENCY=2), unpinned: they share the cores with wrk.
 api = await startApi(databasePath, { workers: 2 });
 const lookupsTwoWorkers = await measured(lookupUrls(apiUrl), key);
@@ -311,6 +310,8 @@ const lookupsNormal = medianMeasured(runs.lookupsNormal);
 const searches = medianMeasured(runs.searches);
 const followers = medianMeasured(runs.followers);
 const postgresLookups = medianMeasured(lookupsPostgres);
+// One process on SQLite, every scenario: what capacity must allow for.
+const peakRss = Math.max(...[lookups, lookupsNormal, searches, followers, longFull, longNormal].map((r) => r.rssPeak));
 const inProcessQps = [...runs.inProcess].sort((a, b) => a - b)[Math.floor(rounds / 2)] as number;
 const share = (r: LoadResult, base: number) => (r.rps / base).toFixed(2);
 
@@ -320,12 +321,14 @@ console.log(
     : `\nUnpinned (taskset or wrk missing): the Bun-fetch generator shares the ${navigator.hardwareConcurrency} cores with the server; ${seconds} s per scenario, median of ${rounds} rounds`,
 );
 console.log(
-  `${"scenario".padEnd(40)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"non2xx".padStart(6)} ${"reads/req".padStart(9)}  ratio`,
+  `${"scenario".padEnd(40)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"non2xx".padStart(6)} ${"reads/req".padStart(9)} ${"RSS MB".padStart(6)}  ratio`,
 );
 const row = (name: string, r: LoadResult, ratio: string) => {
-  const reads = "readsPerRequest" in r ? (r as Measured).readsPerRequest.toFixed(2) : "";
+  const server = "readsPerRequest" in r ? (r as Measured) : undefined;
+  const reads = server ? server.readsPerRequest.toFixed(2) : "";
+  const rss = server ? (server.rssPeak / 1024 / 1024).toFixed(0) : "";
   console.log(
-    `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(2).padStart(7)} ${String(r.failures).padStart(6)} ${reads.padStart(9)}  ${ratio}`,
+    `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(2).padStart(7)} ${String(r.failures).padStart(6)} ${reads.padStart(9)} ${rss.padStart(6)}  ${ratio}`,
   );
 };
 row("bare Bun.serve, fixed body", baseline, "1.00 (baseline)");

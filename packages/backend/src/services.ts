@@ -3,6 +3,7 @@
 // pages on the other.
 import { createServices, type RateLimiter, type Services, TOKEN_SECRET_SETTING } from "@social/core";
 import type { Backend } from "./backend.ts";
+import { nativeHmac } from "./hmac.ts";
 
 /** `logRequests`: whether uncharged answers go to the request log (off when REQUEST_LOG_DAYS is 0). */
 export async function backendServices(
@@ -16,6 +17,7 @@ export async function backendServices(
     idempotency: backend.idempotency,
     tokenSecret: options.tokenSecret || (await backend.secret(TOKEN_SECRET_SETTING)),
     limiter: options.limiter,
+    hmac: nativeHmac,
     ...(options.logRequests === false ? {} : { requestLog: backend.requestLog }),
   });
 }

@@ -7,7 +7,7 @@ import type { IdempotencyRecords } from "./idempotency.ts";
 import type { Ledger, Store } from "./ports.ts";
 import type { RateLimitConfig, RateLimiter } from "./ratelimit.ts";
 import type { RequestLog } from "./request-log.ts";
-import { createTokenCodec } from "./tokens.ts";
+import { createTokenCodec, type HmacFactory } from "./tokens.ts";
 
 /**
  * The stored setting that holds the pagination-token secret when TOKEN_SECRET is unset: one name on
@@ -23,6 +23,8 @@ export interface ServiceOptions {
   tokenSecret: string;
   limiter: RateLimiter;
   requestLog?: RequestLog;
+  /** The runtime's own HMAC-SHA-256 for pagination tokens, when it has a faster one than WebCrypto. */
+  hmac?: HmacFactory;
 }
 
 export async function createServices(options: ServiceOptions): Promise<Services> {
@@ -31,7 +33,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ledger: options.ledger,
     accounts: options.accounts,
     idempotency: options.idempotency,
-    tokens: await createTokenCodec(options.tokenSecret),
+    tokens: await createTokenCodec(options.tokenSecret, options.hmac),
     limiter: options.limiter,
     ...(options.requestLog ? { requestLog: options.requestLog } : {}),
   };

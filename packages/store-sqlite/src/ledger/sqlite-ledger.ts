@@ -21,6 +21,7 @@ import {
 import { WalSyncError } from "../durability/wal-sync.ts";
 import { GroupCommit, type Outcome } from "../group-commit.ts";
 import { answerOutagesAsUnavailable } from "../outage.ts";
+import { KeyRows } from "./key-rows.ts";
 
 export interface SqliteLedgerOptions {
   /** The clock that stamps usage rows and key use; tests pin it. */
@@ -56,7 +57,7 @@ export class SqliteLedger implements Ledger {
   readonly #now: () => number;
   readonly #writes: GroupCommit<PendingDebit, DebitResult>;
 
-  readonly #keyByHash: Statement<KeyRow, [string]>;
+  readonly #keyRows: KeyRows<KeyRow>;
   readonly #balance: Statement<{ balance: number }, [string]>;
   readonly #setBalance: Statement<void, [number, string]>;
   readonly #recordUsage: Statement<void, [string, string, string, string, number, number, number | null]>;
@@ -69,9 +70,10 @@ export class SqliteLedger implements Ledger {
   constructor(db: Database, options: SqliteLedgerOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#writes = new GroupCommit(db, (batch) => this.#applyBatch(batch));
-    this.#keyByHash = db.query(
+    const keyByHash = db.query<KeyRow, [string]>(
       `SELECT ${KEY_CHECK_COLUMNS}, a.balance FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`,
     );
+    this.#keyRows = new KeyRows(db, (keyHash) => keyByHash.get(keyHash));
     this.#balance = db.query("SELECT balance FROM accounts WHERE id = ?");
     this.#setBalance = db.query("UPDATE accounts SET balance = ? WHERE id = ?");
     this.#recordUsage = db.query(
@@ -98,8 +100,7 @@ export class SqliteLedger implements Ledger {
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
     if (!isKeyDigest(keyHash)) return { status: "unknown" };
-    const row = this.#keyByHash.get(keyHash);
-    return keyCheckOf(row, keyHash, this.#now());
+    return keyCheckOf(this.#keyRows.get(keyHash), keyHash, this.#now());
   }
 
   async balance(accountId: string): Promise<number> {
