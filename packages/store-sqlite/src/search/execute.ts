@@ -84,7 +84,7 @@ export class SearchExecutor {
 
   constructor(db: Database, limits: SearchLimits) {
     this.#limits = limits;
-    this.#lane = new FairLane(limits.maxWaiting);
+    this.#lane = new FairLane(limits.maxWaiting, limits.stepMs);
     this.#statements = new StatementCache(db, SEARCH_STATEMENTS);
     this.#idsFollowTime = db.query("SELECT ids_follow_time FROM world_meta WHERE id = 1");
     // Ids are read as text and walked as bigints: see @social/store-kit ids.ts.
@@ -202,11 +202,16 @@ export class SearchExecutor {
   /** Runs `work` as one step in `owner`'s turn, timed against the walk's budget. */
   async #step<T>(owner: string, walk: Walk, work: () => T, span = 0): Promise<T> {
     // The first step of a search skips the queue when nobody waits: the common search is one step.
-    if (walk.steps > 0 || !this.#lane.idle) await this.#lane.turn(owner);
+    const admitted = walk.steps > 0 || !this.#lane.idle;
+    if (admitted) await this.#lane.turn(owner);
     const started = performance.now();
-    const result = work();
-    walk.stepped(span, performance.now() - started);
-    return result;
+    try {
+      const result = work();
+      walk.stepped(span, performance.now() - started);
+      return result;
+    } finally {
+      if (admitted) this.#lane.stepped();
+    }
   }
 
   /**
