@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { examples } from "@social/fixtures";
 import { MAX_BODY_BYTES, MAX_URL_LENGTH } from "../../src/http/admission.ts";
-import { MAX_HEADER_BYTES, SERVER_RUNTIME_FLAGS } from "../../src/server.ts";
+import { MAX_HEADER_BYTES, SERVER_HEAP_BUDGET, SERVER_RUNTIME_FLAGS } from "../../src/server.ts";
 import { startTestServer, type TestServer } from "../harness.ts";
 import { readAnswer } from "./answer.ts";
 import { type LoadAccount, openAccounts } from "./load.ts";
@@ -154,12 +154,13 @@ describe("request size limits", () => {
     }
   });
 
-  it("every start of the server raises Bun's header limit: npm start (with every runtime flag) and the API's tests", () => {
+  it("every start of the server raises Bun's header limit: npm start (with every runtime flag and its heap budget) and the API's tests", () => {
     const scripts = (path: string) =>
       (JSON.parse(readFileSync(join(import.meta.dir, path), "utf8")) as { scripts: Record<string, string> }).scripts;
-    expect(scripts("../../../../package.json").start).toContain(
-      ` ${SERVER_RUNTIME_FLAGS.join(" ")} apps/api/src/main.ts`,
-    );
+    const start = scripts("../../../../package.json").start;
+    expect(start).toContain(` ${SERVER_RUNTIME_FLAGS.join(" ")} apps/api/src/main.ts`);
+    for (const [name, value] of Object.entries(SERVER_HEAP_BUDGET))
+      expect(start).toStartWith(`${name}=\${${name}:-${value}} `);
     expect(scripts("../../package.json").test).toContain(`bun test --max-http-header-size=${MAX_HEADER_BYTES} `);
   });
 
