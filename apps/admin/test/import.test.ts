@@ -55,10 +55,13 @@ function adminImport(databaseUrl: string, ...args: string[]) {
   return runAdmin(databaseUrl, ["import", ...args]);
 }
 
-/** The summary's row for `kind`: added, updated and kept. */
-function outcomes(stdout: string, kind: "users" | "tweets"): number[] {
-  const row = stdout.split("\n").find((line) => line.startsWith(`${kind} `));
-  return (row ?? "").trim().split(/\s+/).slice(1).map(Number);
+/**
+ * The summary's row for `kind` (added, updated and kept) beside everything the run printed, so that a
+ * mismatch shows the whole run's output in its diff.
+ */
+function outcomes(run: { stdout: string; stderr: string }, kind: "users" | "tweets") {
+  const row = run.stdout.split("\n").find((line) => line.startsWith(`${kind} `));
+  return { [kind]: (row ?? "").trim().split(/\s+/).slice(1).map(Number), output: `${run.stdout}${run.stderr}` };
 }
 
 async function withStore<T>(databaseUrl: string, read: (backend: Backend) => Promise<T>): Promise<T> {
@@ -80,8 +83,8 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
     const url = await newDatabase(adapter);
     const run = await adminImport(url, SAMPLE);
     expect(run.code).toBe(0);
-    expect(outcomes(run.stdout, "users")).toEqual([5, 0, 0]);
-    expect(outcomes(run.stdout, "tweets")).toEqual([7, 0, 0]);
+    expect(outcomes(run, "users")).toMatchObject({ users: [5, 0, 0] });
+    expect(outcomes(run, "tweets")).toMatchObject({ tweets: [7, 0, 0] });
     expect(run.stdout).toContain("1 of the pages' errors");
     expect(run.stderr).toContain("lines/s");
     await withStore(url, async ({ store }) => {
@@ -116,8 +119,8 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
     });
 
     const again = await adminImport(url, SAMPLE);
-    expect(outcomes(again.stdout, "users")).toEqual([0, 0, 5]);
-    expect(outcomes(again.stdout, "tweets")).toEqual([0, 0, 7]);
+    expect(outcomes(again, "users")).toMatchObject({ users: [0, 0, 5] });
+    expect(outcomes(again, "tweets")).toMatchObject({ tweets: [0, 0, 7] });
   });
 
   test("a newer copy replaces the stored one, an older one does not, and a rename reaches search", async () => {
@@ -132,8 +135,8 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
     };
     const run = await adminImport(url, file(`newer-${adapter}.jsonl`, [{ data: [liked] }, { data: [stale] }, renamed]));
     expect(run.code).toBe(0);
-    expect(outcomes(run.stdout, "tweets")).toEqual([0, 1, 0]);
-    expect(outcomes(run.stdout, "users")).toEqual([0, 1, 0]);
+    expect(outcomes(run, "tweets")).toMatchObject({ tweets: [0, 1, 0] });
+    expect(outcomes(run, "users")).toMatchObject({ users: [0, 1, 0] });
     await withStore(url, async (backend) => {
       expect((await backend.store.tweetsByIds([pour.id]))[0]?.like_count).toBe(900);
       expect(await backend.store.userByUsername("ada_writes")).toBeUndefined();
@@ -163,7 +166,7 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
       /:5 {2}tweet 1800000000000000002's author, user 42, is in neither the import nor the world/,
     );
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
-    expect(outcomes(run.stdout, "tweets")).toEqual([1, 0, 0]);
+    expect(outcomes(run, "tweets")).toMatchObject({ tweets: [1, 0, 0] });
     await withStore(url, async ({ store }) => {
       expect((await store.tweetsByIds([good.id as string])).length).toBe(1);
     });
@@ -178,7 +181,7 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
     ]);
     const run = await adminImport(url, posts, authors);
     expect(run.code).toBe(0);
-    expect(outcomes(run.stdout, "tweets")).toEqual([6, 0, 0]);
+    expect(outcomes(run, "tweets")).toMatchObject({ tweets: [6, 0, 0] });
     expect(run.stdout).toContain("user 1700000000000000001's username @ADA_WRITES belongs to user");
     const edited = {
       ...pour,
@@ -187,7 +190,7 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
       public_metrics: { ...pour.public_metrics, like_count: 0 },
     };
     const edit = await adminImport(url, file(`edited-${adapter}.jsonl`, [edited]));
-    expect(outcomes(edit.stdout, "tweets")).toEqual([0, 1, 0]);
+    expect(outcomes(edit, "tweets")).toMatchObject({ tweets: [0, 1, 0] });
     await withStore(url, async (backend) => {
       expect((await backend.store.tweetsByIds([pour.id]))[0]?.text).toBe(edited.text);
       // The index holds the edited text, and no longer the words of the first version.
@@ -214,7 +217,7 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
     writeFileSync(path, gzipSync(readFileSync(SAMPLE)));
     const run = await adminImport(url, "--format", "pages", path);
     expect(run.code).toBe(0);
-    expect(outcomes(run.stdout, "tweets")).toEqual([7, 0, 0]);
+    expect(outcomes(run, "tweets")).toMatchObject({ tweets: [7, 0, 0] });
   });
 });
 
