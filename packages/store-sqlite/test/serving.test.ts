@@ -77,14 +77,19 @@ describe("a serving connection's WAL", () => {
   });
 });
 
+/** A serving connection under FULL with an account of 100 credits and its key, and the connection's WAL sync. */
+function servingFull() {
+  const path = databaseFile();
+  const db = openDatabase(path, { serving: true, synchronous: "FULL" });
+  const account = createAccount(db, "Ada", 100);
+  const { keyId } = createKey(db, account.id, "k");
+  const walSync = commitSyncOf(db) as WalSync;
+  return { path, db, account, keyId, walSync, sync: walSync.sync.bind(walSync) };
+}
+
 describe("a serving connection under FULL", () => {
   test("reports a charge only once the WAL sync that covers it has finished", async () => {
-    const path = databaseFile();
-    const db = openDatabase(path, { serving: true, synchronous: "FULL" });
-    const account = createAccount(db, "Ada", 100);
-    const { keyId } = createKey(db, account.id, "k");
-    const walSync = commitSyncOf(db) as WalSync;
-    const sync = walSync.sync.bind(walSync);
+    const { path, db, account, keyId, walSync, sync } = servingFull();
     let release = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -110,10 +115,7 @@ describe("a serving connection under FULL", () => {
   });
 
   test("does not keep the connection at NORMAL: every other write still commits under FULL", async () => {
-    const path = databaseFile();
-    const db = openDatabase(path, { serving: true, synchronous: "FULL" });
-    const account = createAccount(db, "Ada", 100);
-    const { keyId } = createKey(db, account.id, "k");
+    const { db, account, keyId } = servingFull();
     await new SqliteLedger(db).debit(account.id, { requestId: "r1", keyId, endpoint: "/v1/tweets/{id}", credits: 1 });
     expect(db.query("PRAGMA synchronous").get()).toEqual({ synchronous: 2 });
     await closeDatabase(db);
@@ -146,12 +148,7 @@ describe("WalSync", () => {
 
 describe("a charge whose WAL sync fails", () => {
   test("is answered as an outage and given back, so nobody pays for an answer they did not get", async () => {
-    const path = databaseFile();
-    const db = openDatabase(path, { serving: true, synchronous: "FULL" });
-    const account = createAccount(db, "Ada", 100);
-    const { keyId } = createKey(db, account.id, "k");
-    const walSync = commitSyncOf(db) as WalSync;
-    const sync = walSync.sync.bind(walSync);
+    const { path, db, account, keyId, walSync, sync } = servingFull();
     const failing = new WalSync("/dev/null");
     walSync.sync = () => failing.sync();
     const ledger = new SqliteLedger(db);
