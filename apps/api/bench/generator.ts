@@ -108,7 +108,7 @@ async function fetchLoad(urls: string[], options: LoadOptions): Promise<LoadResu
   return JSON.parse(text) as LoadResult;
 }
 
-/** The median of each figure over rounds of the same scenario. */
+/** The median of each figure over rounds of the same scenario; failures summed, so none is hidden. */
 export function median(rounds: readonly LoadResult[]): LoadResult {
   const middle = <T>(values: T[], by: (value: T) => number) =>
     values.sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)] as T;
@@ -118,6 +118,6 @@ export function median(rounds: readonly LoadResult[]): LoadResult {
     rps: pick("rps"),
     p50: pick("p50"),
     p99: pick("p99"),
-    failures: pick("failures"),
+    failures: rounds.reduce((sum, round) => sum + round.failures, 0),
   };
 }

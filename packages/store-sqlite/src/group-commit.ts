@@ -40,17 +40,11 @@ export class GroupCommit<W, R> {
   readonly #commit: Statement;
   readonly #rollback: Statement;
   readonly #walSync: WalSync | undefined;
-  readonly #deferSync: Statement | undefined;
-  readonly #syncAtCommit: Statement | undefined;
 
   constructor(db: Database, apply: ApplyBatch<W, R>) {
     this.#db = db;
     this.#apply = apply;
     this.#walSync = commitSyncOf(db);
-    if (this.#walSync) {
-      this.#deferSync = db.query("PRAGMA synchronous = NORMAL");
-      this.#syncAtCommit = db.query("PRAGMA synchronous = FULL");
-    }
     // IMMEDIATE takes the write lock up front: a deferred transaction that later needs it can fail
     // with SQLITE_BUSY instead of waiting for another connection's commit.
     this.#begin = db.query("BEGIN IMMEDIATE");
@@ -58,7 +52,10 @@ export class GroupCommit<W, R> {
     this.#rollback = db.query("ROLLBACK");
   }
 
-  /** Resolves once the batch holding `write` has committed (and is on disk), with what `apply` made of it. */
+  /**
+   * Resolves once the batch holding `write` has committed, and on a connection that defers its fsync
+   * once the WAL holding it is on disk, with what `apply` made of it.
+   */
   submit(write: W): Promise<R> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ write, queuedAt: Date.now(), resolve, reject });
@@ -95,17 +92,22 @@ export class GroupCommit<W, R> {
     }
     this.#walSync.sync().then(
       () => settle(batch, outcomes),
-      (error) => {
-        for (const queued of batch) queued.reject(error);
-      },
+      // Committed but perhaps not on disk: a write that succeeded gets the sync's error, which its
+      // port answers as an outage (and the ledger refunds); one that failed alone keeps its own error.
+      (error) =>
+        batch.forEach((queued, index) => {
+          const outcome = outcomes[index];
+          queued.reject(outcome && "result" in outcome ? error : outcome?.error);
+        }),
     );
   }
 
   /** Applies the batch inside one transaction; throws (having rolled back) if it fails. */
   #writeBatch(batch: readonly Queued<W, R>[]): Outcome<R>[] {
     // Without its fsync when the WAL sync settles the batch instead. SQLite takes the level only
-    // outside a transaction, and the connection's other writes keep FULL.
-    this.#deferSync?.run();
+    // outside a transaction, and the connection's other writes keep FULL. db.run, not a kept
+    // statement: SQLite applies this pragma when the statement is prepared.
+    if (this.#walSync) this.#db.run("PRAGMA synchronous = NORMAL");
     try {
       this.#beginWithoutWaiting();
       try {
@@ -117,7 +119,22 @@ export class GroupCommit<W, R> {
         throw error;
       }
     } finally {
-      this.#syncAtCommit?.run();
+      if (this.#walSync) this.#restoreFullSync();
+    }
+  }
+
+  /**
+   * Back to FULL for the connection's other writes. It cannot fail a batch: one that committed is
+   * settled by its sync, and one that failed keeps its own error. A transaction a failed ROLLBACK left
+   * open refuses the change; the connection then stays at NORMAL, which the operator is told.
+   */
+  #restoreFullSync(): void {
+    try {
+      this.#db.run("PRAGMA synchronous = FULL");
+    } catch (error) {
+      console.error(
+        `Warning: synchronous could not be set back to FULL after a group commit (${error instanceof Error ? error.message : String(error)}); other writes of this connection commit under NORMAL`,
+      );
     }
   }
 

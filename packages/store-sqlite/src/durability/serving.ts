@@ -43,13 +43,17 @@ export function commitSyncOf(db: Database): WalSync | undefined {
   return serving.get(db)?.walSync;
 }
 
-/** Stops what serveFrom started, then closes the connection. */
+/**
+ * Stops the checkpointer, closes the connection, then the WAL's descriptor: a batch committed before
+ * the close still has its sync, and none can commit after it.
+ */
 export async function closeDatabase(db: Database): Promise<void> {
   const parts = serving.get(db);
-  if (parts) {
-    serving.delete(db);
-    await parts.checkpointer.stop();
-    await parts.walSync?.close();
+  serving.delete(db);
+  try {
+    await parts?.checkpointer.stop();
+  } finally {
+    db.close();
+    await parts?.walSync?.close();
   }
-  db.close();
 }

@@ -6,6 +6,11 @@
 // batches that commit while one is running share the next, instead of each starting its own. No
 // promise of a group commit settles before the sync that covers it, so a charge is still reported
 // only once it is on disk, as under FULL.
+//
+// A failed fdatasync fails every later one too. Linux reports a write-back error once and may mark the
+// lost pages clean, so a later fdatasync can succeed over frames that never reached the disk, and WAL
+// recovery drops every frame after a lost one: from the first failure on, nothing this connection
+// commits can be reported as durable (PostgreSQL stops on the same error for the same reason).
 import { close, fdatasync, openSync } from "node:fs";
 
 /** The WAL could not be flushed: the disk is failing, and the commits it covered may not be durable. */
@@ -24,6 +29,9 @@ export class WalSync {
   #running: Promise<void> | undefined;
   /** The one that starts when the running one ends, shared by every commit made meanwhile. */
   #next: Promise<void> | undefined;
+  /** The first failure, which every later sync reports. */
+  #failed: WalSyncError | undefined;
+  #closed = false;
 
   /** `walPath` must exist: SQLite creates it when the connection first reads in WAL mode. */
   constructor(walPath: string) {
@@ -33,6 +41,8 @@ export class WalSync {
 
   /** Resolves once every frame written to the WAL before this call is on disk. */
   sync(): Promise<void> {
+    if (this.#failed) return Promise.reject(this.#failed);
+    if (this.#closed) return Promise.reject(new WalSyncError(new Error("the database is closed")));
     if (this.#running === undefined) return this.#start();
     this.#next ??= this.#running.then(
       () => this.#startNext(),
@@ -43,12 +53,21 @@ export class WalSync {
 
   #startNext(): Promise<void> {
     this.#next = undefined;
-    return this.#start();
+    return this.#failed ? Promise.reject(this.#failed) : this.#start();
   }
 
   #start(): Promise<void> {
     const running = new Promise<void>((resolve, reject) => {
-      fdatasync(this.#fd, (error) => (error ? reject(new WalSyncError(error)) : resolve()));
+      fdatasync(this.#fd, (error) => {
+        if (!error) return resolve();
+        if (!this.#failed) {
+          this.#failed = new WalSyncError(error);
+          console.error(
+            `Error: ${this.#failed.message}; no charge is reported from now on (503): restart on a working disk`,
+          );
+        }
+        reject(this.#failed);
+      });
     }).finally(() => {
       if (this.#running === running) this.#running = undefined;
     });
@@ -58,6 +77,7 @@ export class WalSync {
 
   /** After the last sync has settled: a sync still running keeps its descriptor until it ends. */
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.allSettled([this.#running, this.#next]);
     await new Promise<void>((resolve) => close(this.#fd, () => resolve()));
   }

@@ -123,7 +123,15 @@ export class SqliteLedger implements Ledger {
     return this.#writes.submit({ accountId, usage }).catch((error: unknown) => {
       // Committed but perhaps not on disk, and answered 503: the charge is given back, as for a
       // request whose answer was not delivered (a refund of a debit that was refused finds nothing).
-      if (error instanceof WalSyncError) this.refund(accountId, usage.requestId).catch(() => {});
+      if (error instanceof WalSyncError) {
+        this.refund(accountId, usage.requestId).catch((refundError: unknown) => {
+          // A WalSyncError means the refund committed too, as undurable as the charge it undoes.
+          if (refundError instanceof WalSyncError) return;
+          console.error(
+            `Error: the charge of ${usage.requestId} could not be given back after its WAL sync failed: ${refundError instanceof Error ? refundError.message : String(refundError)}`,
+          );
+        });
+      }
       throw error;
     });
   }

@@ -1,9 +1,10 @@
 // bun:sqlite runs every statement on the event loop, so a long search would hold up every other
 // request in the process. Searches therefore run in short steps, and this lane admits them in slices:
-// in one event-loop turn, steps run one after another until `sliceMs` has passed, then the loop serves
-// whatever else is ready (lookups, charges, new requests) before the next slice. A slice, not a single
-// step, per turn: a turn of a loop with open sockets costs about as much as a step, so one step per turn
-// left a loaded server spending half its time turning.
+// in one event-loop turn, the steps waiting run one after another until `sliceMs` has passed, then the
+// loop serves whatever else is ready (lookups, charges, new requests) before the next slice. A slice,
+// not a single step, per turn: under load many searches wait, and a turn of a loop with open sockets
+// costs about as much as a step, so one step per turn left a loaded server spending half its time
+// turning. (A search alone still takes one step per turn: its next step waits for the slice to end.)
 // Owners (accounts) take turns (OwnerTurns in @social/store-kit), so one account's flood of searches
 // gets one step in N while N accounts are searching, instead of queueing everyone else's behind it.
 import { OwnerTurns } from "@social/store-kit";
