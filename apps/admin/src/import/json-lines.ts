@@ -27,11 +27,14 @@ export function fileLines(path: string): FileLines {
     },
     async *lines() {
       bytesRead = 0;
+      // Told before the stream opens: the byte counter below sets it flowing, so an await between the
+      // two let a small file flow past before anything read it (the lines were lost, under load).
+      const gzip = await isGzip(path);
       const file = createReadStream(path);
       file.on("data", (chunk) => {
         bytesRead += chunk.length;
       });
-      const stream = (await isGzip(path)) ? file.pipe(createGunzip()) : file;
+      const stream = gzip ? file.pipe(createGunzip()) : file;
       const decoder = new TextDecoder("utf-8");
       let pending = "";
       let overlong = false;
