@@ -22,7 +22,7 @@ export interface LoadOptions {
   key?: string;
 }
 
-export const SERVER_CORE = "0";
+const SERVER_CORE = "0";
 const GENERATOR_CORE = "1";
 
 /** True when the pinned method can run: two cores, `taskset` and `wrk` on PATH. */
