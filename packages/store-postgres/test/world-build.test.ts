@@ -154,13 +154,26 @@ describe("building and rebuilding", () => {
   });
 });
 
+/** A small world built into a database of its own, and its tweets' search vectors as text, in id order. */
+async function withBuiltWorld(
+  name: string,
+  test: (sql: SQL, vectors: () => Promise<{ id: string; v: string }[]>) => Promise<void>,
+): Promise<void> {
+  const sql = await openPostgres(await w.server.createDatabase(name));
+  try {
+    await buildWorld(sql, { seed: name, tweets: 2_000, clock: "2026-11-20T12:00:00.000Z" });
+    await test(
+      sql,
+      () => sql<{ id: string; v: string }[]>`SELECT id, search_vector::text AS v FROM tweets ORDER BY id`,
+    );
+  } finally {
+    await sql.close();
+  }
+}
+
 describe("a world built before X's search tags", () => {
-  test("gets from its migration the lexemes a build now writes", async () => {
-    const sql = await openPostgres(await w.server.createDatabase("tag_migration"));
-    try {
-      await buildWorld(sql, { seed: "pg-tags", tweets: 2_000, clock: "2026-11-20T12:00:00.000Z" });
-      const vectors = () =>
-        sql<{ id: string; v: string }[]>`SELECT id, search_vector::text AS v FROM tweets ORDER BY id`;
+  test("gets from its migration the lexemes a build now writes", () =>
+    withBuiltWorld("tag_migration", async (sql, vectors) => {
       const built = await vectors();
       // As a build wrote them before: of the tags, only filter:links and filter:replies.
       await sql`UPDATE tweets SET search_vector = ts_delete(search_vector, ARRAY(
@@ -171,8 +184,22 @@ describe("a world built before X's search tags", () => {
       // Up to the tags' own migration: the later ones changed columns this world already has.
       await migrate(sql, "world", worldMigrations.slice(0, 2));
       expect(await vectors()).toEqual(built);
-    } finally {
-      await sql.close();
-    }
-  });
+    }));
+});
+
+describe("a world built before the time lexemes", () => {
+  test("gets from its migration the spans of hours of each tweet that a build now writes", () =>
+    withBuiltWorld("time_migration", async (sql, vectors) => {
+      const built = await vectors();
+      const [hours] = await sql<{ n: number }[]>`SELECT count(DISTINCT lexeme)::int AS n
+        FROM tweets, unnest(search_vector) WHERE lexeme LIKE 'time1h:%'`;
+      // The world spans days, so its tweets carry many hours, one each.
+      expect(hours?.n).toBeGreaterThan(24);
+      await sql`UPDATE tweets SET search_vector = ts_delete(search_vector, ARRAY(
+          SELECT lexeme FROM unnest(search_vector) WHERE lexeme LIKE 'time%h:%'))`;
+      expect(await vectors()).not.toEqual(built);
+      await sql`UPDATE schema_migrations SET version = 3 WHERE component = 'world'`;
+      await migrate(sql, "world", worldMigrations.slice(0, 4));
+      expect(await vectors()).toEqual(built);
+    }));
 });

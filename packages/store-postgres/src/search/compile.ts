@@ -1,14 +1,15 @@
 // Compiles a search AST (meaning fixed in @social/core search/ast.ts) to a condition over `tweets t` for
 // PostgreSQL. Text-like leaves (term, phrase, hashtag, cashtag, from, lang, and the tags: filter,
 // conversation_id:, to:) become tsquery text over `search_vector` (see ./lexemes.ts); dates, ids and
-// counts become B-tree comparisons. Unlike FTS5's
-// binary NOT, tsquery negates anywhere (`!`), so every subtree made of text-like leaves only merges into
-// one tsquery, and the GIN index answers it in one lookup. User text reaches PostgreSQL only as the
-// value of a bound `$n::tsquery` parameter, whose lexemes are quoted.
+// counts become B-tree comparisons. Unlike FTS5's binary NOT, tsquery negates anywhere (`!`), so the
+// text-like leaves of a subtree merge into one tsquery: the GIN index answers the narrow ones (those
+// every match holds a lexeme of) in one lookup, and the others are tested on the rows found. User text
+// reaches PostgreSQL only as the value of a bound `$n::tsquery` parameter, whose lexemes are quoted.
 //
 // Relevancy ranks by ts_rank over the text lexemes of the driving tsquery (the whole query when it is
-// all text-like, else the text-like part of a top-level AND), quantized to a bucket so that near-equal
-// scores fall back to newest first; a query with no positive text to score is ranked by recency.
+// all text-like, else the first text-like part of a top-level AND: its narrow one when it has one),
+// quantized to a bucket so that near-equal scores fall back to newest first; a query with no positive
+// text to score is ranked by recency.
 import { boundMs, idBounds, type SearchNode, timeBounds } from "@social/core";
 import { nodeTag } from "@social/store-kit";
 import { authorLexeme, langLexeme, phraseQuery, tagLexeme } from "./lexemes.ts";
@@ -26,17 +27,19 @@ export type Condition =
       operator: ">=" | "<" | ">";
       /** Text for ids, which may pass 2^53 (bound as bigint). */
       value: number | string;
+      /** Tested on the rows other conditions find, never through the column's B-tree. */
+      filterOnly?: true;
     }
   | { kind: "and" | "or"; children: Condition[] }
   | { kind: "not"; child: Condition };
 
-type Match = Extract<Condition, { kind: "match" }>;
+export type Match = Extract<Condition, { kind: "match" }>;
 
 export interface SearchPlan {
   /** Every tweet the query selects (before the id range, visibility and paging). */
   condition: Condition;
   /** Set when relevancy ranks: the tsquery whose newest matches are scored, and what else must hold. */
-  ranking?: { driver: string; rest?: Condition };
+  ranking?: { driver: Match; rest?: Condition };
   /** Bounds every match lies within (epoch ms, until exclusive), from top-level since: / until:. */
   since?: number;
   until?: number;
@@ -116,18 +119,48 @@ function combine(kind: "and" | "or", children: readonly Condition[]): Condition 
       (child.kind === "match" ? matches : rest).push(child);
     }
   }
-  if (matches.length > 0) {
-    const query = matches.map((match) => `(${match.query})`).join(absorbing ? " | " : " & ");
-    rest.unshift({
-      kind: "match",
-      query,
-      ranked: matches.some((match) => match.ranked),
-      narrow: absorbing ? matches.every((match) => match.narrow) : matches.some((match) => match.narrow),
-    });
-  }
+  // An AND keeps its narrow matches apart from the others, so that the index is asked only what it can
+  // answer from the postings of the words wanted: a negated lexeme would make it read that lexeme's
+  // whole posting list, a few hundred thousand entries for a common one.
+  const groups = absorbing ? [matches] : [matches.filter((m) => m.narrow), matches.filter((m) => !m.narrow)];
+  for (const group of groups.filter((g) => g.length > 0).reverse()) rest.unshift(merged(group, absorbing));
   if (rest.length === 0) return absorbing ? FALSE : TRUE;
   return rest.length === 1 ? (rest[0] as Condition) : { kind, children: rest };
 }
+
+/**
+ * The condition with its bounds on time and ids tested on the rows found, for when the search's hours
+ * bound it already: their B-tree ranged over the hours would list every tweet in them. (A lower bound on
+ * a count can be rare enough for its B-tree to narrow the hours further, so the planner may take it.)
+ */
+export function withTimeFiltered(condition: Condition): Condition {
+  switch (condition.kind) {
+    case "compare":
+      return condition.column === "id" || condition.column === "created_ms"
+        ? { ...condition, filterOnly: true }
+        : condition;
+    case "not":
+      return { kind: "not", child: withTimeFiltered(condition.child) };
+    case "and":
+    case "or":
+      return { kind: condition.kind, children: condition.children.map(withTimeFiltered) };
+    default:
+      return condition;
+  }
+}
+
+/** One match for all of `matches`, either of them (`absorbing`) or each. */
+function merged(matches: readonly Match[], absorbing: boolean): Match {
+  return {
+    kind: "match",
+    query: matches.map((match) => `(${match.query})`).join(absorbing ? " | " : " & "),
+    ranked: matches.some((match) => match.ranked),
+    narrow: absorbing ? matches.every((match) => match.narrow) : matches.some((match) => match.narrow),
+  };
+}
+
+/** Every condition at once, their narrow tsqueries merged into one so that the GIN index is scanned once. */
+export const allOf = (...conditions: Condition[]): Condition => combine("and", conditions);
 
 function negate(child: Condition): Condition {
   switch (child.kind) {
@@ -160,9 +193,16 @@ export function renderCondition(condition: Condition, values: Values): string {
     case "const":
       return condition.value ? "TRUE" : "FALSE";
     case "match":
-      return `t.search_vector @@ ${values.slot(condition.query, "tsquery")}`;
-    case "compare":
-      return `t.${condition.column} ${condition.operator} ${values.slot(condition.value, "bigint")}`;
+      // The function is the operator's own, which the planner does not match to the index: a match that
+      // is not narrow is tested on the rows other conditions find.
+      return condition.narrow
+        ? `t.search_vector @@ ${values.slot(condition.query, "tsquery")}`
+        : `ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
+    case "compare": {
+      // `+ 0` is not the column, so the planner cannot take its B-tree for it.
+      const column = condition.filterOnly ? `(t.${condition.column} + 0)` : `t.${condition.column}`;
+      return `${column} ${condition.operator} ${values.slot(condition.value, "bigint")}`;
+    }
     case "not":
       return `NOT (${renderCondition(condition.child, values)})`;
     case "and":
@@ -182,7 +222,7 @@ export function narrowsByIndex(condition: Condition): boolean {
     case "match":
       return condition.narrow;
     case "compare":
-      return true;
+      return !condition.filterOnly;
     case "and":
       return condition.children.some(narrowsByIndex);
     case "or":
@@ -194,13 +234,13 @@ export function narrowsByIndex(condition: Condition): boolean {
 
 /** The driving tsquery and the rest, when the query has positive text to rank by. */
 function ranking(condition: Condition): SearchPlan["ranking"] {
-  if (condition.kind === "match") return condition.ranked ? { driver: condition.query } : undefined;
+  if (condition.kind === "match") return condition.ranked ? { driver: condition } : undefined;
   if (condition.kind !== "and") return undefined;
-  const driver = condition.children.find((child): child is Match => child.kind === "match");
-  if (driver === undefined || !driver.ranked) return undefined;
+  const driver = condition.children.find((child): child is Match => child.kind === "match" && child.ranked);
+  if (driver === undefined) return undefined;
   const others = condition.children.filter((child) => child !== driver);
   return {
-    driver: driver.query,
+    driver,
     rest: others.length === 1 ? (others[0] as Condition) : { kind: "and", children: others },
   };
 }

@@ -9,18 +9,22 @@
 //   walking the primary key newest first and gathering matches through the GIN index depends on how
 //   common the words are, which a generic plan cannot know (and the statistics it reads are finer
 //   for search_vector, see ../world/schema.ts).
-// - A recency page first walks the newest W tweets along the primary key, which finds the page at once
-//   when matches are common; when they are not, the rest of the world is gathered through the indexes,
-//   whose cost follows the number of matches, and those are few, or the walk would have found them:
-//   fewer than `limit` in W tweets leaves at most about world × limit / W. A gathered row costs about
-//   ten walked ones (measured here), so the worst case of both together is least for
-//   W = √(world × limit × 10): about 14,500 tweets for a page of 20 in a million. The planner's own
-//   choice between the two rests on its guess of how common the words are together, and a bad guess
-//   walks the whole world, or gathers thousands.
-// - When the world's tweet ids follow their creation time (the writer records whether they do), a
-//   top-level since: / until: becomes an id range, which the primary key seeks to.
-// - Relevancy ranks the newest `relevancyCandidates` matches of the driving tsquery, so its one ranking
-//   statement scores a bounded set.
+// - A recency page first walks the newest tweets along the primary key, which finds the page at once
+//   when matches are common. The planner's own choice between walking and gathering through the indexes
+//   rests on its guess of how common the words are together, and a bad guess walks the whole world, or
+//   gathers thousands.
+// - When the world's tweet ids follow their creation time (the writer records whether they do) and the
+//   query has words the index narrows it by, the walk is short (50 tweets a row wanted), and the rest is
+//   read by hours from the newest down (./hours.ts): each step's hours are sized from the matches found
+//   so far to hold about what is still wanted, so a step reads about as many rows as it needs, and the
+//   fourth reads every hour left. A top-level since: / until: also becomes an id range, which the
+//   primary key seeks to.
+// - Otherwise the walk covers W tweets, then the rest is gathered: fewer than `limit` matches in W
+//   tweets leaves at most about world × limit / W, and a gathered row costs about ten walked ones
+//   (measured here), so the worst case of both is least for W = √(world × limit × 10): about 14,500
+//   tweets for a page of 20 in a million.
+// - Relevancy ranks the newest `relevancyCandidates` matches of the driving tsquery, found by hours as a
+//   recency page is (without the walk), so it scores a bounded set; only the page's rows are read whole.
 // - A gate (./gate.ts) keeps searches from taking every connection of the pool.
 import {
   type BudgetedRead,
@@ -46,8 +50,9 @@ import {
 } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
-import { compileSearch, narrowsByIndex, renderCondition, type SearchPlan, Values } from "./compile.ts";
+import { type Condition, compileSearch, narrowsByIndex, renderCondition, type SearchPlan, Values } from "./compile.ts";
 import { SearchGate } from "./gate.ts";
+import { hourOf, readableByHours, withinHours } from "./hours.ts";
 
 export type SearchRow = TweetRow & { bucket: number };
 
@@ -61,34 +66,41 @@ function timedOut(error: unknown): boolean {
   return error instanceof SQL.PostgresError && error.errno === STATEMENT_TIMEOUT;
 }
 
-// The two steps of a recency page, each made the only plan the planner may pick: its guesses of how
-// common words are together are what the steps are there to not depend on (a phrase of common words is
-// guessed at one tweet, and gathering its thousands through the index then costs more than the walk).
-// Each step also gets what is left of the search's budget ($1, in ms) as its statement timeout.
+// The steps of a page, each made the only plan the planner may pick: its guesses of how common words are
+// together are what the steps are there to not depend on (a phrase of common words is guessed at one
+// tweet, and gathering its thousands through the index then costs more than the walk). Each step also
+// gets what is left of the search's budget ($1, in ms) as its statement timeout, a plan made for its own
+// values (above), and no parallel workers, which take milliseconds to start and the connections of other
+// requests' statements: one search is one backend.
 const set = (settings: Record<string, "on" | "off">) =>
-  `SELECT set_config('statement_timeout', $1, true), ${Object.entries(settings)
-    .map(([name, value]) => `set_config('${name}', '${value}', true)`)
-    .join(", ")}`;
+  `SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true),
+   set_config('max_parallel_workers_per_gather', '0', true), ${Object.entries(settings)
+     .map(([name, value]) => `set_config('${name}', '${value}', true)`)
+     .join(", ")}`;
 /** Along the primary key, newest first. */
 const WALK = set({ enable_bitmapscan: "off", enable_seqscan: "off" });
 /** Through the indexes that narrow the condition down (GIN, the counts' and time's B-trees). */
 const GATHER_THROUGH_INDEX = set({ enable_bitmapscan: "on", enable_seqscan: "on", enable_indexscan: "off" });
+/** Through the GIN index, which the hours narrow down (and the B-trees, where they narrow more). */
+const GATHER_BY_HOURS = set({ enable_bitmapscan: "on", enable_seqscan: "off", enable_indexscan: "off" });
 /** The planner's own choice, for a condition no index narrows down. */
 const PLANNERS_CHOICE = set({ enable_bitmapscan: "on", enable_seqscan: "on" });
 
-// Parallel workers take milliseconds to start and the connections of other requests' statements: one
-// search is one backend.
-const SETTINGS = `SELECT set_config('statement_timeout', $1, true),
-  set_config('plan_cache_mode', 'force_custom_plan', true),
-  set_config('max_parallel_workers_per_gather', '0', true)`;
-
-// Both bounds are read per search (index seeks), not kept: the operator CLI can rebuild the world under
-// a running server.
-const RANGE = `SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high,
-  coalesce((SELECT ids_follow_time FROM world_meta WHERE id = 1), false) AS ids_follow_time,
-  (SELECT counts FROM world_meta WHERE id = 1) AS counts,
-  (SELECT id FROM tweets WHERE created_ms >= $1::bigint ORDER BY created_ms, id LIMIT 1) AS since_id,
-  (SELECT id FROM tweets WHERE created_ms >= $2::bigint ORDER BY created_ms, id LIMIT 1) AS until_id`;
+/**
+ * The world's bounds, read per search (index seeks), not kept: the operator CLI can rebuild the world
+ * under a running server. `below`: the ids under which the newest tweet opens the search's hours. A
+ * prepared statement whose plan is kept, as nothing in it depends on how common a value is.
+ */
+function readRange(tx: TransactionSQL, since: number | null, until: number | null, below: bigint) {
+  return tx<RangeRow[]>`SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high,
+    coalesce((SELECT ids_follow_time FROM world_meta WHERE id = 1), false) AS ids_follow_time,
+    (SELECT counts FROM world_meta WHERE id = 1) AS counts,
+    (SELECT id FROM tweets WHERE created_ms >= ${since}::bigint ORDER BY created_ms, id LIMIT 1) AS since_id,
+    (SELECT id FROM tweets WHERE created_ms >= ${until}::bigint ORDER BY created_ms, id LIMIT 1) AS until_id,
+    (SELECT created_ms FROM tweets ORDER BY id LIMIT 1) AS first_ms,
+    (SELECT created_ms FROM tweets ORDER BY id DESC LIMIT 1) AS last_ms,
+    (SELECT created_ms FROM tweets WHERE id < ${below}::bigint ORDER BY id DESC LIMIT 1) AS top_ms`;
+}
 
 interface RangeRow {
   low: string | null;
@@ -97,20 +109,57 @@ interface RangeRow {
   counts: string | null;
   since_id: string | null;
   until_id: string | null;
+  first_ms: string | null;
+  last_ms: string | null;
+  top_ms: string | null;
 }
 
 export interface SearchExecutorOptions {
   /** How many of the pool's connections searches may hold at once. */
   concurrentSearches: number;
-  /** How many of the newest tweets a recency page walks before it gathers (W above), when fixed. */
+  /** How many of the newest tweets a recency page walks before it gathers, when fixed. */
   newestWalk?: number;
 }
 
 /** What a gathered row costs in walked ones. */
 const GATHER_COST = 10;
+/** Tweets a recency page walks for each row it wants, when it can go on by hours. */
+const SHORT_WALK = 50;
+/** Steps by hours; the last reads every hour left. */
+const HOUR_STEPS = 4;
+/** How much more than the matches' rate so far says is needed a step covers, so that one usually does. */
+const STEP_MARGIN = 1.5;
+/** The share of tweets a step without a rate to go by takes to match. */
+const FIRST_GUESS = 0.25;
 
 interface WorldRange extends IdRange {
   idsPerTweet: number;
+  tweets: number;
+  /** When ids follow time: the hours of the range's newest and oldest tweets, and tweets per hour. */
+  hours?: HourSpan;
+}
+
+interface HourSpan {
+  newest: number;
+  oldest: number;
+  tweetsPerHour: number;
+}
+
+/**
+ * One statement over the matches of `condition` in [low, high), newest first, at most `wanted` of them:
+ * the rows it returns, how many matches it read and the lowest id among them.
+ */
+type Read<R> = (tx: TransactionSQL, condition: Condition, range: IdRange, wanted: number) => Promise<Reading<R>>;
+
+interface Reading<R> {
+  rows: R[];
+  found: number;
+  lowest?: bigint;
+}
+
+/** How far a search has read: the matches found among the newest `tweets` of its range. */
+interface Progress {
+  found: number;
   tweets: number;
 }
 
@@ -138,20 +187,14 @@ export class SearchExecutor {
     const from = searchPosition(sortOrder, after);
     const plan = compileSearch(query);
     if (plan === undefined) return [];
+    const ranking = sortOrder === "relevancy" ? plan.ranking : undefined;
     return this.#withinBudget(owner, async (tx, left) => {
-      const { low, high, idsPerTweet, tweets } = await this.#idRange(tx, plan);
-      if (low >= high) return [];
-      if (sortOrder === "relevancy" && plan.ranking !== undefined) {
-        return this.#ranked(tx, plan.ranking, low, high, limit, from);
-      }
-      const top = lowerId(high, BigInt(from.id));
-      const walk = this.#newestWalk ?? Math.sqrt(tweets * limit * GATHER_COST);
-      const walkLow = higherId(low, top - BigInt(Math.round(walk * idsPerTweet)));
-      await tx.unsafe(WALK, left());
-      const rows = await this.#newest(tx, plan, walkLow, top, limit);
-      if (rows.length === limit || walkLow <= low) return rows;
-      await tx.unsafe(narrowsByIndex(plan.condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE, left());
-      return rows.concat(await this.#newest(tx, plan, low, walkLow, limit - rows.length));
+      // A relevancy page ranks the same candidates whatever page it is; a recency page starts below the last.
+      const top = ranking === undefined ? BigInt(from.id) : undefined;
+      const range = await this.#worldRange(tx, plan, top);
+      if (range.low >= range.high) return [];
+      if (ranking !== undefined) return this.#ranked(tx, ranking, range, limit, from, left);
+      return this.#newest(tx, readRows, plan.condition, range, limit, left);
     });
   }
 
@@ -173,7 +216,7 @@ export class SearchExecutor {
             if (ms <= 0) throw searchBudgetExceeded(this.#limits, read);
             return [String(ms)];
           };
-          await tx.unsafe(SETTINGS, left());
+          left();
           return work(tx, left);
         }),
       );
@@ -193,7 +236,7 @@ export class SearchExecutor {
     const rows = await this.#withinBudget(
       owner,
       async (tx, left) => {
-        const { low, high } = await this.#idRange(tx, plan);
+        const { low, high } = await this.#worldRange(tx, plan, undefined);
         if (low >= high) return [];
         await tx.unsafe(PLANNERS_CHOICE, left());
         const values = new Values(5);
@@ -210,61 +253,124 @@ export class SearchExecutor {
     return counts;
   }
 
-  /** The matches in [low, high), newest first, every row in bucket 0. */
-  async #newest(tx: TransactionSQL, plan: SearchPlan, low: bigint, high: bigint, limit: number) {
-    const values = new Values(4);
-    const where = renderCondition(plan.condition, values);
-    const rows = await tx.unsafe<SearchRow[]>(
-      `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t
-       WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND (${where})
-       ORDER BY t.id DESC LIMIT $3`,
-      [low, high, limit, ...values.list],
-    );
-    return [...rows];
+  /** Up to `limit` matches of `condition` in `range`, newest first: walked, then by hours or gathered. */
+  async #newest(
+    tx: TransactionSQL,
+    read: Read<SearchRow>,
+    condition: Condition,
+    range: WorldRange,
+    limit: number,
+    left: () => [string],
+  ): Promise<SearchRow[]> {
+    const { low, high } = range;
+    const hours = readableByHours(condition) ? range.hours : undefined;
+    const fullWalk = Math.sqrt(range.tweets * limit * GATHER_COST);
+    const walk = this.#newestWalk ?? (hours === undefined ? fullWalk : limit * SHORT_WALK);
+    const walkLow = higherId(low, high - BigInt(Math.round(walk * range.idsPerTweet)));
+    await tx.unsafe(WALK, left());
+    const { rows } = await read(tx, condition, { low: walkLow, high }, limit);
+    if (rows.length === limit || walkLow <= low) return rows;
+    const below = { ...range, high: walkLow };
+    const rest =
+      hours === undefined
+        ? await this.#gather(tx, read, condition, below, limit - rows.length, left)
+        : await this.#byHours(tx, read, condition, below, hours, limit, { found: rows.length, tweets: walk }, left);
+    return rows.concat(rest.rows);
   }
 
   /**
-   * The page after `from` among the driver's newest `relevancyCandidates` matches in [low, high) that
-   * also meet the rest, best bucket first, then newest. One statement: the candidates' rows are read
-   * once, to score them and to test the rest.
+   * Up to `wanted` matches of `condition` in `range`, newest first, read hour by hour from `hours.newest`
+   * down (see the top of this file), `progress` being what was found before.
+   */
+  async #byHours<R>(
+    tx: TransactionSQL,
+    read: Read<R>,
+    condition: Condition,
+    range: IdRange,
+    hours: HourSpan,
+    wanted: number,
+    progress: Progress,
+    left: () => [string],
+  ): Promise<Reading<R>> {
+    const rows: R[] = [];
+    let { found, tweets } = progress;
+    let { high } = range;
+    let newest = hours.newest;
+    for (let step = 1; found < wanted && newest >= hours.oldest; step++) {
+      const rate = tweets === 0 ? FIRST_GUESS : Math.max(found, 0.5) / tweets;
+      const stepHours = Math.ceil(((wanted - found) / rate / hours.tweetsPerHour) * STEP_MARGIN);
+      const oldest = step === HOUR_STEPS ? hours.oldest : Math.max(hours.oldest, newest - stepHours + 1);
+      const window = withinHours(condition, oldest, newest);
+      await tx.unsafe(GATHER_BY_HOURS, left());
+      const reading = await read(tx, window.condition, { low: range.low, high }, wanted - found);
+      rows.push(...reading.rows);
+      found += reading.found;
+      // Every match of the hours read is found (or the search is done), so the rest lie below the lowest:
+      // the spans' first hours, read again by the next step, add none.
+      high = reading.lowest ?? high;
+      tweets += (newest - window.oldest + 1) * hours.tweetsPerHour;
+      newest = window.oldest - 1;
+    }
+    return { rows, found };
+  }
+
+  /** Up to `wanted` matches of `condition` in `range`, newest first, gathered through the indexes. */
+  async #gather<R>(
+    tx: TransactionSQL,
+    read: Read<R>,
+    condition: Condition,
+    range: IdRange,
+    wanted: number,
+    left: () => [string],
+  ): Promise<{ rows: R[]; found: number }> {
+    await tx.unsafe(narrowsByIndex(condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE, left());
+    return read(tx, condition, range, wanted);
+  }
+
+  /**
+   * The page after `from` among the driver's newest `relevancyCandidates` matches in the range that also
+   * meet the rest, best bucket first, then newest. Each statement scores the candidates it reads and
+   * returns only those that can be on the page.
    */
   async #ranked(
     tx: TransactionSQL,
     ranking: NonNullable<SearchPlan["ranking"]>,
-    low: bigint,
-    high: bigint,
+    range: WorldRange,
     limit: number,
     from: SearchPosition,
-  ) {
-    const values = new Values(7);
-    const driver = values.slot(ranking.driver, "tsquery");
-    const rest = ranking.rest === undefined ? "" : ` AND (${renderCondition(ranking.rest, values)})`;
-    const rows = await tx.unsafe<SearchRow[]>(
-      `SELECT ${TWEET_COLUMNS}, r.bucket FROM (
-         SELECT * FROM tweets t WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE}
-           AND t.search_vector @@ ${driver} ORDER BY t.id DESC LIMIT $6
-       ) t
-       CROSS JOIN LATERAL (SELECT round(ts_rank(${TEXT_ONLY}, t.search_vector, ${driver}) * -${RELEVANCY_SCALE})::integer AS bucket) r
-       WHERE (r.bucket > $4::bigint OR (r.bucket = $4::bigint AND t.id < $5::bigint))${rest}
-       ORDER BY r.bucket, t.id DESC LIMIT $3`,
-      [low, high, limit, from.bucket, from.id, this.#limits.relevancyCandidates, ...values.list],
-    );
-    return [...rows];
+    left: () => [string],
+  ): Promise<SearchRow[]> {
+    const read = readRanked(ranking, from, limit);
+    const wanted = this.#limits.relevancyCandidates;
+    let rows: SearchRow[];
+    if (range.hours === undefined || !readableByHours(ranking.driver)) {
+      await tx.unsafe(PLANNERS_CHOICE, left());
+      ({ rows } = await read(tx, ranking.driver, range, wanted));
+    } else {
+      const progress = { found: 0, tweets: 0 };
+      ({ rows } = await this.#byHours(tx, read, ranking.driver, range, range.hours, wanted, progress, left));
+    }
+    // Each statement's rows come best first; across statements, newer first within a bucket, as the
+    // statements read from the newest down (the sort is stable).
+    return rows.sort((a, b) => a.bucket - b.bucket).slice(0, limit);
   }
 
   /**
-   * Ids [low, high) of the world that can hold the plan's matches; the world's tweets and ids per tweet,
-   * which size the walk.
+   * Ids [low, high) of the world that can hold the plan's matches (below `top` too, when given); the
+   * world's tweets, ids per tweet and, when ids follow time, its hours.
    */
-  async #idRange(tx: TransactionSQL, plan: SearchPlan): Promise<WorldRange> {
-    const [row] = await tx.unsafe<RangeRow[]>(RANGE, [plan.since ?? null, plan.until ?? null]);
+  async #worldRange(tx: TransactionSQL, plan: SearchPlan, top: bigint | undefined): Promise<WorldRange> {
+    const below = lowerId(top ?? 2n ** 63n - 1n, plan.untilId ?? 2n ** 63n - 1n);
+    const [row] = await readRange(tx, plan.since ?? null, plan.until ?? null, below);
     if (row === undefined || row.low === null || row.high === null) {
       return { low: 0n, high: 0n, idsPerTweet: 1, tweets: 0 };
     }
     const tweets = row.counts === null ? 0 : ((JSON.parse(row.counts) as { tweet?: number }).tweet ?? 0);
     const [low, high] = [BigInt(row.low), BigInt(row.high) + 1n];
-    const range = {
-      ...withinIds({ low, high }, plan),
+    const ids = withinIds({ low, high }, plan);
+    const range: WorldRange = {
+      ...ids,
+      high: top === undefined ? ids.high : lowerId(ids.high, top),
       idsPerTweet: tweets < 2 ? 1 : Math.max(1, Number(high - 1n - low) / (tweets - 1)),
       tweets,
     };
@@ -272,6 +378,67 @@ export class SearchExecutor {
     // No tweet from since: on leaves nothing to walk.
     if (plan.since !== undefined) range.low = higherId(range.low, row.since_id === null ? high : BigInt(row.since_id));
     if (plan.until !== undefined && row.until_id !== null) range.high = lowerId(range.high, BigInt(row.until_id));
+    if (row.first_ms !== null && row.last_ms !== null && row.top_ms !== null) {
+      const [first, last] = [hourOf(Number(row.first_ms)), hourOf(Number(row.last_ms))];
+      range.hours = {
+        newest: hourOf(Math.min(Number(row.top_ms), (plan.until ?? Number.POSITIVE_INFINITY) - 1)),
+        oldest: hourOf(Math.max(Number(row.first_ms), plan.since ?? Number.NEGATIVE_INFINITY)),
+        tweetsPerHour: Math.max(1, tweets) / (last - first + 1),
+      };
+    }
     return range;
   }
+}
+
+/** The matches as rows of the page, read newest first. */
+const readRows: Read<SearchRow> = async (tx, condition, range, wanted) => {
+  const values = new Values(4);
+  const where = renderCondition(condition, values);
+  const rows = await tx.unsafe<SearchRow[]>(
+    `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t
+     WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND (${where})
+     ORDER BY t.id DESC LIMIT $3`,
+    [range.low, range.high, wanted, ...values.list],
+  );
+  const last = rows.at(-1);
+  return { rows: [...rows], found: rows.length, ...(last ? { lowest: BigInt(last.id) } : {}) };
+};
+
+/**
+ * The matches of the driver read as candidates: each scored, and whether the rest of the query holds;
+ * the rows returned are the best `limit` after `from` among them, with how many candidates were read.
+ */
+function readRanked(ranking: NonNullable<SearchPlan["ranking"]>, from: SearchPosition, limit: number): Read<SearchRow> {
+  return async (tx, condition, range, wanted) => {
+    const values = new Values(7);
+    const scored = values.slot(ranking.driver.query, "tsquery");
+    const keep = ranking.rest === undefined ? "TRUE" : renderCondition(ranking.rest, values);
+    const where = renderCondition(condition, values);
+    // The candidates are read once (MATERIALIZED): counted, and the page's few joined to their rows.
+    const rows = await tx.unsafe<(SearchRow & { candidates: number; lowest: string | null })[]>(
+      `WITH c AS MATERIALIZED (
+         SELECT t.id, round(ts_rank(${TEXT_ONLY}, t.search_vector, ${scored}) * -${RELEVANCY_SCALE})::integer AS bucket,
+           (${keep}) AS keep
+         FROM tweets t WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND (${where})
+         ORDER BY t.id DESC LIMIT $3
+       )
+       SELECT n.candidates, n.lowest, p.* FROM (SELECT count(*)::int AS candidates, min(id)::text AS lowest FROM c) n
+       LEFT JOIN LATERAL (
+         SELECT ${TWEET_COLUMNS}, page.bucket FROM (
+           SELECT c.id, c.bucket FROM c
+           WHERE c.keep AND (c.bucket > $5::bigint OR (c.bucket = $5::bigint AND c.id < $6::bigint))
+           ORDER BY c.bucket, c.id DESC LIMIT $4
+         ) page JOIN tweets t ON t.id = page.id
+         ORDER BY page.bucket, page.id DESC
+       ) p ON true`,
+      [range.low, range.high, wanted, limit, from.bucket, from.id, ...values.list],
+    );
+    // With no candidate on the page, the one row holds the count alone.
+    const lowest = rows[0]?.lowest;
+    return {
+      rows: rows.filter((row) => row.id !== null),
+      found: rows[0]?.candidates ?? 0,
+      ...(lowest ? { lowest: BigInt(lowest) } : {}),
+    };
+  };
 }

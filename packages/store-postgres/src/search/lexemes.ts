@@ -13,6 +13,8 @@
 //   conversation, whom it replies to) are lexemes no text token can equal (a token holds only letters,
 //   numbers, marks, `#`, `$` and `_`): `@name`, `lang:<hex>`, `filter:links`, `filter:c<id>`. They
 //   carry no position, so they never take part in a phrase.
+// - The spans of hours the tweet was created in, `time1h:<n>` … `time256h:<n>`, which let search ask the
+//   GIN index for the matches among a few hours' tweets (see ./hours.ts).
 // - PostgreSQL refuses a lexeme over 2,046 bytes, keeps positions up to 16,383 and 256 of them per
 //   lexeme. A longer token is replaced by its digest, on both sides alike; positions past those bounds
 //   are dropped, which only a text far longer than a post could notice (a phrase after its 16,383rd
@@ -20,6 +22,7 @@
 import { createHash } from "node:crypto";
 import { type SearchDocument, tokenize } from "@social/core";
 import { authorToken, langToken, searchTags } from "@social/store-kit";
+import { hourOf, timeLexemes } from "./hours.ts";
 
 const MAX_LEXEME_BYTES = 2046;
 const MAX_POSITION = 16_383;
@@ -84,6 +87,11 @@ export function searchVector(fields: SearchDocument): string {
   if (author === undefined) {
     throw new Error(`searchVector: ${JSON.stringify(fields.authorUsername)} is not a username`);
   }
-  parts.push(author, langLexeme(fields.lang), ...searchTags(fields).map(tagLexeme));
+  parts.push(
+    author,
+    langLexeme(fields.lang),
+    ...timeLexemes(hourOf(Date.parse(fields.createdAt))),
+    ...searchTags(fields).map(tagLexeme),
+  );
   return parts.join(" ");
 }
