@@ -33,7 +33,7 @@ export type Condition =
   | { kind: "and" | "or"; children: Condition[] }
   | { kind: "not"; child: Condition };
 
-export type Match = Extract<Condition, { kind: "match" }>;
+type Match = Extract<Condition, { kind: "match" }>;
 
 export interface SearchPlan {
   /** Every tweet the query selects (before the id range, visibility and paging). */

@@ -88,8 +88,7 @@ const PLANNERS_CHOICE = set({ enable_bitmapscan: "on", enable_seqscan: "on" });
 
 /**
  * The world's bounds, read per search (index seeks), not kept: the operator CLI can rebuild the world
- * under a running server. `below`: the ids under which the newest tweet opens the search's hours. A
- * prepared statement whose plan is kept, as nothing in it depends on how common a value is.
+ * under a running server. `below`: the ids under which the newest tweet opens the search's hours.
  */
 function readRange(tx: TransactionSQL, since: number | null, until: number | null, below: bigint) {
   return tx<RangeRow[]>`SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high,
@@ -322,7 +321,7 @@ export class SearchExecutor {
     range: IdRange,
     wanted: number,
     left: () => [string],
-  ): Promise<{ rows: R[]; found: number }> {
+  ): Promise<Reading<R>> {
     await tx.unsafe(narrowsByIndex(condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE, left());
     return read(tx, condition, range, wanted);
   }

@@ -12,15 +12,15 @@
 // matches in order.
 import { allOf, type Condition, withTimeFiltered } from "./compile.ts";
 
-export const HOUR_MS = 3_600_000;
+const HOUR_MS = 3_600_000;
 
 /** The spans, in hours: each four times the last, so a window of hours is covered by a few of one size. */
-export const TIME_SPANS = [1, 4, 16, 64, 256] as const;
+const TIME_SPANS = [1, 4, 16, 64, 256] as const;
 
 export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS);
 
 /** The lexeme of the span of `hours` hours that holds `hour`. */
-export const spanLexeme = (hours: number, hour: number): string => `'time${hours}h:${Math.floor(hour / hours)}'`;
+const spanLexeme = (hours: number, hour: number): string => `'time${hours}h:${Math.floor(hour / hours)}'`;
 
 /** Every span lexeme of a tweet created in `hour`. */
 export const timeLexemes = (hour: number): string[] => TIME_SPANS.map((hours) => spanLexeme(hours, hour));
@@ -35,7 +35,7 @@ export function readableByHours(condition: Condition): boolean {
   return narrowMatch(condition) || (condition.kind === "and" && condition.children.some(narrowMatch));
 }
 
-export interface HourWindow {
+interface HourWindow {
   /** The condition among the tweets of whole spans that cover [oldest, newest] and end at `newest`'s. */
   condition: Condition;
   /** The first hour of the oldest span. */
