@@ -6,10 +6,11 @@
 // every match holds a lexeme of) in one lookup, and the others are tested on the rows found. User text
 // reaches PostgreSQL only as the value of a bound `$n::tsquery` parameter, whose lexemes are quoted.
 //
-// Relevancy ranks by ts_rank over the text lexemes of the driving tsquery (the whole query when it is
-// all text-like, else the first text-like part of a top-level AND: its narrow one when it has one),
-// quantized to a bucket so that near-equal scores fall back to newest first; a query with no positive
-// text to score is ranked by recency.
+// Relevancy ranks the matches of the driving tsquery (the whole query when it is all text-like, else the
+// first text-like part of a top-level AND: its narrow one when it has one) by ts_rank over its words
+// alone, quantized to a bucket so that near-equal scores fall back to newest first; a query with no
+// positive text to score is ranked by recency. Only the words are scored: ts_rank of an AND weighs every
+// lexeme of it, and a lang:, from: or filter: lexeme, which no text holds, would score each match 0.
 import { boundMs, idBounds, type SearchNode, timeBounds } from "@social/core";
 import { nodeTag } from "@social/store-kit";
 import { authorLexeme, langLexeme, phraseQuery, tagLexeme } from "./lexemes.ts";
@@ -20,7 +21,8 @@ export type Condition =
   | { kind: "const"; value: boolean }
   // narrow: every match holds one of the query's lexemes, so the GIN index lists them without being
   // read whole (false for a negation, or an OR with one).
-  | { kind: "match"; query: string; ranked: boolean; narrow: boolean }
+  // scored: the tsquery of its words (terms, phrases, hashtags, cashtags), which relevancy ranks by.
+  | { kind: "match"; query: string; scored?: string; narrow: boolean }
   | {
       kind: "compare";
       column: "id" | "created_ms" | "like_count" | "retweet_count";
@@ -39,7 +41,7 @@ export interface SearchPlan {
   /** Every tweet the query selects (before the id range, visibility and paging). */
   condition: Condition;
   /** Set when relevancy ranks: the tsquery whose newest matches are scored, and what else must hold. */
-  ranking?: { driver: Match; rest?: Condition };
+  ranking?: { driver: Match; scored: string; rest?: Condition };
   /** Bounds every match lies within (epoch ms, until exclusive), from top-level since: / until:. */
   since?: number;
   until?: number;
@@ -65,7 +67,7 @@ export class Values {
 
 function text(value: string): Condition {
   const query = phraseQuery(value);
-  return query === undefined ? FALSE : { kind: "match", query, ranked: true, narrow: true };
+  return query === undefined ? FALSE : { kind: "match", query, scored: query, narrow: true };
 }
 
 function leaf(node: Exclude<SearchNode, { kind: "and" | "or" | "not" }>): Condition {
@@ -79,15 +81,15 @@ function leaf(node: Exclude<SearchNode, { kind: "and" | "or" | "not" }>): Condit
       return text(`$${node.value}`);
     case "from": {
       const lexeme = authorLexeme(node.username);
-      return lexeme === undefined ? FALSE : { kind: "match", query: lexeme, ranked: false, narrow: true };
+      return lexeme === undefined ? FALSE : { kind: "match", query: lexeme, narrow: true };
     }
     case "lang":
-      return { kind: "match", query: langLexeme(node.code), ranked: false, narrow: true };
+      return { kind: "match", query: langLexeme(node.code), narrow: true };
     case "filter":
     case "conversation":
     case "to": {
       const tag = nodeTag(node);
-      return tag === undefined ? FALSE : { kind: "match", query: tagLexeme(tag), ranked: false, narrow: true };
+      return tag === undefined ? FALSE : { kind: "match", query: tagLexeme(tag), narrow: true };
     }
     case "since":
       return { kind: "compare", column: "created_ms", operator: ">=", value: boundMs(node.date) };
@@ -151,10 +153,12 @@ export function withTimeFiltered(condition: Condition): Condition {
 
 /** One match for all of `matches`, either of them (`absorbing`) or each. */
 function merged(matches: readonly Match[], absorbing: boolean): Match {
+  const joined = (queries: readonly string[]) => queries.map((query) => `(${query})`).join(absorbing ? " | " : " & ");
+  const scored = matches.flatMap((match) => (match.scored === undefined ? [] : [match.scored]));
   return {
     kind: "match",
-    query: matches.map((match) => `(${match.query})`).join(absorbing ? " | " : " & "),
-    ranked: matches.some((match) => match.ranked),
+    query: joined(matches.map((match) => match.query)),
+    ...(scored.length > 0 ? { scored: joined(scored) } : {}),
     narrow: absorbing ? matches.every((match) => match.narrow) : matches.some((match) => match.narrow),
   };
 }
@@ -169,7 +173,7 @@ function negate(child: Condition): Condition {
     case "not":
       return child.child;
     case "match":
-      return { kind: "match", query: `!(${child.query})`, ranked: false, narrow: false };
+      return { kind: "match", query: `!(${child.query})`, narrow: false };
     default:
       return { kind: "not", child };
   }
@@ -234,13 +238,16 @@ export function narrowsByIndex(condition: Condition): boolean {
 
 /** The driving tsquery and the rest, when the query has positive text to rank by. */
 function ranking(condition: Condition): SearchPlan["ranking"] {
-  if (condition.kind === "match") return condition.ranked ? { driver: condition } : undefined;
+  const scoredMatch = (part: Condition): part is Match & { scored: string } =>
+    part.kind === "match" && part.scored !== undefined;
+  if (scoredMatch(condition)) return { driver: condition, scored: condition.scored };
   if (condition.kind !== "and") return undefined;
-  const driver = condition.children.find((child): child is Match => child.kind === "match" && child.ranked);
+  const driver = condition.children.find(scoredMatch);
   if (driver === undefined) return undefined;
   const others = condition.children.filter((child) => child !== driver);
   return {
     driver,
+    scored: driver.scored,
     rest: others.length === 1 ? (others[0] as Condition) : { kind: "and", children: others },
   };
 }

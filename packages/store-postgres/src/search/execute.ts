@@ -410,7 +410,7 @@ const readRows: Read<SearchRow> = async (tx, condition, range, wanted) => {
 function readRanked(ranking: NonNullable<SearchPlan["ranking"]>, from: SearchPosition, limit: number): Read<SearchRow> {
   return async (tx, condition, range, wanted) => {
     const values = new Values(7);
-    const scored = values.slot(ranking.driver.query, "tsquery");
+    const scored = values.slot(ranking.scored, "tsquery");
     const keep = ranking.rest === undefined ? "TRUE" : renderCondition(ranking.rest, values);
     const where = renderCondition(condition, values);
     // The candidates are read once (MATERIALIZED): counted, and the page's few joined to their rows.

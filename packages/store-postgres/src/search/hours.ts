@@ -52,6 +52,6 @@ export function withinHours(condition: Condition, oldest: number, newest: number
   const span = TIME_SPANS.findLast((size) => size * 2 <= hours) ?? 1;
   const [first, last] = [Math.floor(oldest / span), Math.floor(newest / span)];
   const spans = Array.from({ length: last - first + 1 }, (_, index) => spanLexeme(span, (first + index) * span));
-  const match = { kind: "match", query: spans.join(" | "), ranked: false, narrow: true } as const;
+  const match = { kind: "match", query: spans.join(" | "), narrow: true } as const;
   return { condition: allOf(withTimeFiltered(condition), match), oldest: first * span };
 }

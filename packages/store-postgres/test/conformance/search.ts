@@ -614,5 +614,30 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
         await world.close();
       }
     });
+
+    test("relevancy ranks by the words alone, whatever else the query asks", async () => {
+      // The tweets that hold the word twice are the oldest, so that newest first would put them last; bm25
+      // scores a word in most tweets at about 0, so most do not hold it.
+      const texts = ["ai ai bun", "cafe ai ai", "ai bun cafe", "bun ai text", "cafe bun ai"];
+      texts.push(...Array.from({ length: 10 }, () => "bun cafe text"));
+      const tweets = texts.map((text, index) => tweet({ ...textSeed(text, index), author: 0 }, index));
+      const twice = tweets.slice(0, 2).map((t) => t.id);
+      const world = await adapter.load(tweets);
+      try {
+        for (const text of ["ai", "lang:en ai", "from:Alice ai", "ai -filter:links", "(ai OR nothing) lang:en"]) {
+          const { items } = await world.store.searchTweets(parseQuery(text), "relevancy", { size: 5 });
+          expect(
+            items
+              .map((item) => item.id)
+              .slice(0, 2)
+              .sort(newestFirst),
+            text,
+          ).toEqual(twice.sort(newestFirst));
+          expect(items, text).toHaveLength(5);
+        }
+      } finally {
+        await world.close();
+      }
+    });
   });
 }
