@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { openBackend } from "@social/backend";
 import { parseQuery } from "@social/core";
 import { LARGE_WORLD } from "@social/fixtures";
-import { startPostgres } from "@social/store-postgres/testing";
+import { QUARTER_OF_MEMORY, startPostgres } from "@social/store-postgres/testing";
 import { buildWorld, createAccount, createKey, hasWorld, openDatabase, SqliteStore } from "@social/store-sqlite";
 import { SERVER_HEAP_BUDGET, SERVER_RUNTIME_FLAGS } from "../src/server.ts";
 import { type LoadResult, load, median, onServerCore, onServerCoreHere, pinned } from "./generator.ts";
@@ -301,7 +301,11 @@ await stopApi(api);
 // 5. The same lookups on PostgreSQL (fsync and synchronous_commit on), the same large world in a
 // cluster kept in data/bench/postgres (built on the first run, as the SQLite file is). The database
 // server is not pinned: it shares wrk's core.
-const postgres = await startPostgres({ durable: true, keepIn: join(root, "data/bench/postgres") });
+const postgres = await startPostgres({
+  durable: true,
+  sharedBuffers: QUARTER_OF_MEMORY,
+  keepIn: join(root, "data/bench/postgres"),
+});
 const postgresUrl = await postgres.createDatabase("large", { reuse: true });
 const backend = await openBackend(postgresUrl);
 if (!(await backend.hasWorld())) {

@@ -23,7 +23,7 @@ import {
 import { openPostgres } from "../src/database.ts";
 import { PostgresStore } from "../src/store/postgres-store.ts";
 import { buildWorld, hasWorld } from "../src/world/build.ts";
-import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
+import { type PostgresServer, QUARTER_OF_MEMORY, startPostgres } from "../testing/pg-server.ts";
 
 const root = resolve(import.meta.dir, "../../..");
 const { values } = parseArgs({
@@ -51,7 +51,11 @@ console.log(`SQLite: ${databasePath}, ${(statSync(databasePath).size / 1e6).toFi
 let server: PostgresServer | undefined;
 let url = values.postgres;
 if (url === undefined) {
-  server = await startPostgres({ durable: true, keepIn: join(root, "data/bench/postgres") });
+  server = await startPostgres({
+    durable: true,
+    sharedBuffers: QUARTER_OF_MEMORY,
+    keepIn: join(root, "data/bench/postgres"),
+  });
   url = await server.createDatabase("large", { reuse: true });
 }
 const sql = await openPostgres(url);

@@ -36,22 +36,34 @@ export function readableByHours(condition: Condition): boolean {
 }
 
 interface HourWindow {
-  /** The condition among the tweets of whole spans that cover [oldest, newest] and end at `newest`'s. */
+  /** The condition among the tweets of the spans that cover [oldest, newest] and end where `newest` does. */
   condition: Condition;
   /** The first hour of the oldest span. */
   oldest: number;
 }
 
 /**
- * `condition` among the tweets of the hours [oldest, newest], rounded out to whole spans of the longest
- * size that two of fit in, so that the tsquery names at most about eight spans, or as many as the
- * longest spans the hours need.
+ * How much longer than the hours still to cover a span may be: each span the tsquery names costs the
+ * index about as much as reading a few hours' more matches, so a step may reach further back to name
+ * fewer.
+ */
+const SPAN_SLACK = 2;
+
+/**
+ * `condition` among the tweets of the hours [oldest, newest], named by spans from `newest` down, each the
+ * longest that ends where the hours above it begin and is at most SPAN_SLACK times the hours left: the
+ * hours above `newest`, which earlier steps read, are never read again, and the last span may reach past
+ * `oldest`.
  */
 export function withinHours(condition: Condition, oldest: number, newest: number): HourWindow {
-  const hours = newest - oldest + 1;
-  const span = TIME_SPANS.findLast((size) => size * 2 <= hours) ?? 1;
-  const [first, last] = [Math.floor(oldest / span), Math.floor(newest / span)];
-  const spans = Array.from({ length: last - first + 1 }, (_, index) => spanLexeme(span, (first + index) * span));
+  const spans: string[] = [];
+  let top = newest + 1;
+  while (top > oldest) {
+    const left = top - oldest;
+    const size = TIME_SPANS.findLast((hours) => top % hours === 0 && hours <= left * SPAN_SLACK) ?? 1;
+    top -= size;
+    spans.push(spanLexeme(size, top));
+  }
   const match = { kind: "match", query: spans.join(" | "), narrow: true } as const;
-  return { condition: allOf(withTimeFiltered(condition), match), oldest: first * span };
+  return { condition: allOf(withTimeFiltered(condition), match), oldest: top };
 }
