@@ -22,7 +22,9 @@ export type Condition =
   // narrow: every match holds one of the query's lexemes, so the GIN index lists them without being
   // read whole (false for a negation, or an OR with one).
   // scored: the tsquery of its words (terms, phrases, hashtags, cashtags), which relevancy ranks by.
-  | { kind: "match"; query: string; scored?: string; narrow: boolean }
+  // index: what the GIN index is asked instead of `query` when that has positions (a phrase of three
+  // words or more, ./lexemes.ts), `query` itself being tested on the rows found.
+  | { kind: "match"; query: string; scored?: string; index?: string; narrow: boolean }
   | {
       kind: "compare";
       column: "id" | "created_ms" | "like_count" | "retweet_count";
@@ -66,8 +68,8 @@ export class Values {
 }
 
 function text(value: string): Condition {
-  const query = phraseQuery(value);
-  return query === undefined ? FALSE : { kind: "match", query, scored: query, narrow: true };
+  const phrase = phraseQuery(value);
+  return phrase === undefined ? FALSE : { kind: "match", ...phrase, scored: phrase.query, narrow: true };
 }
 
 function leaf(node: Exclude<SearchNode, { kind: "and" | "or" | "not" }>): Condition {
@@ -155,10 +157,15 @@ export function withTimeFiltered(condition: Condition): Condition {
 function merged(matches: readonly Match[], absorbing: boolean): Match {
   const joined = (queries: readonly string[]) => queries.map((query) => `(${query})`).join(absorbing ? " | " : " & ");
   const scored = matches.flatMap((match) => (match.scored === undefined ? [] : [match.scored]));
+  // Each match's query implies its index query, so the merged query implies the merged index query.
+  const index = matches.some((match) => match.index !== undefined)
+    ? { index: joined(matches.map((match) => match.index ?? match.query)) }
+    : {};
   return {
     kind: "match",
     query: joined(matches.map((match) => match.query)),
     ...(scored.length > 0 ? { scored: joined(scored) } : {}),
+    ...index,
     narrow: absorbing ? matches.every((match) => match.narrow) : matches.some((match) => match.narrow),
   };
 }
@@ -199,9 +206,9 @@ export function renderCondition(condition: Condition, values: Values): string {
     case "match":
       // The function is the operator's own, which the planner does not match to the index: a match that
       // is not narrow is tested on the rows other conditions find.
-      return condition.narrow
-        ? `t.search_vector @@ ${values.slot(condition.query, "tsquery")}`
-        : `ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
+      if (!condition.narrow) return `ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
+      if (condition.index === undefined) return `t.search_vector @@ ${values.slot(condition.query, "tsquery")}`;
+      return `t.search_vector @@ ${values.slot(condition.index, "tsquery")} AND ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
     case "compare": {
       // `+ 0` is not the column, so the planner cannot take its B-tree for it.
       const column = condition.filterOnly ? `(t.${condition.column} + 0)` : `t.${condition.column}`;

@@ -47,7 +47,7 @@ interface HourWindow {
  * index about as much as reading a few hours' more matches, so a step may reach further back to name
  * fewer.
  */
-const SPAN_SLACK = 2;
+const SPAN_SLACK = 1;
 
 /**
  * `condition` among the tweets of the hours [oldest, newest], named by spans from `newest` down, each the

@@ -58,14 +58,26 @@ function pairOf(first: string, second: string): string {
   return lexeme(`${first} ${second}`);
 }
 
+export interface PhraseQuery {
+  /** The tsquery of the phrase. */
+  query: string;
+  /**
+   * For three tokens or more, its pairs alone: what the GIN index is asked, the positions being tested
+   * on the rows it finds. Asked for `a <-> b <-> c` too, the index would read the postings of each word,
+   * hundreds of thousands for `this` or `for`, which the pairs hold already.
+   */
+  index?: string;
+}
+
 /** The tsquery of a phrase (one token or several in a row), or undefined when `text` holds no token. */
-export function phraseQuery(text: string): string | undefined {
+export function phraseQuery(text: string): PhraseQuery | undefined {
   const tokens = tokenize(text);
-  if (tokens.length <= 1) return tokens[0] === undefined ? undefined : quoted(lexeme(tokens[0]));
+  if (tokens.length <= 1) return tokens[0] === undefined ? undefined : { query: quoted(lexeme(tokens[0])) };
   const pairs = tokens.slice(1).map((token, index) => quoted(pairOf(tokens[index] as string, token)));
-  if (tokens.length === 2) return pairs[0];
+  if (tokens.length === 2) return { query: pairs[0] as string };
   // The pairs narrow it down; only the positions tell `a b c` from `a b … b c`.
-  return `${pairs.join(" & ")} & (${tokens.map((token) => quoted(lexeme(token))).join(" <-> ")})`;
+  const index = pairs.join(" & ");
+  return { query: `${index} & (${tokens.map((token) => quoted(lexeme(token))).join(" <-> ")})`, index };
 }
 
 /** The tsvector text of one tweet, from what search knows of it. */
