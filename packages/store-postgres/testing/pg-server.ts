@@ -44,12 +44,17 @@ function quoted(command: string, args: string[]): string {
   return [command, ...args].map((a) => `'${a}'`).join(" ");
 }
 
-/** Stops the cluster and removes its folder (when temporary) once this process is gone, however it ended. */
-function stopWhenGone(bin: string, data: string, removable: string | undefined): void {
+/**
+ * Stops the cluster and removes its folder (when temporary) once this process is gone, however it ended.
+ * A kept cluster is stopped only while it still listens on this process's port: the next benchmark may
+ * have started it again meanwhile.
+ */
+function stopWhenGone(bin: string, data: string, port: number, removable: string | undefined): void {
   const stop = quoted(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);
   const asUser = process.getuid?.() === 0 ? `su postgres -s /bin/sh -c "${stop}"` : stop;
+  const ours = `[ "$(sed -n 4p '${join(data, "postmaster.pid")}' 2>/dev/null)" = "${port}" ]`;
   const remove = removable === undefined ? "" : `; rm -rf '${removable}'`;
-  afterProcessExit(`${asUser} >/dev/null 2>&1${remove}`);
+  afterProcessExit(`${ours} && ${asUser} >/dev/null 2>&1${remove}`);
 }
 
 export interface PostgresServerOptions {
@@ -102,7 +107,7 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
       "start",
     ]);
   start();
-  stopWhenGone(bin, data, options.keepIn === undefined ? dir : undefined);
+  stopWhenGone(bin, data, port, options.keepIn === undefined ? dir : undefined);
   const url = `postgres://app@127.0.0.1:${port}/postgres`;
   const stop = (mode = "immediate") => run(join(bin, "pg_ctl"), ["-D", data, "-m", mode, "stop"]);
   return {
