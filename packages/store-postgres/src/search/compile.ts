@@ -13,7 +13,8 @@
 // lexeme of it, and a lang:, from: or filter: lexeme, which no text holds, would score each match 0.
 import { boundMs, idBounds, type SearchNode, timeBounds } from "@social/core";
 import { nodeTag } from "@social/store-kit";
-import { authorLexeme, langLexeme, phraseQuery, tagLexeme } from "./lexemes.ts";
+import type { FrequencyOf } from "./frequencies.ts";
+import { authorLexeme, langLexeme, lexemesOf, phraseQuery, tagLexeme } from "./lexemes.ts";
 
 export type SqlParam = string | number;
 
@@ -22,9 +23,11 @@ export type Condition =
   // narrow: every match holds one of the query's lexemes, so the GIN index lists them without being
   // read whole (false for a negation, or an OR with one).
   // scored: the tsquery of its words (terms, phrases, hashtags, cashtags), which relevancy ranks by.
-  // index: what the GIN index is asked instead of `query` when that has positions (a phrase of three
-  // words or more, ./lexemes.ts), `query` itself being tested on the rows found.
-  | { kind: "match"; query: string; scored?: string; index?: string; narrow: boolean }
+  // index: what the GIN index is asked instead of `query`, which `query` implies, `query` itself being
+  // tested on the rows found: a long phrase's pairs without its positions (./lexemes.ts), an AND without
+  // its common lexemes or its negations of common ones (see `conjunction`).
+  // frequency: the share of tweets holding its commonest lexeme, when the statistics know (./frequencies.ts).
+  | { kind: "match"; query: string; scored?: string; index?: string; narrow: boolean; frequency?: number }
   | {
       kind: "compare";
       column: "id" | "created_ms" | "like_count" | "retweet_count";
@@ -123,11 +126,10 @@ function combine(kind: "and" | "or", children: readonly Condition[]): Condition 
       (child.kind === "match" ? matches : rest).push(child);
     }
   }
-  // An AND keeps its narrow matches apart from the others, so that the index is asked only what it can
-  // answer from the postings of the words wanted: a negated lexeme would make it read that lexeme's
-  // whole posting list, a few hundred thousand entries for a common one.
-  const groups = absorbing ? [matches] : [matches.filter((m) => m.narrow), matches.filter((m) => !m.narrow)];
-  for (const group of groups.filter((g) => g.length > 0).reverse()) rest.unshift(merged(group, absorbing));
+  if (matches.length > 0) {
+    const narrow = !absorbing && matches.some((match) => match.narrow);
+    rest.unshift(narrow ? conjunction(matches) : merged(matches, absorbing));
+  }
   if (rest.length === 0) return absorbing ? FALSE : TRUE;
   return rest.length === 1 ? (rest[0] as Condition) : { kind, children: rest };
 }
@@ -167,11 +169,60 @@ function merged(matches: readonly Match[], absorbing: boolean): Match {
     ...(scored.length > 0 ? { scored: joined(scored) } : {}),
     ...index,
     narrow: absorbing ? matches.every((match) => match.narrow) : matches.some((match) => match.narrow),
+    ...commonest(matches),
   };
 }
 
-/** Every condition at once, their narrow tsqueries merged into one so that the GIN index is scanned once. */
-export const allOf = (...conditions: Condition[]): Condition => combine("and", conditions);
+/** The frequency of the commonest lexeme of `matches`, when every one's is known. */
+function commonest(matches: readonly Match[]): { frequency?: number } {
+  const frequencies = matches.map((match) => match.frequency);
+  return frequencies.every((frequency) => frequency !== undefined) ? { frequency: Math.max(...frequencies) } : {};
+}
+
+/** A lexeme in at least this share of tweets costs the index more to read than its rows cost to test. */
+const COMMON = 0.2;
+/** A negated lexeme in at most this share of tweets costs the index less than the rows it rules out. */
+const RARE = 0.03;
+
+/**
+ * One match for an AND of `matches`, some of them narrow. The index is asked for the narrow ones but the
+ * common (`lang:en`, `filter:replies`: hundreds of thousands of postings read to rule out few rows), as
+ * long as one is left, and for the negations of rare lexemes (which rule out the rows holding them without
+ * reading them); the rest is tested on the rows it finds. Unknown frequencies change nothing: the index
+ * is asked for every narrow match and no negation.
+ */
+function conjunction(matches: readonly Match[]): Match {
+  const known = (match: Match, test: (frequency: number) => boolean) =>
+    match.frequency !== undefined && test(match.frequency);
+  const narrow = matches.filter((match) => match.narrow);
+  const uncommon = narrow.filter((match) => !known(match, (frequency) => frequency >= COMMON));
+  const asked = [
+    ...(uncommon.length > 0 ? uncommon : narrow),
+    ...matches.filter((match) => !match.narrow && known(match, (frequency) => frequency <= RARE)),
+  ];
+  const whole = merged(matches, false);
+  if (asked.length === matches.length) return whole;
+  return { ...whole, index: asked.map((match) => `(${match.index ?? match.query})`).join(" & ") };
+}
+
+/**
+ * `condition` and the narrow tsquery `also`, which joins what the index is asked for the condition's
+ * narrow match (itself, or its top AND's) rather than be decided on again: a search's hours are always
+ * asked of the index, and the query's lexemes that were left to the rows stay there.
+ */
+export function askingAlso(condition: Condition, also: string): Condition {
+  const narrowed = (match: Match): Match =>
+    match.index === undefined
+      ? { ...match, query: `(${match.query}) & (${also})` }
+      : { ...match, index: `(${match.index}) & (${also})` };
+  if (condition.kind === "match" && condition.narrow) return narrowed(condition);
+  const found = condition.kind === "and" ? condition.children.findIndex((c) => c.kind === "match" && c.narrow) : -1;
+  if (condition.kind !== "and" || found < 0) {
+    return combine("and", [condition, { kind: "match", query: also, narrow: true }]);
+  }
+  const children = condition.children.map((child, index) => (index === found ? narrowed(child as Match) : child));
+  return { kind: "and", children };
+}
 
 function negate(child: Condition): Condition {
   switch (child.kind) {
@@ -180,21 +231,30 @@ function negate(child: Condition): Condition {
     case "not":
       return child.child;
     case "match":
-      return { kind: "match", query: `!(${child.query})`, narrow: false };
+      return { kind: "match", query: `!(${child.query})`, narrow: false, ...commonest([child]) };
     default:
       return { kind: "not", child };
   }
 }
 
-function toCondition(node: SearchNode): Condition {
+function toCondition(node: SearchNode, frequencyOf: FrequencyOf): Condition {
   switch (node.kind) {
     case "and":
     case "or":
-      return combine(node.kind, node.children.map(toCondition));
+      return combine(
+        node.kind,
+        node.children.map((child) => toCondition(child, frequencyOf)),
+      );
     case "not":
-      return negate(toCondition(node.child));
-    default:
-      return leaf(node);
+      return negate(toCondition(node.child, frequencyOf));
+    default: {
+      const condition = leaf(node);
+      if (condition.kind !== "match") return condition;
+      const shares = lexemesOf(condition.index ?? condition.query).map(frequencyOf);
+      return shares.every((share) => share !== undefined)
+        ? { ...condition, frequency: Math.max(...shares) }
+        : condition;
+    }
   }
 }
 
@@ -259,9 +319,12 @@ function ranking(condition: Condition): SearchPlan["ranking"] {
   };
 }
 
-/** The plan for `query`, or undefined when it can match nothing. */
-export function compileSearch(query: SearchNode): SearchPlan | undefined {
-  const condition = toCondition(query);
+/**
+ * The plan for `query`, or undefined when it can match nothing; `frequencyOf` decides what the index is
+ * asked (./frequencies.ts), never what matches.
+ */
+export function compileSearch(query: SearchNode, frequencyOf: FrequencyOf = () => undefined): SearchPlan | undefined {
+  const condition = toCondition(query, frequencyOf);
   if (condition.kind === "const" && !condition.value) return undefined;
   const ranked = ranking(condition);
   return { condition, ...(ranked ? { ranking: ranked } : {}), ...timeBounds(query), ...idBounds(query) };

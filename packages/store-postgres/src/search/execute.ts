@@ -51,6 +51,7 @@ import {
 import { SQL, type TransactionSQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { type Condition, compileSearch, narrowsByIndex, renderCondition, type SearchPlan, Values } from "./compile.ts";
+import { LexemeFrequencies } from "./frequencies.ts";
 import { SearchGate } from "./gate.ts";
 import { hourOf, readableByHours, withinHours } from "./hours.ts";
 
@@ -171,9 +172,11 @@ export class SearchExecutor {
   readonly #limits: SearchLimits;
   readonly #gate: SearchGate;
   readonly #newestWalk: number | undefined;
+  readonly #frequencies: LexemeFrequencies;
 
   constructor(sql: SQL, limits: SearchLimits, options: SearchExecutorOptions) {
     this.#sql = sql;
+    this.#frequencies = new LexemeFrequencies(sql);
     this.#limits = limits;
     this.#gate = new SearchGate(options.concurrentSearches, limits.maxWaiting);
     this.#newestWalk = options.newestWalk;
@@ -188,7 +191,7 @@ export class SearchExecutor {
     owner: string,
   ): Promise<SearchRow[]> {
     const from = searchPosition(sortOrder, after);
-    const plan = compileSearch(query);
+    const plan = compileSearch(query, await this.#frequencies.current());
     if (plan === undefined) return [];
     const ranking = sortOrder === "relevancy" ? plan.ranking : undefined;
     return this.#withinBudget(owner, async (tx, left) => {
@@ -234,7 +237,7 @@ export class SearchExecutor {
    */
   async count(query: SearchNode, window: CountWindow, owner: string): Promise<number[]> {
     const counts = new Array<number>(bucketCount(window)).fill(0);
-    const plan = compileSearch(countedQuery(query, window));
+    const plan = compileSearch(countedQuery(query, window), await this.#frequencies.current());
     if (plan === undefined) return counts;
     const rows = await this.#withinBudget(
       owner,

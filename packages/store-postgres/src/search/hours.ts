@@ -10,7 +10,7 @@
 // fewer: spans shorter than the query's postings cost their tweets (about 0.15 µs each), longer ones
 // cost the query's own postings. When ids follow time, the spans from the newest down are the newest
 // matches in order.
-import { allOf, type Condition, withTimeFiltered } from "./compile.ts";
+import { askingAlso, type Condition, withTimeFiltered } from "./compile.ts";
 
 const HOUR_MS = 3_600_000;
 
@@ -64,6 +64,5 @@ export function withinHours(condition: Condition, oldest: number, newest: number
     top -= size;
     spans.push(spanLexeme(size, top));
   }
-  const match = { kind: "match", query: spans.join(" | "), narrow: true } as const;
-  return { condition: allOf(withTimeFiltered(condition), match), oldest: top };
+  return { condition: askingAlso(withTimeFiltered(condition), spans.join(" | ")), oldest: top };
 }

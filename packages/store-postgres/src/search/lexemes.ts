@@ -40,6 +40,13 @@ function quoted(value: string): string {
   return `'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 
+/** The lexemes of tsquery text written with `quoted`, unescaped. */
+export function lexemesOf(tsquery: string): string[] {
+  return Array.from(tsquery.matchAll(/'((?:[^'\\]|''|\\.)*)'/gs), ([, body]) =>
+    (body as string).replace(/\\(.)|''/gs, (_, escaped: string | undefined) => escaped ?? "'"),
+  );
+}
+
 export function authorLexeme(username: string): string | undefined {
   const token = authorToken(username);
   return token === undefined ? undefined : quoted(`@${token}`);

@@ -25,6 +25,9 @@ import { openDatabase, SqliteStore, WorldWriter as SqliteWorldWriter } from "@so
 import type { SQL } from "bun";
 import fc from "fast-check";
 import { openPostgres } from "../../src/database.ts";
+import { compileSearch } from "../../src/search/compile.ts";
+import { LexemeFrequencies } from "../../src/search/frequencies.ts";
+import { langLexeme, lexemesOf } from "../../src/search/lexemes.ts";
 import { PostgresStore } from "../../src/store/postgres-store.ts";
 import { WorldWriter as PostgresWorldWriter } from "../../src/world/writer.ts";
 import { type PostgresServer, startPostgres } from "../../testing/pg-server.ts";
@@ -272,15 +275,16 @@ const sqlite: Adapter = {
   },
 };
 
-/** PostgreSQL: one database on a server of this file's own, its world replaced for every run. */
+/**
+ * PostgreSQL: one database on a server of this file's own, its world replaced for every run and analyzed,
+ * and a store of its own for each, whose searches decide what the index is asked from that world's
+ * lexeme frequencies (src/search/frequencies.ts).
+ */
 function postgresAdapter(sql: () => SQL): Adapter {
-  let store: PostgresStore | undefined;
   return {
     name: "PostgreSQL",
     async load(tweets, ids = SMALL_IDS) {
       const db = sql();
-      // A walk of two tweets makes most pages gather the rest through the index.
-      store ??= new PostgresStore(db, { newestWalk: 2, search: ORACLE_BUDGET });
       await db.begin(async (tx) => {
         await tx.unsafe(`TRUNCATE ${WORLD_TABLES.join(", ")}`);
         const writer = new PostgresWorldWriter(tx);
@@ -289,7 +293,10 @@ function postgresAdapter(sql: () => SQL): Adapter {
         writer.end();
         await writer.finished();
       });
+      await db`ANALYZE tweets`;
       const [meta] = await db<{ ids_follow_time: boolean }[]>`SELECT ids_follow_time FROM world_meta`;
+      // A walk of two tweets makes most pages gather the rest through the index.
+      const store = new PostgresStore(db, { newestWalk: 2, search: ORACLE_BUDGET });
       return { store, idsFollowTime: meta?.ids_follow_time === true, close: async () => {} };
     },
   };
@@ -639,5 +646,36 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
         await world.close();
       }
     });
+  });
+
+  test("PostgreSQL asks the index for a rare negated word and leaves a common lang: to the rows, with the same answers", async () => {
+    // 1,000 tweets over 139 hours: `fight` in 20, each with `place`, which no other holds (2%: rare);
+    // three in five in English (common).
+    const seeds = Array.from({ length: 1000 }, (_, index) => ({
+      ...textSeed(index < 20 ? "fight place" : index % 3 === 0 ? "bun cafe" : "ai text", index),
+      createdMs: FIRST_DAY + index * 500_000,
+      lang: index % 5 < 3 ? "en" : "fr",
+    }));
+    const texts = ["fight -place", "lang:en fight", "lang:en -place", "ai -place lang:en", "lang:en lang:fr", "-place"];
+    await checkQueries(
+      postgresAdapter(() => sql),
+      seeds,
+      texts.map((text) => parseQuery(text)),
+      7,
+      true,
+    );
+    // The world stays loaded: its statistics are the ones the searches above went by.
+    const frequencyOf = await new LexemeFrequencies(sql).current();
+    const [english, place] = [lexemesOf(langLexeme("en"))[0] as string, "place"];
+    expect(frequencyOf(place)).toBeLessThan(0.03);
+    expect(frequencyOf(english)).toBeGreaterThan(0.5);
+    const asked = (text: string) => {
+      const match = compileSearch(parseQuery(text), frequencyOf)?.condition;
+      if (match?.kind !== "match") throw new Error(`${text} compiles to ${JSON.stringify(match)}`);
+      return match.index ?? match.query;
+    };
+    expect(asked("fight -place")).toContain("!('place')");
+    expect(asked("lang:en fight")).not.toContain(english);
+    expect(asked("lang:en lang:fr")).toContain(english);
   });
 }
