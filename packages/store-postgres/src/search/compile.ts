@@ -179,10 +179,18 @@ function commonest(matches: readonly Match[]): { frequency?: number } {
   return frequencies.every((frequency) => frequency !== undefined) ? { frequency: Math.max(...frequencies) } : {};
 }
 
-/** A lexeme in at least this share of tweets costs the index more to read than its rows cost to test. */
+/**
+ * A lexeme in at least this share of tweets, beside a rarer one, costs the index more to read than the
+ * rows it rules out cost to test (`lang:en read`: 3 ms of postings read to rule out no row).
+ */
 const COMMON = 0.2;
-/** A negated lexeme in at most this share of tweets costs the index less than the rows it rules out. */
-const RARE = 0.03;
+/**
+ * A negated lexeme in at most this share of tweets costs the index less than the rows it may rule out:
+ * reading the postings of `filter:replies` (32%) costs `such -filter:replies` 2 ms and saves reading the
+ * 7,000 of `such`'s 8,200 rows that are replies (17 → 7 ms); `lang:en` (54%) costs 2 ms to save none in
+ * `plus -lang:en`.
+ */
+const RARE = 1 / 3;
 
 /**
  * One match for an AND of `matches`, some of them narrow. The index is asked for the narrow ones but the
