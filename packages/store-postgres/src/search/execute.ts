@@ -306,16 +306,14 @@ export class SearchExecutor {
       const rate = tweets === 0 ? FIRST_GUESS : Math.max(found, 0.5) / tweets;
       const stepHours = Math.ceil(((wanted - found) / rate / hours.tweetsPerHour) * STEP_MARGIN);
       const oldest = step === HOUR_STEPS ? hours.oldest : Math.max(hours.oldest, newest - stepHours + 1);
-      const window = withinHours(condition, oldest, newest);
       await tx.unsafe(GATHER_BY_HOURS, left());
-      const reading = await read(tx, window.condition, { low: range.low, high }, wanted - found);
+      const reading = await read(tx, withinHours(condition, oldest, newest), { low: range.low, high }, wanted - found);
       rows.push(...reading.rows);
       found += reading.found;
-      // Every match of the hours read is found (or the search is done), so the rest lie below the lowest:
-      // the spans' first hours, read again by the next step, add none.
+      // Every match of the hours read is found (or the search is done), so the rest lie below the lowest.
       high = reading.lowest ?? high;
-      tweets += (newest - window.oldest + 1) * hours.tweetsPerHour;
-      newest = window.oldest - 1;
+      tweets += (newest - oldest + 1) * hours.tweetsPerHour;
+      newest = oldest - 1;
     }
     return { rows, found };
   }

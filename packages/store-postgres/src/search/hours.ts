@@ -35,34 +35,19 @@ export function readableByHours(condition: Condition): boolean {
   return narrowMatch(condition) || (condition.kind === "and" && condition.children.some(narrowMatch));
 }
 
-interface HourWindow {
-  /** The condition among the tweets of the spans that cover [oldest, newest] and end where `newest` does. */
-  condition: Condition;
-  /** The first hour of the oldest span. */
-  oldest: number;
-}
-
 /**
- * How much longer than the hours still to cover a span may be: each span the tsquery names costs the
- * index about as much as reading a few hours' more matches, so a step may reach further back to name
- * fewer.
+ * `condition` among the tweets of the hours [oldest, newest], named exactly by spans from `newest` down,
+ * each the longest that ends where the hours above it begin and fits in the hours left: the hours above,
+ * which earlier steps read, are not read again, and the spans are few (each costs the index about the
+ * driving word's postings again; reaching further back to name fewer measured slower, as it reads more
+ * rows).
  */
-const SPAN_SLACK = 1;
-
-/**
- * `condition` among the tweets of the hours [oldest, newest], named by spans from `newest` down, each the
- * longest that ends where the hours above it begin and is at most SPAN_SLACK times the hours left: the
- * hours above `newest`, which earlier steps read, are never read again, and the last span may reach past
- * `oldest`.
- */
-export function withinHours(condition: Condition, oldest: number, newest: number): HourWindow {
+export function withinHours(condition: Condition, oldest: number, newest: number): Condition {
   const spans: string[] = [];
-  let top = newest + 1;
-  while (top > oldest) {
-    const left = top - oldest;
-    const size = TIME_SPANS.findLast((hours) => top % hours === 0 && hours <= left * SPAN_SLACK) ?? 1;
+  for (let top = newest + 1; top > oldest; ) {
+    const size = TIME_SPANS.findLast((hours) => top % hours === 0 && hours <= top - oldest) ?? 1;
     top -= size;
     spans.push(spanLexeme(size, top));
   }
-  return { condition: askingAlso(withTimeFiltered(condition), spans.join(" | ")), oldest: top };
+  return askingAlso(withTimeFiltered(condition), spans.join(" | "));
 }
