@@ -50,7 +50,15 @@ import {
 } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
-import { type Condition, compileSearch, narrowsByIndex, renderCondition, type SearchPlan, Values } from "./compile.ts";
+import {
+  type Condition,
+  compileSearch,
+  narrowsByIndex,
+  renderCondition,
+  type SearchPlan,
+  Values,
+  withTimeFiltered,
+} from "./compile.ts";
 import { LexemeFrequencies } from "./frequencies.ts";
 import { SearchGate } from "./gate.ts";
 import { hourOf, readableByHours, withinHours } from "./hours.ts";
@@ -147,6 +155,9 @@ interface HourSpan {
   newest: number;
   oldest: number;
   tweetsPerHour: number;
+  /** The hours of the world's first and last tweets, which the index lists when asked for no hours. */
+  worldFirst: number;
+  worldLast: number;
 }
 
 /**
@@ -306,8 +317,14 @@ export class SearchExecutor {
       const rate = tweets === 0 ? FIRST_GUESS : Math.max(found, 0.5) / tweets;
       const stepHours = Math.ceil(((wanted - found) / rate / hours.tweetsPerHour) * STEP_MARGIN);
       const oldest = step === HOUR_STEPS ? hours.oldest : Math.max(hours.oldest, newest - stepHours + 1);
+      // A step through every hour left names none when they are most of the world's: the index then lists
+      // the matches of the hours outside too (left out by their ids), which costs less than going through
+      // the spans (3,000 matches of a word: 7.2 ms with six spans, 2.9 ms without).
+      const outside = hours.worldLast - newest + (oldest - hours.worldFirst);
+      const everyHour = oldest === hours.oldest && newest - oldest + 1 > outside;
+      const window = everyHour ? withTimeFiltered(condition) : withinHours(condition, oldest, newest);
       await tx.unsafe(GATHER_BY_HOURS, left());
-      const reading = await read(tx, withinHours(condition, oldest, newest), { low: range.low, high }, wanted - found);
+      const reading = await read(tx, window, { low: range.low, high }, wanted - found);
       rows.push(...reading.rows);
       found += reading.found;
       // Every match of the hours read is found (or the search is done), so the rest lie below the lowest.
@@ -388,6 +405,8 @@ export class SearchExecutor {
         newest: hourOf(Math.min(Number(row.top_ms), (plan.until ?? Number.POSITIVE_INFINITY) - 1)),
         oldest: hourOf(Math.max(Number(row.first_ms), plan.since ?? Number.NEGATIVE_INFINITY)),
         tweetsPerHour: Math.max(1, tweets) / (last - first + 1),
+        worldFirst: first,
+        worldLast: last,
       };
     }
     return range;
