@@ -457,6 +457,8 @@ export function storeConformance(): void {
         '"open source"',
         "coffee OR tea lang:en",
         "since:2020-01-01 until:2030-01-01 data",
+        // More than 2,000 matches before the negation: the candidates are the newest 2,000 without replies.
+        "the -filter:replies",
       ];
       const unranked = [
         `from:${examples.username}`,
