@@ -2,12 +2,13 @@
 // PostgreSQL. Text-like leaves (term, phrase, hashtag, cashtag, from, lang, and the tags: filter,
 // conversation_id:, to:) become tsquery text over `search_vector` (see ./lexemes.ts); dates, ids and
 // counts become B-tree comparisons. Unlike FTS5's binary NOT, tsquery negates anywhere (`!`), so the
-// text-like leaves of a subtree merge into one tsquery: the GIN index answers the narrow ones (those
-// every match holds a lexeme of) in one lookup, and the others are tested on the rows found. User text
+// text-like leaves of a subtree merge into one tsquery, of which the GIN index is asked what it answers
+// cheaply in one lookup (the narrow parts, those every match holds a lexeme of, but the common ones; the
+// negations of rarer lexemes), the rest being tested on the rows found (see `conjunction`). User text
 // reaches PostgreSQL only as the value of a bound `$n::tsquery` parameter, whose lexemes are quoted.
 //
 // Relevancy ranks the matches of the driving tsquery (the whole query when it is all text-like, else the
-// first text-like part of a top-level AND: its narrow one when it has one) by ts_rank over its words
+// narrow and negated text-like parts of a top-level AND, as SQLite's driving MATCH) by ts_rank over its words
 // alone, quantized to a bucket so that near-equal scores fall back to newest first; a query with no
 // positive text to score is ranked by recency. Only the words are scored: ts_rank of an AND weighs every
 // lexeme of it, and a lang:, from: or filter: lexeme, which no text holds, would score each match 0.
@@ -23,11 +24,22 @@ export type Condition =
   // narrow: every match holds one of the query's lexemes, so the GIN index lists them without being
   // read whole (false for a negation, or an OR with one).
   // scored: the tsquery of its words (terms, phrases, hashtags, cashtags), which relevancy ranks by.
-  // index: what the GIN index is asked instead of `query`, which `query` implies, `query` itself being
-  // tested on the rows found: a long phrase's pairs without its positions (./lexemes.ts), an AND without
-  // its common lexemes or its negations of common ones (see `conjunction`).
-  // frequency: the share of tweets holding its commonest lexeme, when the statistics know (./frequencies.ts).
-  | { kind: "match"; query: string; scored?: string; index?: string; narrow: boolean; frequency?: number }
+  // index: what the GIN index is asked instead of `query`, which `query` implies (so that matches merge
+  // by merging both), `query` itself being tested on the rows found: a long phrase's pairs without its
+  // positions (./lexemes.ts), an AND without its common lexemes or its negations of common ones (see
+  // `conjunction`). Only `askingAlso`, whose result is rendered and never merged, adds to it alone.
+  // frequency: the share of tweets holding the commonest lexeme the index is asked for, when the
+  // statistics know (./frequencies.ts).
+  // negation: a negated match, which an AND's driving tsquery includes, as SQLite's driving MATCH does.
+  | {
+      kind: "match";
+      query: string;
+      scored?: string;
+      index?: string;
+      narrow: boolean;
+      frequency?: number;
+      negation?: true;
+    }
   | {
       kind: "compare";
       column: "id" | "created_ms" | "like_count" | "retweet_count";
@@ -126,9 +138,14 @@ function combine(kind: "and" | "or", children: readonly Condition[]): Condition 
       (child.kind === "match" ? matches : rest).push(child);
     }
   }
-  if (matches.length > 0) {
-    const narrow = !absorbing && matches.some((match) => match.narrow);
-    rest.unshift(narrow ? conjunction(matches) : merged(matches, absorbing));
+  if (absorbing || !matches.some((match) => match.narrow)) {
+    if (matches.length > 0) rest.unshift(merged(matches, absorbing));
+  } else {
+    // The narrow matches and the negations drive the AND; an OR that holds a negation is tested apart.
+    const driving = matches.filter((match) => match.narrow || match.negation);
+    const others = matches.filter((match) => !(match.narrow || match.negation));
+    if (others.length > 0) rest.unshift(merged(others, false));
+    rest.unshift(conjunction(driving));
   }
   if (rest.length === 0) return absorbing ? FALSE : TRUE;
   return rest.length === 1 ? (rest[0] as Condition) : { kind, children: rest };
@@ -208,7 +225,8 @@ function conjunction(matches: readonly Match[]): Match {
     ...(uncommon.length > 0 ? uncommon : narrow),
     ...matches.filter((match) => !match.narrow && known(match, (frequency) => frequency <= RARE)),
   ];
-  const whole = merged(matches, false);
+  // Asking it of the index costs what its asked members cost.
+  const whole = { ...merged(matches, false), ...commonest(asked) };
   if (asked.length === matches.length) return whole;
   return { ...whole, index: asked.map((match) => `(${match.index ?? match.query})`).join(" & ") };
 }
@@ -225,9 +243,8 @@ export function askingAlso(condition: Condition, also: string): Condition {
       : { ...match, index: `(${match.index}) & (${also})` };
   if (condition.kind === "match" && condition.narrow) return narrowed(condition);
   const found = condition.kind === "and" ? condition.children.findIndex((c) => c.kind === "match" && c.narrow) : -1;
-  if (condition.kind !== "and" || found < 0) {
-    return combine("and", [condition, { kind: "match", query: also, narrow: true }]);
-  }
+  // Searches read by hours only what readableByHours (./hours.ts) accepts, which has such a match.
+  if (condition.kind !== "and" || found < 0) throw new Error("askingAlso: the condition has no narrow match");
   const children = condition.children.map((child, index) => (index === found ? narrowed(child as Match) : child));
   return { kind: "and", children };
 }
@@ -239,7 +256,7 @@ function negate(child: Condition): Condition {
     case "not":
       return child.child;
     case "match":
-      return { kind: "match", query: `!(${child.query})`, narrow: false, ...commonest([child]) };
+      return { kind: "match", query: `!(${child.query})`, narrow: false, negation: true, ...commonest([child]) };
     default:
       return { kind: "not", child };
   }

@@ -4,9 +4,10 @@
 //
 // PostgreSQL keeps the share of tweets holding each of the commonest lexemes in its statistics
 // (`pg_stats.most_common_elems` of search_vector, a few thousand lexemes from ANALYZE's sample); a lexeme
-// it does not list is rarer than the least common it lists. The statistics are read once a minute per
-// process, in the background once known: a world rebuilt meanwhile makes some searches slower for that
-// minute, never different.
+// it does not list is rarer than the least common it lists. A store reads them once a minute, in the
+// background once known: a world rebuilt meanwhile makes some searches slower for that minute, never
+// different. Statistics that cannot be read count as unknown for a minute: searches then ask the index
+// as they would with no statistics.
 import type { SQL } from "bun";
 
 /** The share of tweets that hold `lexeme`, or undefined when the statistics say nothing yet. */
@@ -46,19 +47,18 @@ export class LexemeFrequencies {
   async current(): Promise<FrequencyOf> {
     const known = this.#known;
     if (known === undefined) return this.#load();
-    // A failed refresh keeps what is known; the next search past the age tries again.
-    if (performance.now() - known.at > MAX_AGE_MS) this.#load().catch(() => {});
+    if (performance.now() - known.at > MAX_AGE_MS) void this.#load();
     return known.frequencyOf;
   }
 
+  /** Reads them again (once at a time); never fails: what cannot be read keeps what was known. */
   #load(): Promise<FrequencyOf> {
     this.#loading ??= readFrequencies(this.#sql)
+      .catch(() => this.#known?.frequencyOf ?? unknown)
       .then((frequencyOf) => {
         this.#known = { at: performance.now(), frequencyOf };
-        return frequencyOf;
-      })
-      .finally(() => {
         this.#loading = undefined;
+        return frequencyOf;
       });
     return this.#loading;
   }

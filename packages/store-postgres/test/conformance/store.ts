@@ -459,6 +459,8 @@ export function storeConformance(): void {
         "since:2020-01-01 until:2030-01-01 data",
         // More than 2,000 matches before the negation: the candidates are the newest 2,000 without replies.
         "the -filter:replies",
+        // An OR that holds a negation filters the candidates of `the`, on SQLite as here.
+        "the (and OR -filter:replies)",
       ];
       const unranked = [
         `from:${examples.username}`,
