@@ -45,9 +45,9 @@ function quoted(command: string, args: string[]): string {
 }
 
 /**
- * Stops the cluster and removes its folder (when temporary) once this process is gone, however it ended.
- * A kept cluster is stopped only while it still listens on this process's port: the next benchmark may
- * have started it again meanwhile.
+ * Stops the cluster and removes its folder (when temporary) once this process is gone, however it ended;
+ * only while the cluster still listens on this process's port: a kept one may have been started again
+ * by the next benchmark meanwhile.
  */
 function stopWhenGone(bin: string, data: string, port: number, removable: string | undefined): void {
   const stop = quoted(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);

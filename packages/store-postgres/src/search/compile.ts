@@ -132,7 +132,7 @@ function combine(kind: "and" | "or", children: readonly Condition[]): Condition 
     if (child.kind === "const") {
       if (child.value === absorbing) return child;
     } else if (child.kind === kind) {
-      // Already combined: at most one match among its children, merged again here.
+      // Already combined: its matches are merged again here, with this level's.
       for (const grandchild of child.children) (grandchild.kind === "match" ? matches : rest).push(grandchild);
     } else {
       (child.kind === "match" ? matches : rest).push(child);
@@ -186,13 +186,12 @@ function merged(matches: readonly Match[], absorbing: boolean): Match {
     ...(scored.length > 0 ? { scored: joined(scored) } : {}),
     ...index,
     narrow: absorbing ? matches.every((match) => match.narrow) : matches.some((match) => match.narrow),
-    ...commonest(matches),
+    ...highest(matches.map((match) => match.frequency)),
   };
 }
 
-/** The frequency of the commonest lexeme of `matches`, when every one's is known. */
-function commonest(matches: readonly Match[]): { frequency?: number } {
-  const frequencies = matches.map((match) => match.frequency);
+/** The highest of `frequencies` as a match's, when every one is known. */
+function highest(frequencies: readonly (number | undefined)[]): { frequency?: number } {
   return frequencies.every((frequency) => frequency !== undefined) ? { frequency: Math.max(...frequencies) } : {};
 }
 
@@ -226,7 +225,7 @@ function conjunction(matches: readonly Match[]): Match {
     ...matches.filter((match) => !match.narrow && known(match, (frequency) => frequency <= RARE)),
   ];
   // Asking it of the index costs what its asked members cost.
-  const whole = { ...merged(matches, false), ...commonest(asked) };
+  const whole = { ...merged(matches, false), ...highest(asked.map((match) => match.frequency)) };
   if (asked.length === matches.length) return whole;
   return { ...whole, index: asked.map((match) => `(${match.index ?? match.query})`).join(" & ") };
 }
@@ -256,7 +255,13 @@ function negate(child: Condition): Condition {
     case "not":
       return child.child;
     case "match":
-      return { kind: "match", query: `!(${child.query})`, narrow: false, negation: true, ...commonest([child]) };
+      return {
+        kind: "match",
+        query: `!(${child.query})`,
+        narrow: false,
+        negation: true,
+        ...highest([child.frequency]),
+      };
     default:
       return { kind: "not", child };
   }
@@ -275,10 +280,7 @@ function toCondition(node: SearchNode, frequencyOf: FrequencyOf): Condition {
     default: {
       const condition = leaf(node);
       if (condition.kind !== "match") return condition;
-      const shares = lexemesOf(condition.index ?? condition.query).map(frequencyOf);
-      return shares.every((share) => share !== undefined)
-        ? { ...condition, frequency: Math.max(...shares) }
-        : condition;
+      return { ...condition, ...highest(lexemesOf(condition.index ?? condition.query).map(frequencyOf)) };
     }
   }
 }
@@ -348,7 +350,7 @@ function ranking(condition: Condition): SearchPlan["ranking"] {
  * The plan for `query`, or undefined when it can match nothing; `frequencyOf` decides what the index is
  * asked (./frequencies.ts), never what matches.
  */
-export function compileSearch(query: SearchNode, frequencyOf: FrequencyOf = () => undefined): SearchPlan | undefined {
+export function compileSearch(query: SearchNode, frequencyOf: FrequencyOf): SearchPlan | undefined {
   const condition = toCondition(query, frequencyOf);
   if (condition.kind === "const" && !condition.value) return undefined;
   const ranked = ranking(condition);

@@ -16,9 +16,9 @@
 // - When the world's tweet ids follow their creation time (the writer records whether they do) and the
 //   query has words the index narrows it by, the walk is short (50 tweets a row wanted), and the rest is
 //   read by hours from the newest down (./hours.ts): each step's hours are sized from the matches found
-//   so far to hold about what is still wanted, so a step reads about as many rows as it needs, and the
-//   fourth reads every hour left. A top-level since: / until: also becomes an id range, which the
-//   primary key seeks to.
+//   so far to hold about what is still wanted, so a step reads about as many rows as it needs; the
+//   fourth, or one that would cover more than half of the world's hours, reads every hour left. A
+//   top-level since: / until: also becomes an id range, which the primary key seeks to.
 // - Otherwise the walk covers W tweets, then the rest is gathered: fewer than `limit` matches in W
 //   tweets leaves at most about world × limit / W, and a gathered row costs about ten walked ones
 //   (measured here), so the worst case of both is least for W = √(world × limit × 10): about 14,500

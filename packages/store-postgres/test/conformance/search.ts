@@ -646,6 +646,27 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
         await world.close();
       }
     });
+
+    test("relevancy puts equal scores newest first, on every page", async () => {
+      // Three words each, so that bm25 (which weighs length) and ts_rank score alike: the two with `ai`
+      // twice tie, as do the three with it once.
+      const texts = ["ai ai bun", "cafe ai ai", "ai bun cafe", "bun ai text", "cafe bun ai"];
+      texts.push(...Array.from({ length: 10 }, () => "bun cafe text"));
+      const tweets = texts.map((text, index) => tweet({ ...textSeed(text, index), author: 0 }, index));
+      const ranked = [1, 0, 4, 3, 2].map((index) => (tweets[index] as Tweet).id);
+      const world = await adapter.load(tweets);
+      try {
+        for (const text of ["ai", "lang:en ai -filter:links"]) {
+          for (const size of [5, 2]) {
+            expect(await allPages(world.store, parseQuery(text), "relevancy", size), `${text}, ${size}`).toEqual(
+              ranked,
+            );
+          }
+        }
+      } finally {
+        await world.close();
+      }
+    });
   });
 
   test("PostgreSQL asks the index for a rare negated word and leaves a common lang: to the rows, with the same answers", async () => {
