@@ -302,6 +302,17 @@ function postgresAdapter(sql: () => SQL): Adapter {
   };
 }
 
+/**
+ * Five tweets of three words that hold `ai`, twice in the two oldest and once in the others (the same
+ * length, so that bm25, which weighs it, scores alike what ts_rank does), then ten without it: bm25
+ * scores a word most tweets hold at about 0.
+ */
+function scoredTweets(): Tweet[] {
+  const texts = ["ai ai bun", "cafe ai ai", "ai bun cafe", "bun ai text", "cafe bun ai"];
+  texts.push(...Array.from({ length: 10 }, () => "bun cafe text"));
+  return texts.map((text, index) => tweet({ ...textSeed(text, index), author: 0 }, index));
+}
+
 async function allPages(store: Store, query: SearchNode, sortOrder: SearchSortOrder, size: number) {
   const ids: string[] = [];
   let page: PageRequest = { size };
@@ -623,11 +634,8 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
     });
 
     test("relevancy ranks by the words alone, whatever else the query asks", async () => {
-      // The tweets that hold the word twice are the oldest, so that newest first would put them last; bm25
-      // scores a word in most tweets at about 0, so most do not hold it.
-      const texts = ["ai ai bun", "cafe ai ai", "ai bun cafe", "bun ai text", "cafe bun ai"];
-      texts.push(...Array.from({ length: 10 }, () => "bun cafe text"));
-      const tweets = texts.map((text, index) => tweet({ ...textSeed(text, index), author: 0 }, index));
+      // The tweets that hold the word twice are the oldest, so that newest first would put them last.
+      const tweets = scoredTweets();
       const twice = tweets.slice(0, 2).map((t) => t.id);
       const world = await adapter.load(tweets);
       try {
@@ -648,11 +656,8 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
     });
 
     test("relevancy puts equal scores newest first, on every page", async () => {
-      // Three words each, so that bm25 (which weighs length) and ts_rank score alike: the two with `ai`
-      // twice tie, as do the three with it once.
-      const texts = ["ai ai bun", "cafe ai ai", "ai bun cafe", "bun ai text", "cafe bun ai"];
-      texts.push(...Array.from({ length: 10 }, () => "bun cafe text"));
-      const tweets = texts.map((text, index) => tweet({ ...textSeed(text, index), author: 0 }, index));
+      // The two with `ai` twice tie, as do the three with it once.
+      const tweets = scoredTweets();
       const ranked = [1, 0, 4, 3, 2].map((index) => (tweets[index] as Tweet).id);
       const world = await adapter.load(tweets);
       try {
