@@ -18,6 +18,8 @@ export interface PostgresServer {
    * With `reuse`, a database of that name already there is kept as it is.
    */
   createDatabase(name: string, options?: { template?: string; reuse?: boolean }): Promise<string>;
+  /** Drops the database `name` if there is one, closing whatever is connected to it. */
+  dropDatabase(name: string): Promise<void>;
   /** Stops the server, as a crash would (immediate), so a test can take it away mid-load. */
   kill(): void;
   /** Starts it again on the same port and data. */
@@ -110,21 +112,28 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
   stopWhenGone(bin, data, port, options.keepIn === undefined ? dir : undefined);
   const url = `postgres://app@127.0.0.1:${port}/postgres`;
   const stop = (mode = "immediate") => run(join(bin, "pg_ctl"), ["-D", data, "-m", mode, "stop"]);
+  const asAdmin = async (work: (admin: SQL) => Promise<unknown>) => {
+    const admin = new SQL(url, { max: 1 });
+    try {
+      await work(admin);
+    } finally {
+      await admin.close();
+    }
+  };
   return {
     url,
     async createDatabase(name, options = {}) {
-      const admin = new SQL(url, { max: 1 });
       const template = options.template === undefined ? "" : ` TEMPLATE "${identifier(options.template)}"`;
-      try {
+      await asAdmin(async (admin) => {
         const exists = await admin`SELECT 1 FROM pg_database WHERE datname = ${identifier(name)}`;
         if (!(options.reuse && exists.length > 0)) {
           await admin.unsafe(`CREATE DATABASE "${identifier(name)}"${template}`);
         }
-      } finally {
-        await admin.close();
-      }
+      });
       return `postgres://app@127.0.0.1:${port}/${name}`;
     },
+    dropDatabase: (name) =>
+      asAdmin((admin) => admin.unsafe(`DROP DATABASE IF EXISTS "${identifier(name)}" WITH (FORCE)`)),
     kill: () => stop(),
     restart: start,
     stop() {
