@@ -118,6 +118,10 @@ export const ledgerMigrations: readonly Migration[] = [
     await tx`CREATE INDEX request_log_request ON request_log (request_id)`;
     await tx`ALTER TABLE accounts ADD COLUMN low_balance_warning BIGINT CHECK (low_balance_warning >= 0)`;
   },
+  // A usage row's key and account are read by the batch that writes it, under its account's lock, and
+  // an unknown one is refused before anything is written; neither is ever deleted. Checked again per
+  // row by foreign keys, they cost the server about an eighth of its work on a charged lookup.
+  (tx) => tx`ALTER TABLE usage DROP CONSTRAINT usage_key_id_fkey, DROP CONSTRAINT usage_account_id_fkey`,
 ];
 
 export const settingsMigrations: readonly Migration[] = [
