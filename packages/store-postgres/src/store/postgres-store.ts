@@ -27,6 +27,7 @@ import {
 } from "@social/core";
 import { showcaseOf } from "@social/store-kit";
 import type { SQL } from "bun";
+import { POOL_SIZE } from "../database.ts";
 import { answerOutagesAsUnavailable } from "../outage.ts";
 import { CommunityReads } from "./communities.ts";
 import { ConversationReads } from "./conversations.ts";
@@ -69,7 +70,7 @@ export class PostgresStore implements Store {
       sql,
       { ...DEFAULT_SEARCH_LIMITS, ...options.search },
       {
-        concurrentSearches: options.concurrentSearches ?? 10,
+        concurrentSearches: options.concurrentSearches ?? POOL_SIZE / 2,
         ...(options.newestWalk === undefined ? {} : { newestWalk: options.newestWalk }),
       },
     );
