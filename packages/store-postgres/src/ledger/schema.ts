@@ -1,5 +1,6 @@
 // The credit ledger's tables on PostgreSQL: the same tables, invariants and names as on SQLite
-// (packages/store-sqlite/src/ledger/schema.ts), so one set of conformance tests holds for both.
+// (packages/store-sqlite/src/ledger/schema.ts), so one set of conformance tests holds for both; only
+// the usage rows' key and account are checked by the ledger's batch instead of foreign keys (below).
 // Credits are money: a balance can never go negative, a key is stored only as its SHA-256 digest, and a
 // request id is charged at most once. Invariant kept by every writer: sum(grants) - sum(usage) = balance.
 // Timestamps are Unix epoch milliseconds; BIGINT columns are read back as JavaScript numbers (see sql.ts).
@@ -121,7 +122,8 @@ export const ledgerMigrations: readonly Migration[] = [
   // A usage row's key and account are read by the batch that writes it, under its account's lock, and
   // an unknown one is refused before anything is written; neither is ever deleted. Checked again per
   // row by foreign keys, they cost the server about an eighth of its work on a charged lookup.
-  (tx) => tx`ALTER TABLE usage DROP CONSTRAINT usage_key_id_fkey, DROP CONSTRAINT usage_account_id_fkey`,
+  (tx) =>
+    tx`ALTER TABLE usage DROP CONSTRAINT IF EXISTS usage_key_id_fkey, DROP CONSTRAINT IF EXISTS usage_account_id_fkey`,
 ];
 
 export const settingsMigrations: readonly Migration[] = [
