@@ -40,7 +40,7 @@ import { UserReads } from "./users.ts";
 
 export interface PostgresStoreOptions {
   search?: Partial<SearchLimits>;
-  /** How many of the pool's connections searches may hold at once; half the default pool. */
+  /** How many of the pool's connections searches may hold at once; half of `sql`'s pool by default. */
   concurrentSearches?: number;
   /** How many of the newest tweets a recency page walks before it gathers; by default sized from the world's. */
   newestWalk?: number;
@@ -70,7 +70,7 @@ export class PostgresStore implements Store {
       sql,
       { ...DEFAULT_SEARCH_LIMITS, ...options.search },
       {
-        concurrentSearches: options.concurrentSearches ?? POOL_SIZE / 2,
+        concurrentSearches: options.concurrentSearches ?? halfOfPool(sql),
         ...(options.newestWalk === undefined ? {} : { newestWalk: options.newestWalk }),
       },
     );
@@ -195,3 +195,8 @@ export class PostgresStore implements Store {
 }
 
 answerOutagesAsUnavailable(PostgresStore);
+
+/** Half of the pool's connections (at least one): the other half is left to lookups and charges. */
+function halfOfPool(sql: SQL): number {
+  return Math.max(1, Math.floor((sql.options.max ?? POOL_SIZE) / 2));
+}
