@@ -27,10 +27,12 @@ export type Condition =
   // index: what the GIN index is asked instead of `query`, which `query` implies (so that matches merge
   // by merging both), `query` itself being tested on the rows found: a long phrase's pairs without its
   // positions (./lexemes.ts), an AND without its common lexemes or its negations of common ones (see
-  // `conjunction`). Only `askingAlso`, whose result is rendered and never merged, adds to it alone.
+  // `conjunction`).
   // frequency: the share of tweets holding the commonest lexeme the index is asked for, when the
   // statistics know (./frequencies.ts).
   // negation: a negated match, which an AND's driving tsquery includes, as SQLite's driving MATCH does.
+  // synonym: rendered with @@@, @@'s synonym, so that the planner does not take it for the same clause
+  // as an equal match rendered with @@ (see ./hours.ts).
   | {
       kind: "match";
       query: string;
@@ -39,6 +41,7 @@ export type Condition =
       narrow: boolean;
       frequency?: number;
       negation?: true;
+      synonym?: true;
     }
   | {
       kind: "compare";
@@ -52,7 +55,7 @@ export type Condition =
   | { kind: "and" | "or"; children: Condition[] }
   | { kind: "not"; child: Condition };
 
-type Match = Extract<Condition, { kind: "match" }>;
+export type Match = Extract<Condition, { kind: "match" }>;
 
 export interface SearchPlan {
   /** Every tweet the query selects (before the id range, visibility and paging). */
@@ -199,7 +202,7 @@ function highest(frequencies: readonly (number | undefined)[]): { frequency?: nu
  * A lexeme in at least this share of tweets, beside a rarer one, costs the index more to read than the
  * rows it rules out cost to test (`lang:en read`: 3 ms of postings read to rule out no row).
  */
-const COMMON = 0.2;
+export const COMMON = 0.2;
 /**
  * A negated lexeme in at most this share of tweets costs the index less than the rows it may rule out:
  * reading the postings of `filter:replies` (32%) costs `such -filter:replies` 2 ms and saves reading the
@@ -228,24 +231,6 @@ function conjunction(matches: readonly Match[]): Match {
   const whole = { ...merged(matches, false), ...highest(asked.map((match) => match.frequency)) };
   if (asked.length === matches.length) return whole;
   return { ...whole, index: asked.map((match) => `(${match.index ?? match.query})`).join(" & ") };
-}
-
-/**
- * `condition` and the narrow tsquery `also`, which joins what the index is asked for the condition's
- * narrow match (itself, or its top AND's) rather than be decided on again: a search's hours are always
- * asked of the index, and the query's lexemes that were left to the rows stay there.
- */
-export function askingAlso(condition: Condition, also: string): Condition {
-  const narrowed = (match: Match): Match =>
-    match.index === undefined
-      ? { ...match, query: `(${match.query}) & (${also})` }
-      : { ...match, index: `(${match.index}) & (${also})` };
-  if (condition.kind === "match" && condition.narrow) return narrowed(condition);
-  const found = condition.kind === "and" ? condition.children.findIndex((c) => c.kind === "match" && c.narrow) : -1;
-  // Searches read by hours only what readableByHours (./hours.ts) accepts, which has such a match.
-  if (condition.kind !== "and" || found < 0) throw new Error("askingAlso: the condition has no narrow match");
-  const children = condition.children.map((child, index) => (index === found ? narrowed(child as Match) : child));
-  return { kind: "and", children };
 }
 
 function negate(child: Condition): Condition {
@@ -294,7 +279,9 @@ export function renderCondition(condition: Condition, values: Values): string {
       // The function is the operator's own, which the planner does not match to the index: a match that
       // is not narrow is tested on the rows other conditions find.
       if (!condition.narrow) return `ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
-      if (condition.index === undefined) return `t.search_vector @@ ${values.slot(condition.query, "tsquery")}`;
+      if (condition.index === undefined) {
+        return `t.search_vector ${condition.synonym ? "@@@" : "@@"} ${values.slot(condition.query, "tsquery")}`;
+      }
       return `t.search_vector @@ ${values.slot(condition.index, "tsquery")} AND ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
     case "compare": {
       // `+ 0` is not the column, so the planner cannot take its B-tree for it.

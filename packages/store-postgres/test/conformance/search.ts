@@ -25,8 +25,9 @@ import { openDatabase, SqliteStore, WorldWriter as SqliteWorldWriter } from "@so
 import type { SQL } from "bun";
 import fc from "fast-check";
 import { openPostgres } from "../../src/database.ts";
-import { compileSearch } from "../../src/search/compile.ts";
+import { type Condition, compileSearch } from "../../src/search/compile.ts";
 import { LexemeFrequencies } from "../../src/search/frequencies.ts";
+import { withinHours } from "../../src/search/hours.ts";
 import { langLexeme, lexemesOf } from "../../src/search/lexemes.ts";
 import { PostgresStore } from "../../src/store/postgres-store.ts";
 import { WorldWriter as PostgresWorldWriter } from "../../src/world/writer.ts";
@@ -703,5 +704,50 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
     expect(asked("fight -place")).toContain("!('place')");
     expect(asked("lang:en fight")).not.toContain(english);
     expect(asked("lang:en lang:fr")).toContain(english);
+  });
+
+  test("PostgreSQL reads an OR of a word and counts by hours in each arm beside a common lang:, with the same answers", async () => {
+    // 1,000 tweets over 139 hours, three in five in English (common), one in ten in French (rarer); `fight`
+    // in 20, 30 likes on every 37th tweet and 12 retweets on every 41st.
+    const seeds = Array.from({ length: 1000 }, (_, index) => ({
+      ...textSeed(index < 20 ? "fight place" : index % 3 === 0 ? "bun cafe" : "ai text", index),
+      createdMs: FIRST_DAY + index * 500_000,
+      lang: index % 10 < 6 ? "en" : index % 10 < 7 ? "fr" : "ja",
+      likes: index % 37 === 0 ? 30 : 0,
+      retweets: index % 41 === 0 ? 12 : 0,
+    }));
+    const texts = [
+      "(fight OR min_faves:20) lang:en",
+      "(fight OR min_faves:20 OR min_retweets:10) lang:en",
+      "lang:en (min_faves:20 OR (fight -cafe))",
+      "(fight OR min_faves:20) lang:fr",
+    ];
+    await checkQueries(
+      postgresAdapter(() => sql),
+      seeds,
+      texts.map((text) => parseQuery(text)),
+      7,
+      true,
+    );
+    const frequencyOf = await new LexemeFrequencies(sql).current();
+    const spans = "'time1h:10'";
+    const read = (text: string) => {
+      const condition = compileSearch(parseQuery(text), frequencyOf)?.condition as Condition;
+      return JSON.stringify(withinHours(condition, 10, 10));
+    };
+    // Beside `lang:en` the spans go in every arm (the first with @@, the others with its synonym);
+    // beside the rarer `lang:fr` they stay beside it.
+    const inArms = JSON.parse(read("(fight OR min_faves:20 OR min_retweets:10) lang:en"));
+    const or = inArms.children.find((child: Condition) => child.kind === "or");
+    expect(or.children.map((arm: { children: Condition[] }) => arm.children.at(-1))).toEqual([
+      { kind: "match", query: spans, narrow: true },
+      { kind: "match", query: spans, narrow: true, synonym: true },
+      { kind: "match", query: spans, narrow: true, synonym: true },
+    ]);
+    expect(JSON.parse(read("(fight OR min_faves:20) lang:fr")).children.at(-1)).toEqual({
+      kind: "match",
+      query: spans,
+      narrow: true,
+    });
   });
 }
