@@ -8,7 +8,8 @@
 // - Plans are made for each search's own values (`plan_cache_mode`): the planner's choice between
 //   walking the primary key newest first and gathering matches through the GIN index depends on how
 //   common the words are, which a generic plan cannot know (and the statistics it reads are finer
-//   for search_vector, see ../world/schema.ts).
+//   for search_vector, see ../world/schema.ts). Relevancy's reads by hours, which have one path left
+//   whatever the values, keep one plan per connection.
 // - A recency page first walks the newest tweets along the primary key, which finds the page at once
 //   when matches are common. The planner's own choice between walking and gathering through the indexes
 //   rests on its guess of how common the words are together, and a bad guess walks the whole world, or
