@@ -312,8 +312,12 @@ await stopApi(api);
 const postgres = await startPostgres({
   durable: true,
   sharedBuffers: QUARTER_OF_MEMORY,
+  hugePages: true,
   keepIn: join(root, "data/bench/postgres"),
 });
+console.log(
+  `PostgreSQL: shared_buffers ${postgres.hugePages ? "in huge pages" : "in normal pages (huge pages need root)"}`,
+);
 const worldBackend = await openBackend(await postgres.createDatabase("large", { reuse: true }));
 if (!(await worldBackend.hasWorld())) {
   const started = performance.now();

@@ -54,8 +54,12 @@ if (url === undefined) {
   server = await startPostgres({
     durable: true,
     sharedBuffers: QUARTER_OF_MEMORY,
+    hugePages: true,
     keepIn: join(root, "data/bench/postgres"),
   });
+  console.log(
+    `PostgreSQL: shared_buffers ${QUARTER_OF_MEMORY} ${server.hugePages ? "in huge pages" : "in normal pages (huge pages need root and free memory)"}`,
+  );
   url = await server.createDatabase("large", { reuse: true });
 }
 const sql = await openPostgres(url);
