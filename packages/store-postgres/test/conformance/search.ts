@@ -675,15 +675,17 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
     });
   });
 
-  test("PostgreSQL asks the index for a rare negated word and leaves a common lang: to the rows, with the same answers", async () => {
-    // 1,000 tweets over 139 hours: `fight` in 20, each with `place`, which no other holds (2%: rare);
-    // three in five in English (common).
+  /**
+   * Checks `texts` on PostgreSQL over 1,000 tweets, one every 500 s (139 hours): `fight place` in the
+   * first 20, `bun cafe` or `ai text` in the others, each with `traits`. Returns the lexeme frequencies
+   * of that world, which stays loaded: its statistics are the ones the searches went by.
+   */
+  async function checkedWithStatistics(traits: (index: number) => Partial<TweetSeed>, texts: readonly string[]) {
     const seeds = Array.from({ length: 1000 }, (_, index) => ({
       ...textSeed(index < 20 ? "fight place" : index % 3 === 0 ? "bun cafe" : "ai text", index),
       createdMs: FIRST_DAY + index * 500_000,
-      lang: index % 5 < 3 ? "en" : "fr",
+      ...traits(index),
     }));
-    const texts = ["fight -place", "lang:en fight", "lang:en -place", "ai -place lang:en", "lang:en lang:fr", "-place"];
     await checkQueries(
       postgresAdapter(() => sql),
       seeds,
@@ -691,8 +693,16 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
       7,
       true,
     );
-    // The world stays loaded: its statistics are the ones the searches above went by.
-    const frequencyOf = await new LexemeFrequencies(sql).current();
+    return new LexemeFrequencies(sql).current();
+  }
+
+  test("PostgreSQL asks the index for a rare negated word and leaves a common lang: to the rows, with the same answers", async () => {
+    // 1,000 tweets over 139 hours: `fight` in 20, each with `place`, which no other holds (2%: rare);
+    // three in five in English (common).
+    const frequencyOf = await checkedWithStatistics(
+      (index) => ({ lang: index % 5 < 3 ? "en" : "fr" }),
+      ["fight -place", "lang:en fight", "lang:en -place", "ai -place lang:en", "lang:en lang:fr", "-place"],
+    );
     const [english, place] = [lexemesOf(langLexeme("en"))[0] as string, "place"];
     expect(frequencyOf(place)).toBeLessThan(0.03);
     expect(frequencyOf(english)).toBeGreaterThan(0.5);
@@ -709,27 +719,19 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
   test("PostgreSQL reads an OR of a word and counts by hours in each arm beside a common lang:, with the same answers", async () => {
     // 1,000 tweets over 139 hours, three in five in English (common), one in ten in French (rarer); `fight`
     // in 20, 30 likes on every 37th tweet and 12 retweets on every 41st.
-    const seeds = Array.from({ length: 1000 }, (_, index) => ({
-      ...textSeed(index < 20 ? "fight place" : index % 3 === 0 ? "bun cafe" : "ai text", index),
-      createdMs: FIRST_DAY + index * 500_000,
-      lang: index % 10 < 6 ? "en" : index % 10 < 7 ? "fr" : "ja",
-      likes: index % 37 === 0 ? 30 : 0,
-      retweets: index % 41 === 0 ? 12 : 0,
-    }));
-    const texts = [
-      "(fight OR min_faves:20) lang:en",
-      "(fight OR min_faves:20 OR min_retweets:10) lang:en",
-      "lang:en (min_faves:20 OR (fight -cafe))",
-      "(fight OR min_faves:20) lang:fr",
-    ];
-    await checkQueries(
-      postgresAdapter(() => sql),
-      seeds,
-      texts.map((text) => parseQuery(text)),
-      7,
-      true,
+    const frequencyOf = await checkedWithStatistics(
+      (index) => ({
+        lang: index % 10 < 6 ? "en" : index % 10 < 7 ? "fr" : "ja",
+        likes: index % 37 === 0 ? 30 : 0,
+        retweets: index % 41 === 0 ? 12 : 0,
+      }),
+      [
+        "(fight OR min_faves:20) lang:en",
+        "(fight OR min_faves:20 OR min_retweets:10) lang:en",
+        "lang:en (min_faves:20 OR (fight -cafe))",
+        "(fight OR min_faves:20) lang:fr",
+      ],
     );
-    const frequencyOf = await new LexemeFrequencies(sql).current();
     const spans = "'time1h:10'";
     const read = (text: string) => {
       const condition = compileSearch(parseQuery(text), frequencyOf)?.condition as Condition;
