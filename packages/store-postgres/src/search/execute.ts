@@ -80,7 +80,7 @@ function timedOut(error: unknown): boolean {
 // together are what the steps are there to not depend on (a phrase of common words is guessed at one
 // tweet, and gathering its thousands through the index then costs more than the walk). Each step also
 // gets what is left of the search's budget ($1, in ms) as its statement timeout, a plan made for its own
-// values (above), and no parallel workers, which take milliseconds to start and the connections of other
+// values (above; but RANK_BY_HOURS), and no parallel workers, which take milliseconds to start and the connections of other
 // requests' statements: one search is one backend. A page read at random is priced as one read in order
 // (random_page_cost 1.1, the usual setting for a database held in memory, as the README asks of its
 // shared_buffers): at the default 4 the planner builds a bitmap of a count's B-tree, a few hundred
@@ -108,9 +108,10 @@ const PLANNERS_CHOICE = set({ enable_bitmapscan: "on", enable_seqscan: "on" });
 
 /**
  * The world's bounds, read per search (index seeks), not kept: the operator CLI can rebuild the world
- * under a running server. `below`: the ids under which the newest tweet opens the search's hours.
+ * under a running server. `below` and `above`: the ids under which the newest tweet opens the search's
+ * hours, and over which the oldest closes them.
  */
-function readRange(tx: TransactionSQL, since: number | null, until: number | null, below: bigint) {
+function readRange(tx: TransactionSQL, since: number | null, until: number | null, below: bigint, above: bigint) {
   return tx<RangeRow[]>`SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high,
     coalesce((SELECT ids_follow_time FROM world_meta WHERE id = 1), false) AS ids_follow_time,
     (SELECT counts FROM world_meta WHERE id = 1) AS counts,
@@ -118,7 +119,8 @@ function readRange(tx: TransactionSQL, since: number | null, until: number | nul
     (SELECT id FROM tweets WHERE created_ms >= ${until}::bigint ORDER BY created_ms, id LIMIT 1) AS until_id,
     (SELECT created_ms FROM tweets ORDER BY id LIMIT 1) AS first_ms,
     (SELECT created_ms FROM tweets ORDER BY id DESC LIMIT 1) AS last_ms,
-    (SELECT created_ms FROM tweets WHERE id < ${below}::bigint ORDER BY id DESC LIMIT 1) AS top_ms`;
+    (SELECT created_ms FROM tweets WHERE id < ${below}::bigint ORDER BY id DESC LIMIT 1) AS top_ms,
+    (SELECT created_ms FROM tweets WHERE id > ${above}::bigint ORDER BY id LIMIT 1) AS bottom_ms`;
 }
 
 interface RangeRow {
@@ -131,6 +133,7 @@ interface RangeRow {
   first_ms: string | null;
   last_ms: string | null;
   top_ms: string | null;
+  bottom_ms: string | null;
 }
 
 export interface SearchExecutorOptions {
@@ -411,7 +414,7 @@ export class SearchExecutor {
    */
   async #worldRange(tx: TransactionSQL, plan: SearchPlan, top: bigint | undefined): Promise<WorldRange> {
     const below = lowerId(top ?? 2n ** 63n - 1n, plan.untilId ?? 2n ** 63n - 1n);
-    const [row] = await readRange(tx, plan.since ?? null, plan.until ?? null, below);
+    const [row] = await readRange(tx, plan.since ?? null, plan.until ?? null, below, plan.sinceId ?? -1n);
     if (row === undefined || row.low === null || row.high === null) {
       return { low: 0n, high: 0n, idsPerTweet: 1, tweets: 0 };
     }
@@ -432,7 +435,9 @@ export class SearchExecutor {
       const [first, last] = [hourOf(Number(row.first_ms)), hourOf(Number(row.last_ms))];
       range.hours = {
         newest: hourOf(Math.min(Number(row.top_ms), (plan.until ?? Number.POSITIVE_INFINITY) - 1)),
-        oldest: hourOf(Math.max(Number(row.first_ms), plan.since ?? Number.NEGATIVE_INFINITY)),
+        // A since_id: ends the hours too: below it, a step would read every match of the world's
+        // oldest hours to keep none.
+        oldest: hourOf(Math.max(Number(row.bottom_ms ?? row.first_ms), plan.since ?? Number.NEGATIVE_INFINITY)),
         tweetsPerHour: Math.max(1, tweets) / (last - first + 1),
         worldFirst: first,
         worldLast: last,
