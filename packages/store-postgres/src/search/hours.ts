@@ -59,7 +59,9 @@ function narrowedOr(condition: Condition): boolean {
 function narrowedBy(condition: Condition, spans: Match): Condition {
   if (condition.kind === "or") {
     const [first, ...others] = condition.children;
-    const synonym: Match = { ...spans, synonym: true };
+    // Flipped rather than set, so that an OR within an arm that holds the synonym differs in its arms too.
+    const { synonym: held, ...plain } = spans;
+    const synonym: Match = held ? plain : { ...plain, synonym: true };
     return {
       kind: "or",
       children: [narrowedBy(first as Condition, spans), ...others.map((arm) => narrowedBy(arm, synonym))],
