@@ -316,7 +316,7 @@ const postgres = await startPostgres({
   keepIn: join(root, "data/bench/postgres"),
 });
 console.log(
-  `PostgreSQL: shared_buffers ${postgres.hugePages ? "in huge pages" : "in normal pages (huge pages need root)"}`,
+  `PostgreSQL: shared_buffers ${postgres.hugePages ? "in huge pages" : "not in huge pages (reserving them needs root and free memory)"}`,
 );
 const worldBackend = await openBackend(await postgres.createDatabase("large", { reuse: true }));
 if (!(await worldBackend.hasWorld())) {

@@ -58,7 +58,7 @@ if (url === undefined) {
     keepIn: join(root, "data/bench/postgres"),
   });
   console.log(
-    `PostgreSQL: shared_buffers ${QUARTER_OF_MEMORY} ${server.hugePages ? "in huge pages" : "in normal pages (huge pages need root and free memory)"}`,
+    `PostgreSQL: shared_buffers ${QUARTER_OF_MEMORY} ${server.hugePages ? "in huge pages" : "not in huge pages (reserving them needs root and free memory)"}`,
   );
   url = await server.createDatabase("large", { reuse: true });
 }

@@ -65,12 +65,20 @@ function quoted(command: string, args: string[]): string {
  * only while the cluster still listens on this process's port: a kept one may have been started again
  * by the next benchmark meanwhile.
  */
-function stopWhenGone(bin: string, data: string, port: number, removable: string | undefined): void {
+function stopWhenGone(
+  bin: string,
+  data: string,
+  port: number,
+  removable: string | undefined,
+  then: string | undefined,
+): void {
   const stop = quoted(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);
   const asUser = process.getuid?.() === 0 ? `su postgres -s /bin/sh -c "${stop}"` : stop;
   const ours = `[ "$(sed -n 4p '${join(data, "postmaster.pid")}' 2>/dev/null)" = "${port}" ]`;
   const remove = removable === undefined ? "" : `; rm -rf '${removable}'`;
-  afterProcessExit(`${ours} && ${asUser} >/dev/null 2>&1${remove}`);
+  // After the stop, so that the next server to start cannot count pages this one still holds.
+  const after = then === undefined ? "" : `; ${then}`;
+  afterProcessExit(`${ours} && ${asUser} >/dev/null 2>&1${remove}${after}`);
 }
 
 export interface PostgresServerOptions {
@@ -92,35 +100,48 @@ export interface PostgresServerOptions {
   sharedBuffers?: string;
   /**
    * shared_buffers in huge pages, as PostgreSQL's documentation advises for a large one: each backend
-   * then maps the cache in 2 MB pages rather than 4 kB ones, and does not take a page fault on its first
-   * read of every page (relevancy searches, which read a few thousand rows, took up to twice as long on
-   * each new connection without). The kernel must hold them in reserve (vm.nr_hugepages): as root, the
-   * server's count is reserved and given back once this process is gone; otherwise, or when the kernel
-   * cannot find them, the server runs on normal pages and `hugePages` says so.
+   * then maps the cache in 2 MB pages rather than 4 kB ones, and takes a page fault on its first read
+   * of each 2 MB rather than of each 4 kB (relevancy searches, which read a few thousand rows, took up to
+   * twice as long on each new connection without). The kernel must hold them in reserve
+   * (vm.nr_hugepages): as root, the server's count is reserved and given back once this process and the
+   * server are gone; otherwise, or when the kernel cannot find them, the server runs as PostgreSQL's
+   * default (huge_pages=try) has it, and `hugePages` is false.
    */
   hugePages?: boolean;
 }
 
 const NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages";
 
+/** Huge pages no one holds or has reserved. */
 function freeHugePages(): number {
-  return Number(/HugePages_Free:\s+(\d+)/.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? 0);
+  const meminfo = readFileSync("/proc/meminfo", "utf8");
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(meminfo)?.[1] ?? 0);
+  return field("HugePages_Free") - field("HugePages_Rsvd");
 }
 
-/** Reserves the huge pages the cluster in `data` needs; whether it has them. */
-function reserveHugePages(bin: string, data: string, settings: string[]): boolean {
-  if (process.getuid?.() !== 0 || !existsSync(NR_HUGEPAGES)) return false;
-  // Computed by postgres itself for the settings it will start with (PostgreSQL 15 on).
-  const needed = Number(
-    run(join(bin, "postgres"), ["-D", data, ...settings, "-C", "shared_memory_size_in_huge_pages"]),
-  );
-  const missing = needed - freeHugePages();
-  if (!(needed > 0)) return false;
-  if (missing <= 0) return true;
-  const before = Number(readFileSync(NR_HUGEPAGES, "utf8"));
-  writeFileSync(NR_HUGEPAGES, String(before + missing));
-  afterProcessExit(`echo ${before} > ${NR_HUGEPAGES}`);
-  return freeHugePages() >= needed;
+/**
+ * Whether the cluster in `data` can have its shared memory in huge pages: free ones, or (as root) ones
+ * reserved for it now, whose count `restore` gives back afterwards.
+ */
+function hugePagesFor(bin: string, data: string, settings: string[]): { on: boolean; restore?: string } {
+  try {
+    // Computed by postgres itself for the settings it will start with (PostgreSQL 15 on, server stopped).
+    const needed = Number(
+      run(join(bin, "postgres"), ["-D", data, ...settings, "-C", "shared_memory_size_in_huge_pages"]),
+    );
+    if (!(needed > 0)) return { on: false };
+    const missing = needed - freeHugePages();
+    if (missing <= 0) return { on: true };
+    if (process.getuid?.() !== 0) return { on: false };
+    const before = readFileSync(NR_HUGEPAGES, "utf8").trim();
+    writeFileSync(NR_HUGEPAGES, String(Number(before) + missing));
+    if (freeHugePages() >= needed) return { on: true, restore: `echo ${before} > ${NR_HUGEPAGES}` };
+    // The kernel found fewer: none stay held for a server that runs on normal pages.
+    writeFileSync(NR_HUGEPAGES, before);
+    return { on: false };
+  } catch {
+    return { on: false };
+  }
 }
 
 /** A quarter of the machine's memory, the usual size of shared_buffers for a server of its own. */
@@ -145,8 +166,8 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
     "max_connections=200",
     ...(options.sharedBuffers === undefined ? [] : ["-c", `shared_buffers=${options.sharedBuffers}`]),
   ];
-  const hugePages = options.hugePages === true && reserveHugePages(bin, data, settings);
-  if (options.hugePages !== undefined) settings.push("-c", `huge_pages=${hugePages ? "on" : "off"}`);
+  const huge = options.hugePages === true ? hugePagesFor(bin, data, settings) : { on: false };
+  if (huge.on) settings.push("-c", "huge_pages=on");
   const start = () =>
     run(join(bin, "pg_ctl"), [
       "-D",
@@ -159,7 +180,7 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
       "start",
     ]);
   start();
-  stopWhenGone(bin, data, port, options.keepIn === undefined ? dir : undefined);
+  stopWhenGone(bin, data, port, options.keepIn === undefined ? dir : undefined, huge.restore);
   const url = `postgres://app@127.0.0.1:${port}/postgres`;
   const stop = (mode = "immediate") => run(join(bin, "pg_ctl"), ["-D", data, "-m", mode, "stop"]);
   const asAdmin = async (work: (admin: SQL) => Promise<unknown>) => {
@@ -172,7 +193,7 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
   };
   return {
     url,
-    hugePages,
+    hugePages: huge.on,
     async createDatabase(name, options = {}) {
       const template = options.template === undefined ? "" : ` TEMPLATE "${identifier(options.template)}"`;
       await asAdmin(async (admin) => {
