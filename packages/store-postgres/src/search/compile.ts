@@ -275,14 +275,14 @@ export function renderCondition(condition: Condition, values: Values): string {
   switch (condition.kind) {
     case "const":
       return condition.value ? "TRUE" : "FALSE";
-    case "match":
+    case "match": {
       // The function is the operator's own, which the planner does not match to the index: a match that
       // is not narrow is tested on the rows other conditions find.
       if (!condition.narrow) return `ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
-      if (condition.index === undefined) {
-        return `t.search_vector ${condition.synonym ? "@@@" : "@@"} ${values.slot(condition.query, "tsquery")}`;
-      }
-      return `t.search_vector @@ ${values.slot(condition.index, "tsquery")} AND ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
+      const matched = `t.search_vector ${condition.synonym ? "@@@" : "@@"} ${values.slot(condition.index ?? condition.query, "tsquery")}`;
+      if (condition.index === undefined) return matched;
+      return `${matched} AND ts_match_vq(t.search_vector, ${values.slot(condition.query, "tsquery")})`;
+    }
     case "compare": {
       // `+ 0` is not the column, so the planner cannot take its B-tree for it.
       const column = condition.filterOnly ? `(t.${condition.column} + 0)` : `t.${condition.column}`;
