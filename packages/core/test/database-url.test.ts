@@ -26,4 +26,28 @@ describe("DATABASE_URL", () => {
     assert.throws(() => parseDatabaseUrl(""), /DATABASE_URL is empty/);
     assert.throws(() => parseDatabaseUrl("postgres://[broken"), /not a valid postgres:\/\/ URL/);
   });
+
+  it("names DATABASE_URL and the part at fault, never the password, for a URL the client cannot open", () => {
+    const refusal = (url: string) => {
+      try {
+        parseDatabaseUrl(url);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "accepted";
+    };
+    const badPassword = refusal("postgres://app:sekret%ZZpw@db:5432/social");
+    assert.match(
+      badPassword,
+      /^DATABASE_URL's password holds a % that starts no escape \(%XX\): write a literal % as %25$/,
+    );
+    assert.doesNotMatch(badPassword, /sekret/);
+    assert.match(refusal("postgres://app@db/so%GGcial"), /^DATABASE_URL's database name holds a %/);
+    assert.match(refusal("postgres://ap%zp@db/social"), /^DATABASE_URL's user name holds a %/);
+    assert.match(refusal("postgres://app:pw@/social"), /^DATABASE_URL is not a valid postgres:\/\/ URL: write /);
+    for (const url of ["postgres://", "postgresql:///social"]) {
+      assert.match(refusal(url), /^DATABASE_URL names no host: write postgres:\/\/user:password@host:port\/database$/);
+    }
+    assert.equal(refusal("postgres://app:pa%25ss@db/social"), "accepted");
+  });
 });
