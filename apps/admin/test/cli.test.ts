@@ -191,6 +191,16 @@ describe("credits and usage", () => {
     expect(result.stderr).toContain("no account acct_missing");
   });
 
+  test("credits grant past the most an account can hold is one line naming the limit, not a stack", async () => {
+    const { accountId } = await createKey();
+    const result = await admin("credits", "grant", accountId, "9007199254740991");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: ${accountId} holds 1000 credits: 9007199254740991 more would pass 9007199254740991, the most an account can hold\n`,
+    );
+    expect(await withDb((_, ledger) => ledger.balance(accountId))).toBe(1000);
+  });
+
   test("usage shows the balance, today's spend and the latest requests", async () => {
     const { accountId, keyId } = await createKey();
     await withDb(async (_, ledger) => {

@@ -12,7 +12,8 @@ export type LedgerErrorCode =
   | "duplicate_request"
   | "idempotency_key_taken"
   | "invalid_amount"
-  | "invalid_usage";
+  | "invalid_usage"
+  | "balance_limit";
 
 export class LedgerError extends Error {
   override readonly name = "LedgerError";
@@ -33,6 +34,17 @@ export function assertCredits(credits: number, { allowZero }: { allowZero: boole
       `credits must be a ${allowZero ? "non-negative" : "positive"} integer, got ${credits}`,
     );
   }
+}
+
+/** The most credits an account can hold: balances are read into JavaScript numbers (both schemas check it). */
+export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
+
+/** The refusal of a grant that would take `balance` past MAX_BALANCE. */
+export function balanceLimitReached(accountId: string, balance: number, credits: number): LedgerError {
+  return new LedgerError(
+    "balance_limit",
+    `${accountId} holds ${balance} credits: ${credits} more would pass ${MAX_BALANCE}, the most an account can hold`,
+  );
 }
 
 /** A key's limit is a positive number of credits, its expiry a positive instant (epoch ms). */

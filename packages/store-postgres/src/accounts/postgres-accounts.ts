@@ -19,11 +19,13 @@ import type {
 import {
   assertCredits,
   assertKeyOptions,
+  balanceLimitReached,
   generateApiKey,
   isWellFormedApiKey,
   KEY_PREFIX_LENGTH,
   LedgerError,
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
+  MAX_BALANCE,
   newId,
 } from "@social/core";
 import {
@@ -174,8 +176,13 @@ export class PostgresAccounts implements Accounts {
     assertCredits(credits, { allowZero: false });
     const balance = await this.#sql.begin(async (tx) => {
       const [row] = await tx<{ balance: string }[]>`
-        UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId} RETURNING balance`;
-      if (!row) throw new LedgerError("unknown_account", `no account ${accountId}`);
+        UPDATE accounts SET balance = balance + ${credits}
+        WHERE id = ${accountId} AND balance <= ${MAX_BALANCE - credits} RETURNING balance`;
+      if (!row) {
+        const [account] = await tx<{ balance: string }[]>`SELECT balance FROM accounts WHERE id = ${accountId}`;
+        if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
+        throw balanceLimitReached(accountId, Number(account.balance), credits);
+      }
       await recordGrant(tx, accountId, credits, reason, Date.now());
       return Number(row.balance);
     });

@@ -3,7 +3,7 @@
 // with connections of their own) create keys, sign in or read secrets at the same moment.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Accounts, Ledger, LoggedRequest, RequestLog, RequestLogQuery } from "@social/core";
-import { hashApiKey, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
+import { hashApiKey, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT, MAX_BALANCE } from "@social/core";
 
 export interface AccountsFixture {
   accounts: Accounts;
@@ -114,6 +114,20 @@ export function accountsConformance(adapter: string, open: () => Promise<Account
         expect(await fixture.grants(account.id)).toEqual([{ credits: 10, reason: "starting credits" }]);
         expect(await fixture.grants("acct_missing")).toEqual([]);
         expect((await accounts.account(account.id))?.balance).toBe(10);
+      });
+
+      test("a grant past the most an account can hold is refused by name and writes nothing", async () => {
+        const { account } = await accounts.openAccount("Ada", 10);
+        const refusal = accounts.grantCredits(account.id, MAX_BALANCE);
+        expect(await ledgerErrorOf(refusal)).toBe("balance_limit");
+        await expect(refusal).rejects.toThrow(`${account.id} holds 10 credits: ${MAX_BALANCE} more would pass`);
+        expect(await accounts.grantCredits(account.id, MAX_BALANCE - 10)).toBe(MAX_BALANCE);
+        expect(await ledgerErrorOf(accounts.grantCredits(account.id, 1))).toBe("balance_limit");
+        expect((await accounts.account(account.id))?.balance).toBe(MAX_BALANCE);
+        expect(await fixture.grants(account.id)).toEqual([
+          { credits: 10, reason: "starting credits" },
+          { credits: MAX_BALANCE - 10, reason: "operator grant" },
+        ]);
       });
 
       test("an identity-provider subject gets one account with 1000 credits, found again later", async () => {

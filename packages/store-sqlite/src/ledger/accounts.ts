@@ -2,7 +2,7 @@
 // written in the same transaction, so the ledger can always be reconciled.
 import type { Database } from "bun:sqlite";
 import type { AccountDetails, Grant } from "@social/core";
-import { assertCredits, LedgerError, newId } from "@social/core";
+import { assertCredits, balanceLimitReached, LedgerError, MAX_BALANCE, newId } from "@social/core";
 
 export const STARTING_CREDITS = 1000;
 
@@ -72,11 +72,15 @@ export function grantCredits(db: Database, accountId: string, credits: number, r
   return db
     .transaction(() => {
       const row = db
-        .query<{ balance: number }, [number, string]>(
-          "UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING balance",
+        .query<{ balance: number }, [number, string, number]>(
+          "UPDATE accounts SET balance = balance + ? WHERE id = ? AND balance <= ? RETURNING balance",
         )
-        .get(credits, accountId);
-      if (!row) throw new LedgerError("unknown_account", `no account ${accountId}`);
+        .get(credits, accountId, MAX_BALANCE - credits);
+      if (!row) {
+        const account = getAccount(db, accountId);
+        if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
+        throw balanceLimitReached(accountId, account.balance, credits);
+      }
       recordGrant(db, accountId, credits, reason, Date.now());
       return row.balance;
     })
