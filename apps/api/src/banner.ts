@@ -7,7 +7,7 @@ export function banner(config: ServerConfig, url: string, processes: readonly nu
   const base = config.publicUrl.endsWith(`:${config.port}`) ? url : config.publicUrl;
   const served = processes.length > 1 ? ` by ${processes.length} worker processes (pids ${processes.join(", ")})` : "";
   const rateLimits = config.redisUrl
-    ? `shared in ${describeRedis(config.redisUrl)}`
+    ? `shared in ${describeRedis(config.redisUrl)} (while it cannot be reached, each process counts its own share)`
     : processes.length > 1
       ? "counted by each worker for its share of the limit (set REDIS_URL to share them)"
       : "counted in this process";

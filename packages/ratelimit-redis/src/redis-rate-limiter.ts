@@ -4,6 +4,7 @@
 // minute says so, and the shared buckets are used again as soon as Redis answers.
 import { type RateLimitConfig, type RateLimiter, type RateState, rateState } from "@social/core";
 import { RedisClient } from "bun";
+import { redisRefusal } from "./redis-refusal.ts";
 import { describeRedis } from "./redis-url.ts";
 import { TOKEN_BUCKET_SCRIPT } from "./token-bucket.ts";
 
@@ -54,7 +55,8 @@ export class RedisRateLimiter implements RateLimiter {
   /**
    * Connects now so that a Redis that is down at start is reported at start. Serving waits for it at
    * most START_WAIT_MS: the client keeps retrying in the background, and connect() only settles once
-   * it succeeds.
+   * it succeeds. A Redis that answers but refuses the credentials is a configuration mistake: it
+   * rejects, naming REDIS_URL, and the process does not start.
    */
   static async open(options: RedisRateLimiterOptions): Promise<RedisRateLimiter> {
     const limiter = new RedisRateLimiter(options);
@@ -64,7 +66,15 @@ export class RedisRateLimiter implements RateLimiter {
     );
     const waited = Bun.sleep(START_WAIT_MS).then(() => new Error(`no connection within ${START_WAIT_MS} ms`));
     const failure = await Promise.race([connected, waited]);
-    if (failure !== undefined) limiter.#failed(failure);
+    if (failure === undefined) return limiter;
+    const refusal = await redisRefusal(options.url);
+    if (refusal !== undefined) {
+      limiter.close();
+      throw new Error(
+        `Redis at ${describeRedis(options.url)} refuses the user name and password in REDIS_URL (${refusal})`,
+      );
+    }
+    limiter.#failed(failure);
     return limiter;
   }
 

@@ -172,6 +172,41 @@ describe("a Redis outage", () => {
   });
 });
 
+describe("A Redis that refuses REDIS_URL's credentials", () => {
+  let guarded: RedisServer;
+  beforeAll(async () => {
+    guarded = await startRedis();
+    const admin = guarded.client();
+    await admin.send("CONFIG", ["SET", "requirepass", "right"]);
+    admin.close();
+  });
+  afterAll(() => guarded?.stop());
+
+  const withPassword = (credentials: string) => guarded.url.replace("redis://", `redis://${credentials}@`);
+
+  it("stops the start with a sentence naming REDIS_URL and Redis's own words, never the password", async () => {
+    const cases = [
+      { url: withPassword(":wrong"), says: "WRONGPASS" },
+      { url: withPassword("bob:wrong"), says: "WRONGPASS" },
+      { url: guarded.url, says: "NOAUTH" },
+    ];
+    for (const { url, says } of cases) {
+      const warnings: string[] = [];
+      const opening = open({ ratePerSecond: 1, burst: 5 }, freshPrefix(), warnings, url);
+      await expect(opening).rejects.toThrow(
+        `Redis at ${describeRedis(url)} refuses the user name and password in REDIS_URL (${says}`,
+      );
+      await opening.catch((error: Error) => expect(error.message).not.toContain("wrong"));
+      expect(warnings).toEqual([]);
+    }
+  });
+
+  it("shares the buckets once the password is right", async () => {
+    const limiter = await open({ ratePerSecond: 0.001, burst: 3 }, freshPrefix(), [], withPassword(":right"));
+    expect((await limiter.take("key_i")).limit).toBe(3);
+  });
+});
+
 describe("REDIS_URL", () => {
   it("is a redis:// or rediss:// URL with a host", () => {
     expect(checkedRedisUrl("redis://127.0.0.1:6379")).toBe("redis://127.0.0.1:6379");
