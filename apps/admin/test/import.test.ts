@@ -172,6 +172,23 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
     });
   });
 
+  test("ids written as JSON numbers are refused quoting the digits as written, not as JSON rounds them", async () => {
+    const url = await newDatabase(adapter);
+    const lines = [
+      `{"data":[{"id":1800000000000000003,"text":"a numeric id","author_id":"${ada.id}"}]}`,
+      `{"data":[{"id":"1800000000000000004","text":"a numeric author","author_id":12345}]}`,
+    ];
+    const run = await adminImport(url, file(`numeric-${adapter}.jsonl`, lines));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      ':1  a tweet id 1800000000000000003 is a JSON number: X writes ids as strings of digits ("1800000000000000003")',
+    );
+    expect(run.stdout).toContain(
+      ':2  tweet 1800000000000000004\'s author_id 12345 is a JSON number: X writes ids as strings of digits ("12345")',
+    );
+    expect(run.stdout).not.toContain("1800000000000000000");
+  });
+
   test("posts may come before their authors, an edited copy is newer whatever its metrics, and a taken username is refused", async () => {
     const url = await newDatabase(adapter);
     const posts = file(`posts-${adapter}.jsonl`, [{ data: first.data }, { data: second.data }]);

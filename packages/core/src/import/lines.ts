@@ -2,7 +2,14 @@
 // per line as twarc2 and most collectors write them) or one tweet or user object (as twarc2's flatten
 // writes them, with the author embedded). Objects the line holds are made into model objects one by
 // one: a bad one is refused with its reason and the others are kept.
-import { type ImportedTweet, type ImportedUser, importedTweet, importedUser, Refusal } from "./x-objects.ts";
+import {
+  type ImportedTweet,
+  type ImportedUser,
+  importedTweet,
+  importedUser,
+  keepNumericIds,
+  Refusal,
+} from "./x-objects.ts";
 
 export const IMPORT_FORMATS = ["auto", "pages", "tweets", "users"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -95,7 +102,7 @@ export function objectsOfLine(line: string, format: ImportFormat): LineObjects {
     throw new Refusal(`a line of more than ${MAX_LINE_CHARS.toLocaleString("en-US")} characters`);
   let object: unknown;
   try {
-    object = JSON.parse(line);
+    object = JSON.parse(line, keepNumericIds as Parameters<typeof JSON.parse>[1]);
   } catch (error) {
     throw new Refusal(`not JSON (${error instanceof Error ? error.message : String(error)})`);
   }

@@ -23,6 +23,23 @@ export class Refusal {
   constructor(readonly reason: string) {}
 }
 
+/** An id a line wrote as a JSON number: its digits as written, which JSON.parse would round past 2^53. */
+export class NumericId {
+  constructor(readonly digits: string) {}
+}
+
+const ID_FIELD = /(^|_)id$/;
+
+/**
+ * JSON.parse's reviver for import lines: a number in an id field keeps the digits it was written with,
+ * so that its refusal quotes them rather than the number JSON.parse rounded them to.
+ */
+export function keepNumericIds(key: string, value: unknown, context?: { source?: string }): unknown {
+  return typeof value === "number" && ID_FIELD.test(key) && context?.source !== undefined
+    ? new NumericId(context.source)
+    : value;
+}
+
 /** A user ready to store; `metricsKnown` is false when the object had no public_metrics. */
 export interface ImportedUser {
   user: UserLookup;
@@ -61,10 +78,18 @@ function describe(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
+/** Why `value`, found where an id belongs, is none: the end of a refusal's sentence. */
+function notAnId(value: unknown): string {
+  if (value instanceof NumericId) {
+    return `${value.digits} is a JSON number: X writes ids as strings of digits ("${value.digits}"), which no JSON reader rounds`;
+  }
+  return `${describe(value)} is not digits (a 64-bit id)`;
+}
+
 /** The id of `object` (a `what`), or the refusal naming what is wrong with it. */
 function idOf(object: Json, what: string): string {
   if (!("id" in object)) throw new Refusal(`${what} without id`);
-  if (!isXId(object.id)) throw new Refusal(`${what} id ${describe(object.id)} is not digits (a 64-bit id)`);
+  if (!isXId(object.id)) throw new Refusal(`${what} id ${notAnId(object.id)}`);
   return object.id;
 }
 
@@ -226,7 +251,7 @@ export function importedTweet(object: unknown, media: ReadonlyMap<string, Json> 
     );
   }
   if (!("author_id" in object)) throw new Refusal(`${what} without author_id`);
-  if (!isXId(object.author_id)) throw new Refusal(`${what}'s author_id ${describe(object.author_id)} is not digits`);
+  if (!isXId(object.author_id)) throw new Refusal(`${what}'s author_id ${notAnId(object.author_id)}`);
   const createdAt = timestamp(object.created_at) ?? snowflakeTime(id);
   if (createdAt === undefined) {
     throw new Refusal(`${what} without created_at, and its id is older than the ids that tell their time`);
