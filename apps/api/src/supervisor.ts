@@ -1,6 +1,6 @@
 // WEB_CONCURRENCY=N: N server processes on one port (reusePort: the kernel spreads connections between
 // them) under this supervisor, which holds no database and serves nothing itself. It starts worker 1
-// alone, so that a first start migrates and builds the world once, then the others on the port worker 1
+// alone (once nothing else holds the port), so that a first start migrates and builds the world once, then the others on the port worker 1
 // reported; restarts a worker that dies; forwards SIGTERM/SIGINT so that every worker drains; and gives
 // up with exit 1 when workers keep dying before they serve (a configuration or database that cannot).
 import { join } from "node:path";
@@ -35,7 +35,30 @@ function exitDescription(child: Subprocess): string {
   return child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
 }
 
+/**
+ * Whether something already listens on host:port. Workers bind with reusePort, which lets any process of
+ * the same user join a port: a second deployment started there by mistake would take half of the
+ * connections, answering with its own keys and database. A bind without it is refused by any listener,
+ * so it is asked once before this supervisor's own workers hold the port.
+ */
+function portTaken(host: string, port: number): boolean {
+  if (port === 0) return false;
+  try {
+    Bun.listen({ hostname: host, port, socket: { data() {} } }).stop(true);
+    return false;
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "EADDRINUSE") return true;
+    throw error;
+  }
+}
+
 export async function supervise(config: ServerConfig, workers: number): Promise<void> {
+  if (portTaken(config.host, config.port)) {
+    console.error(
+      `Cannot start: ${config.host}:${config.port} is in use by another process; its workers would share the port with it and split the connections. Stop it, or choose another PORT`,
+    );
+    process.exit(1);
+  }
   const slots: Slot[] = Array.from({ length: workers }, (_, index) => ({ index: index + 1, failures: 0 }));
   let port = config.port;
   let stopping = false;

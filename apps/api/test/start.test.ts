@@ -106,6 +106,27 @@ describe("workers, rate-limit and world settings that cannot serve", () => {
   });
 });
 
+describe("a port something else listens on", () => {
+  it("stops a supervisor at start, though its workers could join the port with reusePort", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "social-start-"));
+    // Another deployment's worker: a reusePort listener that a second supervisor's workers could join.
+    const other = Bun.serve({ hostname: "127.0.0.1", port: 0, reusePort: true, fetch: () => new Response("other") });
+    try {
+      const env = { WEB_CONCURRENCY: "2", PORT: String(other.port) };
+      const { code, lines } = await start(`file:${join(cwd, "social.db")}`, cwd, env);
+      expect(code).toBe(1);
+      expect(lines).toEqual([
+        `Cannot start: 127.0.0.1:${other.port} is in use by another process; its workers would share the port with it and split the connections. Stop it, or choose another PORT`,
+      ]);
+      expect(readdirSync(cwd)).toEqual([]);
+      expect(await (await fetch(`http://127.0.0.1:${other.port}/`)).text()).toBe("other");
+    } finally {
+      other.stop(true);
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("DATABASE_URL=postgres://… on an empty database", () => {
   let postgres: PostgresServer;
   beforeAll(async () => {
