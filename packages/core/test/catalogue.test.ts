@@ -1,7 +1,7 @@
 // The catalogue against the contract itself: SPEC.md's endpoint tables are parsed and every row must
 // have exactly one entry with the same path and cost rule, and the /2 mapping must match.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import * as communities from "../src/catalogue/communities.ts";
 import * as graph from "../src/catalogue/graph.ts";
@@ -22,7 +22,12 @@ import {
   renderGuidance,
 } from "../src/index.ts";
 
-const spec = readFileSync(new URL("../../../../shared/SPEC.md", import.meta.url), "utf8");
+// The contract lives beside the repository (../shared), not in it: a clone on its own runs every other
+// test, and says plainly that these were skipped.
+const SPEC = new URL("../../../../shared/SPEC.md", import.meta.url);
+const specMissing = existsSync(SPEC) ? false : "../shared/SPEC.md is not beside the repository";
+if (specMissing) console.warn(`catalogue.test.ts: the tests against SPEC.md are skipped: ${specMissing}`);
+const spec = specMissing ? "" : readFileSync(SPEC, "utf8");
 
 function tableRows(heading: string): string[][] {
   const section = spec.split(`### ${heading}`)[1]?.split("\n### ")[0] ?? "";
@@ -55,7 +60,7 @@ function costText(endpoint: Endpoint, params: Record<string, unknown> = {}): str
   return describeCostRule(costRuleFor(endpoint, params));
 }
 
-describe("catalogue", () => {
+describe("the catalogue against SPEC.md", { skip: specMissing }, () => {
   it("holds the 31 /v1 paths of SPEC.md, and beside them only entries that say why they are beyond it", () => {
     assert.equal(v1Rows.length, 31);
     const spec = catalogue.filter((e) => e.beyond === undefined);
@@ -87,14 +92,6 @@ describe("catalogue", () => {
     assert.equal(costText(entry("/v1/trends")), specCost["Flat 1"]);
   });
 
-  it("describes a mode-dependent cost mode by mode", () => {
-    assert.equal(
-      describeEndpointCost(entry("/v1/users/{id}/followers")),
-      `mode=ids: ${specCost["1 base + 1 per 50 items"]}; mode=profiles: ${specCost["1 base + 1 per item"]}`,
-    );
-    assert.equal(describeEndpointCost(entry("/v1/tweets/{id}")), specCost["Flat 1"]);
-  });
-
   it("maps exactly SPEC.md's /2 paths", () => {
     const mapping = (spec.split("Path mapping from /v1 to /2:")[1] ?? "")
       .split("\n")
@@ -111,6 +108,16 @@ describe("catalogue", () => {
     const mapped = catalogue.filter((e) => e.beyond === undefined);
     const actual = new Map(mapped.flatMap((e) => (e.v2 ? [[e.path, e.v2.path]] : [])));
     assert.deepEqual(actual, expected);
+  });
+});
+
+describe("catalogue", () => {
+  it("describes a mode-dependent cost mode by mode", () => {
+    assert.equal(
+      describeEndpointCost(entry("/v1/users/{id}/followers")),
+      `mode=ids: ${specCost["1 base + 1 per 50 items"]}; mode=profiles: ${specCost["1 base + 1 per item"]}`,
+    );
+    assert.equal(describeEndpointCost(entry("/v1/tweets/{id}")), specCost["Flat 1"]);
   });
 
   it("has unique ids and tool names, a summary and guidance for every entry", () => {
