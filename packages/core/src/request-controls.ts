@@ -34,7 +34,6 @@ export const CONTROL_PARAMS = {
 };
 
 export type ControlName = keyof typeof CONTROL_PARAMS;
-export const CONTROL_NAMES = Object.keys(CONTROL_PARAMS) as ControlName[];
 export const ControlsSchema = v.strictObject(CONTROL_PARAMS);
 export type RequestControls = v.InferOutput<typeof ControlsSchema>;
 
