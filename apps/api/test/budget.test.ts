@@ -13,9 +13,8 @@ import {
   type KeyOptions,
   validateParams,
 } from "@social/core";
-import { examples } from "@social/fixtures";
+import { exampleParams, examples } from "@social/fixtures";
 import * as v from "valibot";
-import { exampleParams } from "../src/docs/openapi.ts";
 import { countedItems, url } from "./example-requests.ts";
 import { ADAPTERS, startTestServer, type TestServer } from "./harness.ts";
 

@@ -2,9 +2,8 @@
 // pagination, and the ledger.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { catalogue, costOf, costRuleFor, successEnvelopeSchema, validateParams } from "@social/core";
-import { examples } from "@social/fixtures";
+import { exampleParams, examples } from "@social/fixtures";
 import * as v from "valibot";
-import { exampleParams } from "../src/docs/openapi.ts";
 import { countedItems, url } from "./example-requests.ts";
 import { ADAPTERS, startTestServer, type TestServer } from "./harness.ts";
 import { record } from "./responses.ts";

@@ -3,6 +3,8 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 
+export { snapshotDifference } from "./snapshot.ts";
+
 /** A loopback port nothing listens on right now (the kernel's choice, released at once). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

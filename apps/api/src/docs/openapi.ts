@@ -21,7 +21,7 @@ import {
   renderGuidance,
   successEnvelopeSchema,
 } from "@social/core";
-import { examples } from "@social/fixtures";
+import { exampleParams } from "@social/fixtures";
 import * as v from "valibot";
 import { MAX_BODY_BYTES, MAX_URL_LENGTH } from "../http/admission.ts";
 import { entrySchemas, jsonSchemaOf } from "./json-schema.ts";
@@ -32,16 +32,6 @@ export const API_VERSION = "1.0.0";
 
 /** The decisions on SPEC.md's open points, with this host's own limits; /docs renders the same list. */
 export const DECISIONS = openPointDecisions({ maxUrlLength: MAX_URL_LENGTH, maxBodyBytes: MAX_BODY_BYTES });
-
-/** An example request of this endpoint that succeeds: its entry's example names, read in the fixture world. */
-export function exampleParams(endpoint: Endpoint): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(endpoint.examples).map(([name, example]) => [
-      name,
-      typeof example === "string" ? examples[example] : example.map((each) => examples[each]).join(","),
-    ]),
-  );
-}
 
 /** OpenAPI parameter objects for a path and the object schema of its parameters (path and query). */
 export function parameterObjects(path: string, params: v.GenericSchema, example: Record<string, string>): Json[] {

@@ -12,10 +12,11 @@ import {
   MAX_CREDITS_HEADER,
   type ParamsSchema,
 } from "@social/core";
+import { exampleParams } from "@social/fixtures";
 import * as v from "valibot";
 import { SECURITY_HEADERS } from "../dashboard/html.ts";
 import { entrySchemas } from "./json-schema.ts";
-import { DECISIONS, exampleParams, httpGuidance } from "./openapi.ts";
+import { DECISIONS, httpGuidance } from "./openapi.ts";
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

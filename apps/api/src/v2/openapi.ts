@@ -1,15 +1,10 @@
 // The /2 paths of the OpenAPI document, derived from the same routes, query schemas and body schemas
 // that serve them; the cost is the /v1 counterpart's rule.
 import { costRuleFor, DryRunEnvelopeSchema, describeCostRule, ERROR_STATUS } from "@social/core";
+import { exampleParams } from "@social/fixtures";
 import * as v from "valibot";
 import { jsonSchemaOf } from "../docs/json-schema.ts";
-import {
-  controlParameters,
-  type ExtraPaths,
-  exampleParams,
-  parameterObjects,
-  replayedHeader,
-} from "../docs/openapi.ts";
+import { controlParameters, type ExtraPaths, parameterObjects, replayedHeader } from "../docs/openapi.ts";
 import { V2_ROUTES, type V2Route } from "./mapped.ts";
 import { v2Query } from "./query.ts";
 import { successSchema, V2ErrorSchema } from "./schemas.ts";

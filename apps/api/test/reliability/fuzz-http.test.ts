@@ -6,10 +6,9 @@
 // audited against every answer at the end).
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { catalogue, createTokenCodec, type Endpoint, tokenBinding, validateParams } from "@social/core";
-import { examples } from "@social/fixtures";
+import { exampleParams, examples } from "@social/fixtures";
 import fc from "fast-check";
 import { entrySchemas } from "../../src/docs/json-schema.ts";
-import { exampleParams } from "../../src/docs/openapi.ts";
 import { MAX_HEADER_BYTES } from "../../src/server.ts";
 import { V2_ROUTES } from "../../src/v2/mapped.ts";
 import { v2Query } from "../../src/v2/query.ts";
