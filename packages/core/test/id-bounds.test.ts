@@ -12,6 +12,7 @@ import {
   parseQuery,
   Refusal,
   readRangeOf,
+  removableId,
 } from "../src/index.ts";
 
 const INT64_MAX = 2n ** 63n - 1n;
@@ -75,6 +76,13 @@ describe("the largest id accepted", () => {
       refusalOf(() => importedTweet({ ...tweet, id: "12a" })),
       /is not digits/,
     );
+  });
+
+  it("a removal can name one past it, which a world imported before ids were bounded may hold", () => {
+    assert.equal(removableId(String(INT64_MAX)), String(INT64_MAX));
+    assert.equal(removableId("0042"), "42");
+    assert.equal(removableId("9223372036854775808"), undefined);
+    assert.equal(removableId("12a"), undefined);
   });
 });
 
