@@ -21,6 +21,9 @@ Commands:
                                                plain or .gz) to the world; a newer copy replaces an older
                                                one, bad lines are listed and skipped (--strict: a file
                                                with one imports nothing)
+  remove tweets|users ID...                    take posts or accounts out of the world, with what depends
+                                               on them (a user's posts, follows, lists and memberships; a
+                                               post's retweets); ids the world does not hold are listed
   db migrate                                   bring the database's schema up to date (every command and
                                                the server also do so as they open it)
   help                                         show this text
@@ -69,10 +72,15 @@ export function parseCount(text: string, what: string, min: number): number {
 }
 
 /** The subcommand of a command group, e.g. `create` in `keys create`. */
-export function subcommand(group: string, args: readonly string[], known: readonly string[]): [string, string[]] {
+export function subcommand<Name extends string>(
+  group: string,
+  args: readonly string[],
+  known: readonly Name[],
+): [Name, string[]] {
   const [name, ...rest] = args;
-  if (name === undefined || !known.includes(name)) {
+  const found = known.find((candidate) => candidate === name);
+  if (found === undefined) {
     throw new UsageError(name === undefined ? `${group} needs a subcommand` : `unknown command ${group} ${name}`);
   }
-  return [name, rest];
+  return [found, rest];
 }

@@ -1,4 +1,5 @@
-// Plain-text output for a terminal: aligned columns and readable times.
+// Plain-text output for a terminal: aligned columns, readable times and counts.
+import type { ImportedWorld } from "@social/core";
 
 export function formatTime(epochMs: number | null): string {
   return epochMs === null ? "-" : new Date(epochMs).toISOString().slice(0, 19).replace("T", " ");
@@ -29,4 +30,15 @@ export function formatTable(cells: readonly (readonly string[])[]): string {
         .trimEnd(),
     )
     .join("\n");
+}
+
+/** A count as the operator reads it: 1,234,567. */
+export function formatCount(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+/** What the world is after an import or a removal, in one line. */
+export function formatWorld(world: ImportedWorld): string {
+  const trends = world.trends.length > 0 ? `trends ${world.trends.slice(0, 5).join(" ")}` : "no trends";
+  return `world: ${formatCount(world.users)} users, ${formatCount(world.tweets)} tweets, clock ${world.clock}, ${trends}`;
 }

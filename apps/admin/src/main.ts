@@ -7,6 +7,7 @@ import { dbCommand } from "./commands/db.ts";
 import { fixturesCommand } from "./commands/fixtures.ts";
 import { importCommand } from "./commands/import.ts";
 import { keysCommand } from "./commands/keys.ts";
+import { removeCommand } from "./commands/remove.ts";
 import { usageCommand } from "./commands/usage.ts";
 
 const commands = new Map<string, (args: readonly string[]) => Promise<void>>([
@@ -15,6 +16,7 @@ const commands = new Map<string, (args: readonly string[]) => Promise<void>>([
   ["usage", usageCommand],
   ["fixtures", fixturesCommand],
   ["import", importCommand],
+  ["remove", removeCommand],
   ["db", dbCommand],
 ]);
 

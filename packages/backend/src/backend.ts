@@ -1,7 +1,16 @@
 // What a process gets for DATABASE_URL, whichever adapter serves it: the four ports and the few
 // operations around them that are not a port (the stored secrets, the world build, closing). The apps
 // hold this and nothing else, so no app knows which database it runs on.
-import type { Accounts, IdempotencyRecords, Ledger, RequestLog, Sessions, Store, WorldImport } from "@social/core";
+import type {
+  Accounts,
+  IdempotencyRecords,
+  Ledger,
+  RequestLog,
+  Sessions,
+  Store,
+  WorldImport,
+  WorldRemoval,
+} from "@social/core";
 import type { WorldOptions } from "@social/fixtures";
 import type { WorldMeta } from "@social/store-kit";
 
@@ -26,6 +35,8 @@ export interface Backend {
   buildWorld(options: WorldOptions, onProgress?: (progress: BuildProgress) => void): Promise<WorldMeta>;
   /** Adds or replaces imported users and tweets (core's importSources drives it). */
   worldImport(): WorldImport;
+  /** Removes tweets or users by id, with what depends on them (the operator's `remove`). */
+  worldRemoval(): WorldRemoval;
   /** Writes what the request log holds, then closes the database. */
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import {
   PostgresSessions,
   PostgresStore,
   PostgresWorldImport,
+  PostgresWorldRemoval,
 } from "@social/store-postgres";
 import type { Backend, BackendOptions } from "./backend.ts";
 import { describeDatabase } from "./describe.ts";
@@ -41,6 +42,7 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     hasWorld: () => hasWorld(sql),
     buildWorld: (world, onProgress) => buildWorld(sql, world, onProgress),
     worldImport: () => new PostgresWorldImport(sql),
+    worldRemoval: () => new PostgresWorldRemoval(sql),
     close: async () => {
       await requestLog.flush();
       await sql.close();

@@ -12,6 +12,7 @@ import {
   SqliteSessions,
   SqliteStore,
   SqliteWorldImport,
+  SqliteWorldRemoval,
 } from "@social/store-sqlite";
 import type { Backend, BackendOptions } from "./backend.ts";
 
@@ -34,6 +35,7 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
     hasWorld: async () => hasWorld(db),
     buildWorld: async (world, onProgress) => buildWorld(db, world, onProgress),
     worldImport: () => new SqliteWorldImport(db),
+    worldRemoval: () => new SqliteWorldRemoval(db),
     close: async () => {
       await requestLog.flush();
       await closeDatabase(db);

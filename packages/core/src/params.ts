@@ -11,16 +11,29 @@ export const MAX_IDS = 100;
 export const MAX_QUERY_LENGTH = 512;
 export const MAX_TOKEN_LENGTH = 512;
 
-/** The largest id there can be: ids are signed 64-bit integers. */
-export const MAX_ID = 2n ** 63n - 1n;
-
 /**
- * An id of up to 19 digits as a bound (since_id, until_id) the databases can compare with: one past the
- * largest id there can be means the same as that largest id, since no tweet reaches either.
+ * The largest id accepted anywhere: by the importer, by lookups, in since_id / until_id and in cursors.
+ * It is one below the largest signed 64-bit integer, which the stores keep as ID_CEILING, the bound above
+ * every id: a newest-first walk starts below it, and an id plus one (the end of a world's ids, the first
+ * id after a since_id) reaches it at most, never past what a database's int64 holds.
  */
-export function boundId(id: string): string {
+export const MAX_ID = 2n ** 63n - 2n;
+/** Above every id a world holds: where a newest-first walk starts, and what an open until_id means. */
+export const ID_CEILING = MAX_ID + 1n;
+
+function atMost(id: string, most: bigint): string {
   const value = BigInt(id);
-  return String(value > MAX_ID ? MAX_ID : value);
+  return String(value > most ? most : value);
+}
+
+/** A since_id of up to 19 digits as stores bound it: no id lies past MAX_ID, so past it means MAX_ID. */
+export function sinceIdBound(id: string): string {
+  return atMost(id, MAX_ID);
+}
+
+/** An until_id of up to 19 digits as stores bound it: every id lies below ID_CEILING, so past it means ID_CEILING. */
+export function untilIdBound(id: string): string {
+  return atMost(id, ID_CEILING);
 }
 
 export const idParam = v.pipe(

@@ -2,7 +2,7 @@
 // send them, on search and the user timelines. They bound which tweets a read may return, beside its
 // keyset page: a collector asks for what is newer than the last id it saw and pages through that.
 import * as v from "valibot";
-import { boundId, idParam, paramsIssueMessage } from "./params.ts";
+import { idParam, paramsIssueMessage, sinceIdBound, untilIdBound } from "./params.ts";
 import type { ReadRange } from "./ports.ts";
 import type { SearchNode } from "./search/ast.ts";
 
@@ -106,8 +106,8 @@ export interface ReadRangeParams {
 /** The read range the parameters name, if they name one. */
 export function readRangeOf(params: ReadRangeParams): ReadRange | undefined {
   const range: ReadRange = {
-    ...(params.since_id === undefined ? {} : { sinceId: boundId(params.since_id) }),
-    ...(params.until_id === undefined ? {} : { untilId: boundId(params.until_id) }),
+    ...(params.since_id === undefined ? {} : { sinceId: sinceIdBound(params.since_id) }),
+    ...(params.until_id === undefined ? {} : { untilId: untilIdBound(params.until_id) }),
     ...(params.start_time === undefined ? {} : { startMs: params.start_time }),
     ...(params.end_time === undefined ? {} : { endMs: params.end_time }),
   };

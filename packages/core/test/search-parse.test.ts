@@ -64,8 +64,11 @@ describe("parseQuery: operators", () => {
     // A user id, as X takes it: up to 19 digits, past a username's 15.
     ["from:2244994945", { kind: "from", username: "2244994945" }],
     ["to:1234567890123456789", { kind: "to", username: "1234567890123456789" }],
-    // Past the largest id there can be: the same bound as that id, which no tweet passes.
-    ["since_id:9999999999999999999", { kind: "since_id", id: "9223372036854775807" }],
+    // Past the largest id accepted: since_id: the same bound as that id (no tweet passes either), until_id:
+    // the ceiling one past it (every tweet passes either), each an int64 a store can add one to or bind.
+    ["since_id:9999999999999999999", { kind: "since_id", id: "9223372036854775806" }],
+    ["until_id:9999999999999999999", { kind: "until_id", id: "9223372036854775807" }],
+    ["conversation_id:9999999999999999999", { kind: "conversation", id: "9999999999999999999" }],
     ["since:2025-03-10T08:30:00Z", { kind: "since", date: "2025-03-10T08:30:00.000Z" }],
     ["until:2025-03-10T08:30:00.5Z", { kind: "until", date: "2025-03-10T08:30:00.500Z" }],
   ];

@@ -4,7 +4,7 @@
 // (both drivers bind one as an exact int64); it is read back as text (TWEET_COLUMNS casts, and
 // PostgreSQL's BIGINT arrives as text anyway); and it sits in a cursor as a number while that is exact,
 // as its digits beyond.
-import { type Cursor, invalidPageToken, MAX_ID } from "@social/core";
+import { type Cursor, ID_CEILING, invalidPageToken, MAX_ID } from "@social/core";
 import { CEILING } from "./pages.ts";
 
 /** An id as a statement binds it. */
@@ -16,7 +16,7 @@ export type BoundKey = number | bigint;
 const CANONICAL_ID = /^(0|[1-9]\d{0,18})$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** A model id as the int64 it is stored as; undefined for text that is no stored id (not canonical, or past int64). */
+/** A model id as the int64 it is stored as; undefined for text that is no stored id (not canonical, or past MAX_ID). */
 export function storedId(id: string): StoredId | undefined {
   if (!CANONICAL_ID.test(id)) return undefined;
   if (id.length < 16) return Number(id);
@@ -48,7 +48,7 @@ export type KeyKind = "id" | "int" | "real";
 
 /** Above every value of a kind: where a newest-first walk starts. */
 export const KEY_TOP: Readonly<Record<KeyKind, BoundKey>> = {
-  id: MAX_ID,
+  id: ID_CEILING,
   int: CEILING,
   real: Number.MAX_VALUE,
 };

@@ -1,8 +1,8 @@
-// What an import leaves in world_meta beside its users and tweets, alike on every adapter: the counts,
-// the clock (the newest post of a world that was not generated, since reads count "recent" back from
-// it), the worldwide trends of a world that was not generated (its hashtags of the last day, as the
-// generator counts its own) and what the demo shows of it.
-import type { Showcase, Trend } from "@social/core";
+// What an import or a removal leaves in world_meta beside its users and tweets, alike on every adapter:
+// the counts, the clock (the newest post of a world that was not generated, since reads count "recent"
+// back from it), the worldwide trends of a world that was not generated (its hashtags of the last day,
+// as the generator counts its own) and what the demo shows of it.
+import { noRemovedRows, type RemovedRows, type Showcase, type Trend } from "@social/core";
 import { emptyCounts, type WorldCounts } from "./world.ts";
 
 /** world_meta.origin: a world the generator built, or one that holds only what was imported. */
@@ -34,9 +34,29 @@ export function importedTrends(hashtags: readonly HashtagCount[]): Trend[] {
   }));
 }
 
-/** The counts of a world after an import: users and tweets as stored, the rest as they were. */
-export function importedCounts(previous: WorldCounts | undefined, users: number, tweets: number): WorldCounts {
-  return { ...(previous ?? emptyCounts()), user: users, tweet: tweets };
+/**
+ * The counts of a world after an import or a removal: users and tweets as stored, the rest as they were
+ * less what a removal took.
+ */
+export function settledCounts(
+  previous: WorldCounts | undefined,
+  users: number,
+  tweets: number,
+  removed: RemovedRows = noRemovedRows(),
+): WorldCounts {
+  const counts = previous ?? emptyCounts();
+  const less = (kind: keyof WorldCounts, rows: number) => Math.max(0, counts[kind] - rows);
+  return {
+    ...counts,
+    user: users,
+    tweet: tweets,
+    follow: less("follow", removed.follows),
+    list: less("list", removed.lists),
+    list_member: less("list_member", removed.list_members),
+    list_subscriber: less("list_subscriber", removed.list_subscribers),
+    community_member: less("community_member", removed.community_members),
+    article: less("article", removed.articles),
+  };
 }
 
 /**

@@ -15,4 +15,5 @@ export * from "./search-tokens.ts";
 export * from "./threads.ts";
 export * from "./usage-summary.ts";
 export * from "./world.ts";
+export * from "./world-removal.ts";
 export * from "./write-behind.ts";

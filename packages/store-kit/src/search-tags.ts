@@ -22,7 +22,7 @@ function conversationTag(id: string): string {
 }
 
 /** The tag of a reply to `username`; undefined for a name no user can have. */
-function replyTag(username: string): string | undefined {
+export function replyTag(username: string): string | undefined {
   const token = authorToken(username);
   return token === undefined ? undefined : `t${token}`;
 }

@@ -10,4 +10,5 @@ export * from "./settings.ts";
 export * from "./store/postgres-store.ts";
 export * from "./world/build.ts";
 export * from "./world/import.ts";
+export * from "./world/remove.ts";
 export * from "./world/writer.ts";

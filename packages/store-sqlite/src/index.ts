@@ -8,4 +8,5 @@ export * from "./settings.ts";
 export * from "./store/sqlite-store.ts";
 export * from "./world/build.ts";
 export * from "./world/import.ts";
+export * from "./world/remove.ts";
 export * from "./world/writer.ts";

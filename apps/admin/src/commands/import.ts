@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { IMPORT_FORMATS, type ImportFormat, type ImportReport, type ImportSource, importSources } from "@social/core";
 import { CommandError, UsageError, usageErrors } from "../cli.ts";
 import { withOperator } from "../database.ts";
-import { formatTable } from "../format.ts";
+import { formatTable, formatWorld, formatCount as n } from "../format.ts";
 import { type FileLines, fileLines } from "../import/json-lines.ts";
 import { progressBar } from "../progress.ts";
 
@@ -102,7 +102,6 @@ export async function importCommand(args: readonly string[]): Promise<void> {
 }
 
 function printReport(report: ImportReport, seconds: number): void {
-  const n = (value: number) => value.toLocaleString("en-US");
   const rate = seconds > 0 ? Math.round(report.lines / seconds) : report.lines;
   console.log(`read ${n(report.lines)} lines in ${seconds.toFixed(1)} s (${n(rate)} lines/s)`);
   console.log(
@@ -129,7 +128,5 @@ function printReport(report: ImportReport, seconds: number): void {
     console.log(`refused ${n(report.refused)}${listed}:`);
     for (const refusal of report.refusals) console.log(`  ${refusal.source}:${refusal.line}  ${refusal.reason}`);
   }
-  const { world } = report;
-  const trends = world.trends.length > 0 ? `trends ${world.trends.slice(0, 5).join(" ")}` : "no trends";
-  console.log(`world: ${n(world.users)} users, ${n(world.tweets)} tweets, clock ${world.clock}, ${trends}`);
+  console.log(formatWorld(report.world));
 }

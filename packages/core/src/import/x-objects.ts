@@ -56,6 +56,11 @@ export interface ImportedTweet {
 const SNOWFLAKE_EPOCH_MS = 1_288_834_974_657n;
 /** Ids below this were counted, not minted from the clock; above it every id is a snowflake. */
 const SNOWFLAKE_FLOOR = 10n ** 15n;
+/**
+ * How far past this machine's clock a post's or account's time may lie (clocks disagree a little): the
+ * world's clock is its newest post, and one from years ahead would make every "recent" read look there.
+ */
+export const FUTURE_TOLERANCE_MS = 60 * 60_000;
 /** The day X opened, for accounts older than snowflake ids whose object gave no created_at. */
 const X_LAUNCH = "2006-03-21T20:50:14.000Z";
 /** X's own picture for an account without one, for objects that gave no profile_image_url. */
@@ -68,11 +73,12 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** An id as X writes it: digits, within a signed 64-bit integer. */
+/** An id as X writes it (digits, within a signed 64-bit integer), up to the largest id the stores accept. */
 export function isXId(value: unknown): value is string {
   return typeof value === "string" && CANONICAL_ID.test(value) && BigInt(value) <= MAX_ID;
 }
 
+/** Why `value`, which isXId refused, is no id, in words. */
 function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
@@ -82,6 +88,9 @@ function describe(value: unknown): string {
 function notAnId(value: unknown): string {
   if (value instanceof NumericId) {
     return `${value.digits} is a JSON number: X writes ids as strings of digits ("${value.digits}"), which no JSON reader rounds`;
+  }
+  if (typeof value === "string" && CANONICAL_ID.test(value)) {
+    return `${describe(value)} is above the largest id accepted (${MAX_ID})`;
   }
   return `${describe(value)} is not digits (a 64-bit id)`;
 }
@@ -114,11 +123,29 @@ function timestamp(value: unknown): string | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
+/**
+ * `createdAt` (ISO 8601), or the refusal of `what` when it lies past this machine's clock by more than
+ * FUTURE_TOLERANCE_MS; `given` says whether the object wrote it or its id told it.
+ */
+function notInFuture(createdAt: string, what: string, given: boolean): string {
+  if (Date.parse(createdAt) <= Date.now() + FUTURE_TOLERANCE_MS) return createdAt;
+  const source = given ? "its created_at" : "the time its id tells, as it has no created_at";
+  throw new Refusal(`${what} was created in the future: ${createdAt} (${source})`);
+}
+
 /** When a snowflake id was minted; undefined for an id older than snowflakes. */
 export function snowflakeTime(id: string): string | undefined {
   const value = BigInt(id);
   if (value < SNOWFLAKE_FLOOR) return undefined;
   return new Date(Number((value >> 22n) + SNOWFLAKE_EPOCH_MS)).toISOString();
+}
+
+/** The object's created_at, else its snowflake id's time (undefined for an older id); refused when in the future. */
+function createdAtOf(object: Json, id: string, what: string): string | undefined {
+  const given = timestamp(object.created_at);
+  if (given !== undefined) return notInFuture(given, what, true);
+  const minted = snowflakeTime(id);
+  return minted === undefined ? undefined : notInFuture(minted, what, false);
 }
 
 function isWebUrl(value: unknown): value is string {
@@ -222,7 +249,7 @@ export function importedUser(object: unknown): ImportedUser {
     username,
     name: text(object.name, `${what}'s name`),
     description: text(object.description, `${what}'s description`),
-    created_at: timestamp(object.created_at) ?? snowflakeTime(id) ?? X_LAUNCH,
+    created_at: createdAtOf(object, id, what) ?? X_LAUNCH,
     verified: object.verified === true,
     protected: object.protected === true,
     profile_image_url: isWebUrl(object.profile_image_url) ? object.profile_image_url : DEFAULT_PROFILE_IMAGE_URL,
@@ -252,7 +279,7 @@ export function importedTweet(object: unknown, media: ReadonlyMap<string, Json> 
   }
   if (!("author_id" in object)) throw new Refusal(`${what} without author_id`);
   if (!isXId(object.author_id)) throw new Refusal(`${what}'s author_id ${notAnId(object.author_id)}`);
-  const createdAt = timestamp(object.created_at) ?? snowflakeTime(id);
+  const createdAt = createdAtOf(object, id, what);
   if (createdAt === undefined) {
     throw new Refusal(`${what} without created_at, and its id is older than the ids that tell their time`);
   }

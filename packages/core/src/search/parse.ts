@@ -15,7 +15,7 @@
 //   be an operator, so text with a colon goes in quotes.
 // - Positions are UTF-16 indices into the query, and lengths count UTF-16 units, as JavaScript does.
 import { USERNAME_PATTERN } from "../model.ts";
-import { boundId } from "../params.ts";
+import { sinceIdBound, untilIdBound } from "../params.ts";
 import { FILTER_NAMES, type FilterName, type SearchNode } from "./ast.ts";
 import { SearchSyntaxError, type SearchSyntaxProblem } from "./errors.ts";
 import { printQuery } from "./print.ts";
@@ -255,8 +255,8 @@ const OPERATORS = new Map<string, ValueReader>([
   ],
   ["since", (value, at) => ({ kind: "since", date: dateOrInstant("since", value, at) })],
   ["until", (value, at) => ({ kind: "until", date: dateOrInstant("until", value, at) })],
-  ["since_id", (value, at) => ({ kind: "since_id", id: tweetId("since_id", value, at) })],
-  ["until_id", (value, at) => ({ kind: "until_id", id: tweetId("until_id", value, at) })],
+  ["since_id", (value, at) => ({ kind: "since_id", id: sinceIdBound(tweetId("since_id", value, at)) })],
+  ["until_id", (value, at) => ({ kind: "until_id", id: untilIdBound(tweetId("until_id", value, at)) })],
   ["conversation_id", (value, at) => ({ kind: "conversation", id: tweetId("conversation_id", value, at) })],
   ["to", (value, at) => ({ kind: "to", username: userValue("to", value, at) })],
   ["min_faves", (value, at) => ({ kind: "min_faves", count: count("min_faves", value, at) })],
@@ -348,9 +348,10 @@ function dateOrInstant(operator: string, value: string, at: number): string {
   );
 }
 
+/** A tweet id in its canonical digits (no leading zeros): the same id is then the same value. */
 function tweetId(operator: string, value: string, at: number): string {
   if (!ID.test(value)) fail("bad_number", at, `${operator}: needs a tweet id of 1 to 19 digits, not ${quote(value)}`);
-  return boundId(value);
+  return String(BigInt(value));
 }
 
 function count(operator: string, value: string, at: number): number {

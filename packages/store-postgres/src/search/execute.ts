@@ -35,6 +35,7 @@ import {
   type Cursor,
   countedQuery,
   countOrigin,
+  ID_CEILING,
   type SearchLimits,
   type SearchNode,
   type SearchSortOrder,
@@ -48,6 +49,7 @@ import {
   searchPosition,
   TWEET_COLUMNS,
   withinIds,
+  worldIds,
 } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
@@ -415,13 +417,13 @@ export class SearchExecutor {
    * world's tweets, ids per tweet and, when ids follow time, its hours.
    */
   async #worldRange(tx: TransactionSQL, plan: SearchPlan, top: bigint | undefined): Promise<WorldRange> {
-    const below = lowerId(top ?? 2n ** 63n - 1n, plan.untilId ?? 2n ** 63n - 1n);
+    const below = lowerId(top ?? ID_CEILING, plan.untilId ?? ID_CEILING);
     const [row] = await readRange(tx, plan.since ?? null, plan.until ?? null, below, plan.sinceId ?? -1n);
     if (row === undefined || row.low === null || row.high === null) {
       return { low: 0n, high: 0n, idsPerTweet: 1, tweets: 0 };
     }
     const tweets = row.counts === null ? 0 : ((JSON.parse(row.counts) as { tweet?: number }).tweet ?? 0);
-    const [low, high] = [BigInt(row.low), BigInt(row.high) + 1n];
+    const { low, high } = worldIds(row.low, row.high);
     const ids = withinIds({ low, high }, plan);
     const range: WorldRange = {
       ...ids,

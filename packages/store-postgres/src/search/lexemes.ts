@@ -56,9 +56,14 @@ export function langLexeme(code: string): string {
   return quoted(`lang:${langToken(code)}`);
 }
 
-/** The lexeme of a search tag; `filter:` because the first tags were filter:links and filter:replies. */
+/** A search tag as a lexeme, unquoted; `filter:` because the first tags were filter:links and filter:replies. */
+export function tagLexemeText(tag: string): string {
+  return `filter:${tag}`;
+}
+
+/** The lexeme of a search tag, as tsvector and tsquery text write it. */
 export function tagLexeme(tag: string): string {
-  return quoted(`filter:${tag}`);
+  return quoted(tagLexemeText(tag));
 }
 
 function pairOf(first: string, second: string): string {

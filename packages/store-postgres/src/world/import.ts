@@ -2,7 +2,8 @@
 // stored copies, COPYs what planImport decided into temporary tables and upserts it from there, and
 // writes the search vector of every tweet whose terms changed: the batch's own, and those of a replaced
 // user whose username, verified or protected flag changed (their tweets, and replies naming them).
-// Batches take one advisory lock, so two imports never decide on the same stored copy at once.
+// Batches take the world's write lock (./settle.ts), so two imports never decide on the same stored copy
+// at once; the last settles the world's meta.
 import {
   type BatchCounts,
   foldUsername,
@@ -14,33 +15,22 @@ import {
   type WorldImport,
 } from "@social/core";
 import {
-  type HashtagCount,
-  IMPORTED_SEED,
   type ImportPlan,
   type ImportTweetColumns,
-  importedCounts,
-  importedShowcase,
-  importedTrends,
-  MAX_IMPORTED_TRENDS,
   planImport,
   type StoredTweet,
-  TRENDS_WINDOW_MS,
   TWEET_COLUMNS,
   tweetFromRow,
   USER_COLUMNS,
   type UserRow,
   userLookupFromRow,
   usersOfBatch,
-  WORLDWIDE_WOEID,
-  type WorldCounts,
 } from "@social/store-kit";
 import type { SQL, TransactionSQL } from "bun";
 import { searchVector } from "../search/lexemes.ts";
 import { copyRows } from "./copy.ts";
 import { asciiFold, type TweetRow } from "./rows.ts";
-
-/** The key of the advisory lock every import batch holds. */
-const IMPORT_LOCK = 0x5eed_1a9e;
+import { settleWorld, WORLD_WRITE_LOCK } from "./settle.ts";
 
 const USER_COPY = ["id", "username", "username_key", "status", "doc"] as const;
 /** A tweet row's columns as planned, then its search vector. */
@@ -102,7 +92,7 @@ export class PostgresWorldImport implements WorldImport {
 
   async write(batch: ImportBatch): Promise<BatchCounts> {
     return this.#sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`;
+      await tx`SELECT pg_advisory_xact_lock(${WORLD_WRITE_LOCK})`;
       const storedUsers = await readUsers(tx, usersOfBatch(batch));
       const storedTweets = new Map<string, StoredTweet>();
       const ids = batch.tweets.map(({ tweet }) => tweet.id);
@@ -146,37 +136,8 @@ export class PostgresWorldImport implements WorldImport {
 
   async finish(): Promise<ImportedWorld> {
     return this.#sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`;
-      const [meta] = await tx<{ origin: string; clock_ms: string; counts: string }[]>`
-        SELECT origin, clock_ms, counts FROM world_meta WHERE id = 1`;
-      const imported = meta === undefined || meta.origin === "imported";
-      const [totals] = await tx<{ users: string; tweets: string; newest: string | null; behind: string }[]>`
-        SELECT (SELECT count(*) FROM users) AS users, (SELECT count(*) FROM tweets) AS tweets,
-               (SELECT max(created_ms) FROM tweets) AS newest,
-               (SELECT count(*) FROM (SELECT created_ms < lag(created_ms) OVER (ORDER BY id) AS behind FROM tweets) b
-                WHERE behind) AS behind`;
-      const users = Number(totals?.users ?? 0);
-      const tweets = Number(totals?.tweets ?? 0);
-      const newest = totals?.newest == null ? undefined : Number(totals.newest);
-      const storedClock = meta === undefined ? undefined : Number(meta.clock_ms);
-      // A generated world's clock moves only forward, to its newest post; an imported world's is its newest.
-      const clockMs = imported ? (newest ?? storedClock ?? Date.now()) : Math.max(storedClock ?? 0, newest ?? 0);
-      const clock = new Date(clockMs).toISOString();
-      const counts = JSON.stringify(
-        importedCounts(meta === undefined ? undefined : (JSON.parse(meta.counts) as WorldCounts), users, tweets),
-      );
-      const idsFollowTime = Number(totals?.behind ?? 0) === 0;
-      await tx`
-        INSERT INTO world_meta (id, seed, clock, clock_ms, counts, ids_follow_time, origin)
-        VALUES (1, ${IMPORTED_SEED}, ${clock}, ${clockMs}, ${counts}, ${idsFollowTime}, 'imported')
-        ON CONFLICT (id) DO UPDATE SET clock = excluded.clock, clock_ms = excluded.clock_ms,
-          counts = excluded.counts, ids_follow_time = excluded.ids_follow_time`;
-      if (imported) await showTrends(tx, clockMs);
-      // The planner's statistics of the tables an import grew, as a build leaves them.
-      await tx`ANALYZE users, tweets`;
-      const trends = await tx<{ name: string }[]>`
-        SELECT name FROM trends WHERE woeid = ${WORLDWIDE_WOEID} ORDER BY rank LIMIT 10`;
-      return { users, tweets, clock, trends: trends.map(({ name }) => name) };
+      await tx`SELECT pg_advisory_xact_lock(${WORLD_WRITE_LOCK})`;
+      return settleWorld(tx);
     });
   }
 }
@@ -235,21 +196,4 @@ async function upsert(
   await tx.unsafe(
     `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${staging} ON CONFLICT (id) DO UPDATE SET ${excluded(columns)}`,
   );
-}
-
-/** An imported world's trends (its hashtags of the last day) and showcase, from what it holds now. */
-async function showTrends(tx: TransactionSQL, clockMs: number): Promise<void> {
-  const hashtags = await tx<HashtagCount[]>`
-    SELECT max(h.value ->> 'tag') AS tag, count(DISTINCT t.id)::int AS tweets
-    FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'hashtags') h
-    WHERE t.created_ms > ${clockMs - TRENDS_WINDOW_MS} AND NOT t.author_protected
-    GROUP BY lower(h.value ->> 'tag') ORDER BY tweets DESC, tag LIMIT ${MAX_IMPORTED_TRENDS}`;
-  const trends = importedTrends(hashtags);
-  await tx`DELETE FROM trends`;
-  if (trends.length > 0) await tx`INSERT INTO trends ${tx(trends)}`;
-  const [star] = await tx<{ username: string }[]>`
-    SELECT u.username FROM users u
-    WHERE EXISTS (SELECT 1 FROM tweets t WHERE t.author_id = u.id AND NOT t.author_protected)
-    ORDER BY (u.doc::json ->> 'follower_count')::bigint DESC, u.id LIMIT 1`;
-  await tx`UPDATE world_meta SET showcase = ${importedShowcase(star?.username, trends)} WHERE id = 1`;
 }

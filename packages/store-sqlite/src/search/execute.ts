@@ -25,7 +25,7 @@ import {
   type SearchSortOrder,
   searchBudgetExceeded,
 } from "@social/core";
-import { higherId, type IdRange, lowerId, searchPosition, withinIds } from "@social/store-kit";
+import { higherId, type IdRange, lowerId, searchPosition, withinIds, worldIds } from "@social/store-kit";
 import type { TweetRow } from "../world/rows.ts";
 import { compileCount, compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
 import { FairLane } from "./lane.ts";
@@ -221,9 +221,9 @@ export class SearchExecutor {
   #world(): IdRange & { idsPerTweet: number } {
     const span = this.#idSpan.get() ?? { low: null, high: null, tweets: 0 };
     if (span.low === null || span.high === null) return { low: 0n, high: 0n, idsPerTweet: 1 };
-    const [low, high] = [BigInt(span.low), BigInt(span.high)];
+    const { low, high } = worldIds(span.low, span.high);
     const tweets = span.tweets;
-    return { low, high: high + 1n, idsPerTweet: tweets < 2 ? 1 : Math.max(1, Number(high - low) / (tweets - 1)) };
+    return { low, high, idsPerTweet: tweets < 2 ? 1 : Math.max(1, Number(high - 1n - low) / (tweets - 1)) };
   }
 
   /** Ids [low, high) of the world that can hold tweets created in [since, until). */

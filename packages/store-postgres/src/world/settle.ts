@@ -1,0 +1,70 @@
+// What an import or a removal leaves settled in world_meta once its rows are written, in the caller's
+// transaction (@social/store-kit imported-world.ts says what each part is): the counts, the clock,
+// whether ids follow time, and for a world that was not generated its trends and showcase. Writers of
+// the world take WORLD_WRITE_LOCK first, so two never decide on the same stored rows at once.
+import type { ImportedWorld, RemovedRows } from "@social/core";
+import {
+  type HashtagCount,
+  IMPORTED_SEED,
+  importedShowcase,
+  importedTrends,
+  MAX_IMPORTED_TRENDS,
+  settledCounts,
+  TRENDS_WINDOW_MS,
+  WORLDWIDE_WOEID,
+  type WorldCounts,
+} from "@social/store-kit";
+import type { TransactionSQL } from "bun";
+
+/** The key of the advisory lock every import batch and removal holds for its transaction. */
+export const WORLD_WRITE_LOCK = 0x5eed_1a9e;
+
+/** Settles the world after an import, or after a removal that deleted `removed`. */
+export async function settleWorld(tx: TransactionSQL, removed?: RemovedRows): Promise<ImportedWorld> {
+  const [meta] = await tx<{ origin: string; clock_ms: string; counts: string }[]>`
+    SELECT origin, clock_ms, counts FROM world_meta WHERE id = 1`;
+  const imported = meta === undefined || meta.origin === "imported";
+  const [totals] = await tx<{ users: string; tweets: string; newest: string | null; behind: string }[]>`
+    SELECT (SELECT count(*) FROM users) AS users, (SELECT count(*) FROM tweets) AS tweets,
+           (SELECT max(created_ms) FROM tweets) AS newest,
+           (SELECT count(*) FROM (SELECT created_ms < lag(created_ms) OVER (ORDER BY id) AS behind FROM tweets) b
+            WHERE behind) AS behind`;
+  const users = Number(totals?.users ?? 0);
+  const tweets = Number(totals?.tweets ?? 0);
+  const newest = totals?.newest == null ? undefined : Number(totals.newest);
+  const storedClock = meta === undefined ? undefined : Number(meta.clock_ms);
+  // A generated world's clock moves only forward, to its newest post; an imported world's is its newest.
+  const clockMs = imported ? (newest ?? storedClock ?? Date.now()) : Math.max(storedClock ?? 0, newest ?? 0);
+  const clock = new Date(clockMs).toISOString();
+  const previous = meta === undefined ? undefined : (JSON.parse(meta.counts) as WorldCounts);
+  const counts = JSON.stringify(settledCounts(previous, users, tweets, removed));
+  const idsFollowTime = Number(totals?.behind ?? 0) === 0;
+  await tx`
+    INSERT INTO world_meta (id, seed, clock, clock_ms, counts, ids_follow_time, origin)
+    VALUES (1, ${IMPORTED_SEED}, ${clock}, ${clockMs}, ${counts}, ${idsFollowTime}, 'imported')
+    ON CONFLICT (id) DO UPDATE SET clock = excluded.clock, clock_ms = excluded.clock_ms,
+      counts = excluded.counts, ids_follow_time = excluded.ids_follow_time`;
+  if (imported) await showTrends(tx, clockMs);
+  // The planner's statistics of the tables the write changed, as a build leaves them.
+  await tx`ANALYZE users, tweets`;
+  const trends = await tx<{ name: string }[]>`
+    SELECT name FROM trends WHERE woeid = ${WORLDWIDE_WOEID} ORDER BY rank LIMIT 10`;
+  return { users, tweets, clock, trends: trends.map(({ name }) => name) };
+}
+
+/** An imported world's trends (its hashtags of the last day) and showcase, from what it holds now. */
+async function showTrends(tx: TransactionSQL, clockMs: number): Promise<void> {
+  const hashtags = await tx<HashtagCount[]>`
+    SELECT max(h.value ->> 'tag') AS tag, count(DISTINCT t.id)::int AS tweets
+    FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'hashtags') h
+    WHERE t.created_ms > ${clockMs - TRENDS_WINDOW_MS} AND NOT t.author_protected
+    GROUP BY lower(h.value ->> 'tag') ORDER BY tweets DESC, tag LIMIT ${MAX_IMPORTED_TRENDS}`;
+  const trends = importedTrends(hashtags);
+  await tx`DELETE FROM trends`;
+  if (trends.length > 0) await tx`INSERT INTO trends ${tx(trends)}`;
+  const [star] = await tx<{ username: string }[]>`
+    SELECT u.username FROM users u
+    WHERE EXISTS (SELECT 1 FROM tweets t WHERE t.author_id = u.id AND NOT t.author_protected)
+    ORDER BY (u.doc::json ->> 'follower_count')::bigint DESC, u.id LIMIT 1`;
+  await tx`UPDATE world_meta SET showcase = ${importedShowcase(star?.username, trends)} WHERE id = 1`;
+}
