@@ -14,7 +14,10 @@ export interface AccountDetails extends Account {
   createdAt: number;
   oidcIssuer: string | null;
   oidcSubject: string | null;
-  /** The balance below which the dashboard warns, as the customer set it; null: the default (see low-balance.ts). */
+  /**
+   * The balance below which the dashboard warns, as the customer set it; null: the default (see
+   * billing/low-balance.ts).
+   */
   lowBalanceWarning: number | null;
 }
 

@@ -1,6 +1,7 @@
 // The decisions this API makes on the points SPEC.md leaves open, written once and built from the
 // constants that enforce them, so the published text cannot drift from the behaviour. The OpenAPI
 // description and the /docs page render this list; the README points to /docs.
+import { costOf, describeEndpointCost, PER_50_ITEMS } from "./billing/costs.ts";
 import {
   type EndpointId,
   endpointsById,
@@ -8,8 +9,7 @@ import {
   THREAD_MAX_TWEETS,
   WORKFLOW_SECTION_SIZE,
 } from "./catalogue/index.ts";
-import { costOf, PER_50_ITEMS } from "./costs.ts";
-import { describeEndpointCost, type Endpoint } from "./endpoint.ts";
+import type { Endpoint } from "./endpoint.ts";
 import { MAX_IDS } from "./params.ts";
 import { DEFAULT_SEARCH_LIMITS } from "./search/limits.ts";
 import { SEARCH_QUERY_LIMITS } from "./search/parse.ts";

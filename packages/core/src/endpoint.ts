@@ -2,8 +2,8 @@
 // (HTTP /v1, /2, MCP, OpenAPI) read these plain objects; none of them restates a path, a bound, a cost,
 // an example or a /2 mapping.
 import type * as v from "valibot";
+import type { CostByParam, CostRule } from "./billing/costs.ts";
 import type { EndpointId } from "./catalogue/index.ts";
-import { type CostRule, describeCostRule } from "./costs.ts";
 import type { JsonText } from "./json-text.ts";
 import type { Cursor, PageRequest, Store } from "./ports.ts";
 import type { V2Mapping } from "./v2-mapping.ts";
@@ -15,12 +15,6 @@ export type Toolset = "search" | "users" | "tweets" | "graph" | "lists" | "commu
 export type ParamsSchema = v.GenericSchema<Record<string, unknown>, Record<string, unknown>> & {
   readonly entries: v.ObjectEntries;
 };
-
-/** A cost that depends on a parameter's value (followers and following: mode=ids or profiles). */
-export interface CostByParam {
-  param: string;
-  rules: Record<string, CostRule>;
-}
 
 /**
  * The stable examples every world provides (fixtures' WorldExamples holds them), by name: core cannot
@@ -158,21 +152,4 @@ export function maxItemsOf(endpoint: Endpoint, params: Record<string, unknown>, 
 
 export function pathParamNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
-}
-
-export function costRuleFor(endpoint: Endpoint, params: Record<string, unknown>): CostRule {
-  const cost = endpoint.cost;
-  if ("kind" in cost) return cost;
-  const rule = cost.rules[String(params[cost.param])];
-  if (!rule) throw new Error(`${endpoint.id}: no cost rule for ${cost.param}=${String(params[cost.param])}`);
-  return rule;
-}
-
-/** An endpoint's whole cost in words, mode by mode where it depends on a parameter (docs, agent tools). */
-export function describeEndpointCost(endpoint: Endpoint): string {
-  const cost = endpoint.cost;
-  if ("kind" in cost) return describeCostRule(cost);
-  return Object.entries(cost.rules)
-    .map(([value, rule]) => `${cost.param}=${value}: ${describeCostRule(rule)}`)
-    .join("; ");
 }

@@ -3,9 +3,10 @@
 // either covers the whole cost or refuses the request, so a failed request is never billed.
 import * as v from "valibot";
 import type { Accounts } from "./account-ports.ts";
-import { type CostRule, costOf } from "./costs.ts";
-import { type FewerItems, fewerItemsOf, insufficientCredits, shortfallOf } from "./credit-refusal.ts";
-import { costRuleFor, type Endpoint, maxItemsOf, type ParamsSchema, type ReadResult } from "./endpoint.ts";
+import { type CostRule, costOf, costRuleFor } from "./billing/costs.ts";
+import { type FewerItems, fewerItemsOf, insufficientCredits, shortfallOf } from "./billing/credit-refusal.ts";
+import { quoteOf, withinCap } from "./billing/request-budget.ts";
+import { type Endpoint, maxItemsOf, type ParamsSchema, type ReadResult } from "./endpoint.ts";
 import type { Credits } from "./envelope.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
 import {
@@ -21,7 +22,6 @@ import { canonicalEntries } from "./params.ts";
 import type { Cursor, KeyCheck, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
 import { isWellFormedApiKey } from "./request.ts";
-import { quoteOf, withinCap } from "./request-budget.ts";
 import { ControlsSchema, type RequestControls } from "./request-controls.ts";
 import { CLIENT_CLOSED_STATUS, type RequestLog } from "./request-log.ts";
 import type { TokenCodec } from "./tokens.ts";

@@ -1,18 +1,8 @@
 export * from "./account-ports.ts";
 export * from "./account-reads.ts";
+export * from "./billing/index.ts";
 export * from "./catalogue/index.ts";
-export * from "./costs.ts";
 export * from "./credentials.ts";
-export {
-  creditsText,
-  describeFit,
-  describeKeyLimit,
-  describeShortfall,
-  type FewerItems,
-  fewerItemsOf,
-  type Shortfall,
-  shortfallOf,
-} from "./credit-refusal.ts";
 export * from "./database-url.ts";
 export * from "./decisions.ts";
 export * from "./endpoint.ts";
@@ -26,7 +16,6 @@ export * from "./json-text.ts";
 export * from "./key-options.ts";
 export * from "./ledger-errors.ts";
 export * from "./lookup-list.ts";
-export * from "./low-balance.ts";
 export * from "./model.ts";
 export * from "./outage.ts";
 export * from "./params.ts";
@@ -34,7 +23,6 @@ export * from "./ports.ts";
 export * from "./ratelimit.ts";
 export * from "./read-range.ts";
 export * from "./request.ts";
-export * from "./request-budget.ts";
 export * from "./request-controls.ts";
 export * from "./request-log.ts";
 export * from "./search/index.ts";

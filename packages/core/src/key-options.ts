@@ -2,7 +2,8 @@
 // --expires 2027-01-31) and the dashboard's key form: read once here so both accept and refuse alike.
 
 import type { KeyOptions } from "./account-ports.ts";
-import { describeKeyLimit } from "./credit-refusal.ts";
+import { assertCredits } from "./billing/amounts.ts";
+import { describeKeyLimit } from "./billing/credit-refusal.ts";
 import type { KeyAllowance } from "./ports.ts";
 
 export interface KeyOptionsText {
@@ -55,4 +56,10 @@ export function parseKeyOptions(text: KeyOptionsText, now: number): { options: K
 /** "500 credits per UTC day, 120 left", or "no limit". */
 export function describeAllowance(allowance: KeyAllowance | null): string {
   return allowance ? `${describeKeyLimit(allowance)}, ${allowance.remaining} left` : "no limit";
+}
+
+/** A key's limit is a positive number of credits, its expiry a positive instant (epoch ms). */
+export function assertKeyOptions(options: KeyOptions): void {
+  if (options.limit) assertCredits(options.limit.credits, { allowZero: false });
+  if (options.expiresAt !== undefined) assertCredits(options.expiresAt, { allowZero: false });
 }

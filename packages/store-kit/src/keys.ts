@@ -1,7 +1,7 @@
 // How every adapter stores an API key: only its SHA-256 digest, the value Ledger.checkKey looks it up by.
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { KeyCheck, KeyInfo } from "@social/core";
-import { allowanceOf, type KeySpendRowOf, keySpendOf } from "./key-spend.ts";
+import { allowanceOf, type KeyCheck, type KeyInfo } from "@social/core";
+import { type KeySpendRowOf, keySpendOf } from "./key-spend.ts";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 

@@ -1,6 +1,6 @@
 // The communities toolset: a community, its search, members, moderators and tweets.
 import * as v from "valibot";
-import { FLAT, PER_ITEM } from "../costs.ts";
+import { FLAT, PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { choiceParam, idParam, nextTokenParam } from "../params.ts";

@@ -1,6 +1,6 @@
 // The graph toolset: who follows whom.
 import * as v from "valibot";
-import { FLAT, PER_50_ITEMS, PER_ITEM } from "../costs.ts";
+import { FLAT, PER_50_ITEMS, PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { choiceParam, idParam, integerParam, nextTokenParam, paramsIssueMessage, usernameParam } from "../params.ts";

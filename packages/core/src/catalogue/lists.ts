@@ -1,6 +1,6 @@
 // The lists toolset: a public list's tweets, members and subscribers.
 import * as v from "valibot";
-import { PER_ITEM } from "../costs.ts";
+import { PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { byIdPaged, fixedPageSize, pageResult, TWEET_LIST, USER_LIST } from "./shared.ts";

@@ -1,6 +1,6 @@
 // The search toolset: recent search (plain and with authors) and trends.
 import * as v from "valibot";
-import { FLAT, PER_ITEM, TWO_PER_ITEM } from "../costs.ts";
+import { FLAT, PER_ITEM, TWO_PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { choiceParam, integerParam, nextTokenParam, searchQueryParam } from "../params.ts";

@@ -1,6 +1,6 @@
 // The tweets toolset: tweets by id or ids, their quotes, retweeters and articles.
 import * as v from "valibot";
-import { FLAT, PER_ITEM } from "../costs.ts";
+import { FLAT, PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import { notFound } from "../errors.ts";
 import * as model from "../model.ts";

@@ -1,6 +1,6 @@
 // The users toolset: profiles by id, username or ids, and a user's timelines.
 import * as v from "valibot";
-import { FLAT, PER_ITEM } from "../costs.ts";
+import { FLAT, PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint, type ExampleName, type ExampleValues, type Guidance, type ParamsSchema } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { idParam, idsParam, nextTokenParam, usernameParam, usernamesParam } from "../params.ts";

@@ -1,7 +1,7 @@
 // The workflows toolset: reads that join several resources in one call (a conversation, a thread, a
 // profile with its recent tweets, a tweet with its reception).
 import * as v from "valibot";
-import { PER_ITEM } from "../costs.ts";
+import { PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint, type ReadResult } from "../endpoint.ts";
 import { notFound } from "../errors.ts";
 import * as model from "../model.ts";

@@ -20,6 +20,7 @@ import {
   assertCredits,
   assertKeyOptions,
   balanceLimitReached,
+  GRANT_REASONS,
   generateApiKey,
   isWellFormedApiKey,
   KEY_PREFIX_LENGTH,
@@ -27,6 +28,7 @@ import {
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
   MAX_BALANCE,
   newId,
+  STARTING_CREDITS,
 } from "@social/core";
 import {
   hashApiKeySync,
@@ -42,7 +44,6 @@ import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
 import { requestLogPage } from "./request-history.ts";
 
-const STARTING_CREDITS = 1000;
 const DAY_MS = 86_400_000;
 
 interface AccountRow {
@@ -142,7 +143,7 @@ export class PostgresAccounts implements Accounts {
         INSERT INTO accounts (id, name, balance, created_at) VALUES (${newId("acct")}, ${name}, ${credits}, ${now})
         RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning`;
       if (!row) throw new Error("INSERT … RETURNING returned no row");
-      if (credits > 0) await recordGrant(tx, row.id, credits, "starting credits", now);
+      if (credits > 0) await recordGrant(tx, row.id, credits, GRANT_REASONS.starting, now);
       return { account: toAccount(row), key: await insertKey(tx, row.id, name, keyOptions) };
     });
   }
@@ -163,7 +164,7 @@ export class PostgresAccounts implements Accounts {
         VALUES (${newId("acct")}, ${name}, ${STARTING_CREDITS}, ${issuer}, ${subject}, ${now})
         ON CONFLICT (oidc_issuer, oidc_subject) WHERE oidc_issuer IS NOT NULL DO NOTHING
         RETURNING id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning`;
-      if (row) await recordGrant(tx, row.id, STARTING_CREDITS, "sign-up credits", now);
+      if (row) await recordGrant(tx, row.id, STARTING_CREDITS, GRANT_REASONS.signUp, now);
       return row;
     });
     if (created) return toAccount(created);
@@ -172,7 +173,7 @@ export class PostgresAccounts implements Accounts {
     return winner;
   }
 
-  async grantCredits(accountId: string, credits: number, reason = "operator grant"): Promise<number> {
+  async grantCredits(accountId: string, credits: number, reason: string = GRANT_REASONS.operator): Promise<number> {
     assertCredits(credits, { allowZero: false });
     const balance = await this.#sql.begin(async (tx) => {
       const [row] = await tx<{ balance: string }[]>`

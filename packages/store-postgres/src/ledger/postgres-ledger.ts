@@ -8,22 +8,17 @@
 // Many processes share the database: a batch locks its accounts (in id order, so two batches never
 // deadlock on them) before reading the balances, so the balances it tests debits against stay true
 // until it commits. The conditional UPDATE and the CHECK (balance >= 0) still guard every balance.
-import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
-import { assertCredits, LedgerError } from "@social/core";
+import type { DebitAccount, DebitKey, DebitResult, KeyCheck, KeySpend, Ledger, UsageRecord } from "@social/core";
+import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded } from "@social/core";
 import {
-  charged,
   type IdempotencyOwnerRow,
-  idempotencyKeyTaken,
+  idempotencyHolderOf,
   isKeyDigest,
   KEY_CHECK_COLUMNS,
   type KeyRowOf,
-  type KeySpend,
   type KeySpendRowOf,
   keyCheckOf,
   keySpendOf,
-  ownsIdempotencyKey,
-  refunded,
-  shortfall,
 } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
 import { answerOutagesAsUnavailable, isDatabaseOutage } from "../outage.ts";
@@ -109,14 +104,10 @@ export class PostgresLedger implements Ledger {
   /**
    * Charges `usage.credits` if the balance covers them, else refuses and writes nothing. Rejects with
    * a LedgerError for an invalid amount, an unknown account or key, or a request id already charged
-   * (all uncharged), and with the database error if the transaction fails (nothing charged).
+   * (all uncharged; see decideDebit), and with the database error if the transaction fails (nothing
+   * charged).
    */
   debit(accountId: string, usage: UsageRecord): Promise<DebitResult> {
-    try {
-      assertCredits(usage.credits, { allowZero: true });
-    } catch (error) {
-      return Promise.reject(error);
-    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ accountId, usage, resolve, reject });
       if (!this.#draining) {
@@ -152,7 +143,7 @@ export class PostgresLedger implements Ledger {
       if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
       const [refund] = await tx<{ credits: string }[]>`
         INSERT INTO grants (account_id, credits, reason, created_at, refund_of)
-        SELECT account_id, credits, 'refund: answer not delivered', ${now}::bigint, request_id FROM usage
+        SELECT account_id, credits, ${GRANT_REASONS.refund}::text, ${now}::bigint, request_id FROM usage
         WHERE request_id = ${requestId} AND account_id = ${accountId} AND credits > 0
         ON CONFLICT DO NOTHING RETURNING credits`;
       if (!refund) return;
@@ -248,9 +239,8 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
-   * Applies the batch in queue order inside one transaction, with SQLite's decisions in SQLite's order:
-   * unknown account, then a balance too short (refused, nothing written), then an unknown key or a
-   * request id already charged (rejected, nothing written).
+   * Applies the batch in queue order inside one transaction, each debit as decideDebit decides it on
+   * the rows read under the accounts' locks and the charges decided before it in the batch.
    */
   async #writeBatch(tx: TransactionSQL, batch: readonly PendingDebit[], attempt: BatchAttempt): Promise<Outcome[]> {
     const now = this.#now();
@@ -259,7 +249,7 @@ export class PostgresLedger implements Ledger {
     const requestIds = batch.map((debit) => debit.usage.requestId);
     // Queued one after the other on the transaction's connection; the usage read starts only once
     // the accounts are locked, so it sees every charge committed by a batch that held them before.
-    const [[settings], locked, alreadyCharged, keys] = await Promise.all([
+    const [[settings], locked, alreadyCharged, keyRows] = await Promise.all([
       // A charge reported to a client must survive a crash of the server, whatever its default. Every
       // statement of a batch finds its rows by key, yet left to choose, the planner plans some anew for
       // each batch (arrays of another length): one generic plan per connection saves the server about
@@ -281,41 +271,46 @@ export class PostgresLedger implements Ledger {
     ]);
     attempt.xid = settings?.xid;
     const owners = await this.#idempotencyOwners(tx, batch);
-    const balances = new Map(locked.map((row) => [row.id, Number(row.balance)]));
+    const accounts = new Map<string, DebitAccount>(locked.map((row) => [row.id, { balance: Number(row.balance) }]));
     const chargedIds = new Set(alreadyCharged.map((row) => row.request_id));
     // Read after the accounts were locked, and every writer of a key's spend holds its account's lock.
-    const spends = new Map<string, KeySpend>(keys.map((row) => [row.id, keySpendOf(row)]));
-    const knownKeys = new Set(keys.map((row) => row.id));
-    const revokedKeys = new Set(keys.filter((row) => row.revoked).map((row) => row.id));
-    const expiredKeys = new Set(
-      keys.filter((row) => row.expires_at !== null && Number(row.expires_at) <= now).map((row) => row.id),
+    const keys = new Map<string, DebitKey>(
+      keyRows.map((row) => [
+        row.id,
+        {
+          revoked: row.revoked,
+          expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+          spend: keySpendOf(row),
+        },
+      ]),
     );
     const charges = new Map<string, number>();
     const inserted: { accountId: string; usage: UsageRecord }[] = [];
 
-    const outcomes = batch.map(({ accountId, usage }): Outcome => {
-      const balance = balances.get(accountId);
-      if (balance === undefined) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
-      const spend = spends.get(usage.keyId);
-      const refusal = shortfall(balance, spend, usage.credits, now);
-      if (refusal) return { result: refusal };
-      if (!spend) return { error: new LedgerError("unknown_key", `no key ${usage.keyId}`) };
-      // A key revoked or expired while its request was being read (or its check was cached): refused here.
-      if (revokedKeys.has(usage.keyId))
-        return { error: new LedgerError("revoked_key", `key ${usage.keyId} is revoked`) };
-      if (expiredKeys.has(usage.keyId))
-        return { error: new LedgerError("expired_key", `key ${usage.keyId} has expired`) };
-      if (usage.idempotencyKey !== undefined) {
-        const owner = owners.get(ownerKey(accountId, usage.idempotencyKey));
-        if (!ownsIdempotencyKey(owner, usage)) return { error: idempotencyKeyTaken(usage) };
-      }
-      if (chargedIds.has(usage.requestId)) return { error: duplicate(usage) };
+    const outcomes = batch.map((debit): Outcome => {
+      const { accountId, usage } = debit;
+      const idempotencyKey = usage.idempotencyKey;
+      const decision = decideDebit(
+        debit,
+        {
+          account: accounts.get(accountId),
+          key: keys.get(usage.keyId),
+          alreadyCharged: chargedIds.has(usage.requestId),
+          idempotencyHolder:
+            idempotencyKey === undefined
+              ? undefined
+              : idempotencyHolderOf(owners.get(ownerKey(accountId, idempotencyKey))),
+        },
+        now,
+      );
+      if (!("charge" in decision)) return decision;
+      const { account, key, remaining, spend } = decision.charge;
+      account.balance = remaining;
+      key.spend = spend;
       chargedIds.add(usage.requestId);
-      spends.set(usage.keyId, charged(spend, usage.credits, now));
-      balances.set(accountId, balance - usage.credits);
       charges.set(accountId, (charges.get(accountId) ?? 0) + usage.credits);
       inserted.push({ accountId, usage });
-      return { result: { ok: true, remaining: balance - usage.credits } };
+      return { result: { ok: true, remaining } };
     });
 
     // The writes do not depend on one another: sent together, they cost one round trip, not three.
@@ -355,13 +350,10 @@ export class PostgresLedger implements Ledger {
       );
     }
     // One write per key per batch; in id order, like the accounts, so that batches never deadlock.
-    if (knownKeys.size > 0) {
-      const ids = [...knownKeys];
-      const column = (pick: (spend: KeySpend) => number) =>
-        tx.array(
-          ids.map((id) => pick(spends.get(id) as KeySpend)),
-          "INT8",
-        );
+    if (keys.size > 0) {
+      const ids = [...keys.keys()];
+      const spends = [...keys.values()].map((key) => key.spend);
+      const column = (pick: (spend: KeySpend) => number) => tx.array(spends.map(pick), "INT8");
       writes.push(tx`
         UPDATE api_keys k SET last_used_at = ${now}, spent_total = s.total, spent_today = s.today,
           spent_day = nullif(s.day, -1)
@@ -381,20 +373,16 @@ function ownerKey(accountId: string, idempotencyKey: string): string {
   return JSON.stringify([accountId, idempotencyKey]);
 }
 
-function duplicate(usage: UsageRecord): LedgerError {
-  return new LedgerError("duplicate_request", `request ${usage.requestId} was already charged`);
-}
-
 /** Whether the server itself refused a statement: its error carries a SQLSTATE. */
 function hasSqlState(error: unknown): boolean {
   return error instanceof SQL.PostgresError && error.errno !== undefined;
 }
 
-/** A lone debit's failure as SQLite reports it: a refused row is a LedgerError, anything else passes. */
+/** A lone debit's failure: a row the server refused is a LedgerError, anything else passes. */
 function refusedUsage(error: unknown, usage: UsageRecord): unknown {
   if (!(error instanceof SQL.PostgresError) || error.errno === undefined) return error;
   // Another process charged the same request id between this batch's check and its insert.
-  if (error.errno === "23505") return duplicate(usage);
+  if (error.errno === "23505") return duplicateRequest(usage);
   // Integrity (23) and data (22) errors: a value the server refuses, such as a NUL character.
   if (error.errno.startsWith("23") || error.errno.startsWith("22"))
     return new LedgerError("invalid_usage", error.message);

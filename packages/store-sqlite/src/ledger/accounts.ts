@@ -2,9 +2,15 @@
 // written in the same transaction, so the ledger can always be reconciled.
 import type { Database } from "bun:sqlite";
 import type { AccountDetails, Grant } from "@social/core";
-import { assertCredits, balanceLimitReached, LedgerError, MAX_BALANCE, newId } from "@social/core";
-
-export const STARTING_CREDITS = 1000;
+import {
+  assertCredits,
+  balanceLimitReached,
+  GRANT_REASONS,
+  LedgerError,
+  MAX_BALANCE,
+  newId,
+  STARTING_CREDITS,
+} from "@social/core";
 
 interface AccountRow {
   id: string;
@@ -58,7 +64,7 @@ function recordGrant(db: Database, accountId: string, credits: number, reason: s
 /** A new account whose starting balance is recorded as its first grant. */
 export function createAccount(db: Database, name: string, credits: number = STARTING_CREDITS): AccountDetails {
   assertCredits(credits, { allowZero: true });
-  return db.transaction(() => insertAccount(db, name, credits, "starting credits")).immediate();
+  return db.transaction(() => insertAccount(db, name, credits, GRANT_REASONS.starting)).immediate();
 }
 
 export function getAccount(db: Database, accountId: string): AccountDetails | undefined {
@@ -67,7 +73,12 @@ export function getAccount(db: Database, accountId: string): AccountDetails | un
 }
 
 /** Adds `credits` to the balance and records why; returns the new balance. */
-export function grantCredits(db: Database, accountId: string, credits: number, reason = "operator grant"): number {
+export function grantCredits(
+  db: Database,
+  accountId: string,
+  credits: number,
+  reason: string = GRANT_REASONS.operator,
+): number {
   assertCredits(credits, { allowZero: false });
   return db
     .transaction(() => {
@@ -137,7 +148,7 @@ export function findOrCreateAccountBySubject(
         )
         .get(issuer, subject);
       if (row) return { account: toAccount(row), created: false };
-      const account = insertAccount(db, name, STARTING_CREDITS, "sign-up credits", { issuer, subject });
+      const account = insertAccount(db, name, STARTING_CREDITS, GRANT_REASONS.signUp, { issuer, subject });
       return { account, created: true };
     })
     .immediate();

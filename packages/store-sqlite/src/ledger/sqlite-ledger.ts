@@ -2,21 +2,16 @@
 // arrive together share one BEGIN IMMEDIATE … COMMIT, and no promise settles before the COMMIT that
 // holds its debit, so a response never reports a charge the ledger does not have.
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
-import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
-import { assertCredits, LedgerError } from "@social/core";
+import type { DebitAccount, DebitKey, DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
+import { decideDebit, GRANT_REASONS, LedgerError, refunded } from "@social/core";
 import {
-  charged,
-  idempotencyKeyTaken,
+  idempotencyHolderOf,
   isKeyDigest,
   KEY_CHECK_COLUMNS,
   type KeyRowOf,
-  type KeySpend,
   type KeySpendRowOf,
   keyCheckOf,
   keySpendOf,
-  ownsIdempotencyKey,
-  refunded,
-  shortfall,
 } from "@social/store-kit";
 import { WalSyncError } from "../durability/wal-sync.ts";
 import { GroupCommit, type Outcome } from "../group-commit.ts";
@@ -36,18 +31,20 @@ interface PendingDebit {
   refund?: true;
 }
 
-/** An account's balance within a batch, as read at its start and as its debits leave it; null: no such account. */
-type BatchBalances = Map<string, { start: number; current: number } | null>;
+/** An account as a batch found it (`start`), its balance as the batch's debits and refunds leave it. */
+interface BatchAccount extends DebitAccount {
+  start: number;
+}
+/** null: no such account. */
+type BatchAccounts = Map<string, BatchAccount | null>;
 
-/** A key as a batch found it, its spend as the batch's charges and refunds leave it; null: no such key. */
-interface BatchKey {
-  revoked: boolean;
-  expiresAt: number | null;
-  spend: KeySpend;
+/** A key as a batch found it, its spend as the batch's charges and refunds leave it. */
+interface BatchKey extends DebitKey {
   /** A debit used it (its last_used_at moves); refunds alone only change its spend. */
   used: boolean;
   changed: boolean;
 }
+/** null: no such key. */
 type BatchKeys = Map<string, BatchKey | null>;
 
 type KeyRow = KeyRowOf<number>;
@@ -64,7 +61,8 @@ export class SqliteLedger implements Ledger {
   readonly #writeKey: Statement<void, [number | null, number, number, number | null, string]>;
   readonly #keyForDebit: Statement<KeyDebitRow, [string]>;
   readonly #usageOf: Statement<{ key_id: string; created_at: number }, [string, string]>;
-  readonly #refundUsage: Statement<{ credits: number }, [number, string, string]>;
+  readonly #requestCharged: Statement<{ found: 1 }, [string]>;
+  readonly #refundUsage: Statement<{ credits: number }, [string, number, string, string]>;
   readonly #idempotencyOwner: Statement<{ request_id: string; answered: number }, [string, string]>;
 
   constructor(db: Database, options: SqliteLedgerOptions = {}) {
@@ -86,11 +84,12 @@ export class SqliteLedger implements Ledger {
       "SELECT revoked_at, expires_at, credit_limit, limit_per, spent_total, spent_today, spent_day FROM api_keys WHERE id = ?",
     );
     this.#usageOf = db.query("SELECT key_id, created_at FROM usage WHERE request_id = ? AND account_id = ?");
+    this.#requestCharged = db.query("SELECT 1 AS found FROM usage WHERE request_id = ?");
     // The grant takes its amount from the usage row itself, so a refund can never exceed the charge,
     // and the unique index on refund_of makes a second refund of the same request a no-op.
     this.#refundUsage = db.query(
       "INSERT INTO grants (account_id, credits, reason, created_at, refund_of) " +
-        "SELECT account_id, credits, 'refund: answer not delivered', ?, request_id FROM usage " +
+        "SELECT account_id, credits, ?, ?, request_id FROM usage " +
         "WHERE request_id = ? AND account_id = ? AND credits > 0 ON CONFLICT DO NOTHING RETURNING credits",
     );
     this.#idempotencyOwner = db.query(
@@ -112,14 +111,10 @@ export class SqliteLedger implements Ledger {
   /**
    * Charges `usage.credits` if the balance covers them, else refuses and writes nothing. Rejects with
    * a LedgerError for an invalid amount, an unknown account or key, or a request id already charged
-   * (all uncharged), and with the database error if the batch's transaction fails (nothing charged).
+   * (all uncharged; see decideDebit), and with the database error if the batch's transaction fails
+   * (nothing charged).
    */
   debit(accountId: string, usage: UsageRecord): Promise<DebitResult> {
-    try {
-      assertCredits(usage.credits, { allowZero: true });
-    } catch (error) {
-      return Promise.reject(error);
-    }
     return this.#writes.submit({ accountId, usage }).catch((error: unknown) => {
       // Committed but perhaps not on disk, and answered 503: the charge is given back, as for a
       // request whose answer was not delivered (a refund of a debit that was refused finds nothing).
@@ -144,16 +139,20 @@ export class SqliteLedger implements Ledger {
   /**
    * Applies the batch in queue order, inside the write transaction GroupCommit holds until COMMIT, so no
    * other connection can change a balance in between: each account's balance is read once, every debit
-   * is tested and subtracted in memory, and the result is written once per account. The CHECK
+   * is decided and subtracted in memory, and the result is written once per account. The CHECK
    * (balance >= 0) in the schema still guards it.
    */
   #applyBatch(batch: readonly PendingDebit[]): Outcome<DebitResult>[] {
     const now = this.#now();
-    const balances: BatchBalances = new Map();
+    const accounts: BatchAccounts = new Map();
     const keys: BatchKeys = new Map();
-    const outcomes = batch.map((debit) => this.#applyDebit(debit, balances, keys, now));
-    for (const [accountId, balance] of balances) {
-      if (balance && balance.current !== balance.start) this.#setBalance.run(balance.current, accountId);
+    const outcomes = batch.map((debit) =>
+      debit.refund
+        ? this.#applyRefund(debit.accountId, debit.usage.requestId, accounts, keys, now)
+        : this.#applyDebit(debit, accounts, keys, now),
+    );
+    for (const [accountId, account] of accounts) {
+      if (account && account.balance !== account.start) this.#setBalance.run(account.balance, accountId);
     }
     // One write per key per batch, however many requests the key made in it.
     for (const [keyId, key] of keys) {
@@ -161,6 +160,17 @@ export class SqliteLedger implements Ledger {
       this.#writeKey.run(key.used ? now : null, key.spend.total, key.spend.today, key.spend.day, keyId);
     }
     return outcomes;
+  }
+
+  /** An account as this batch knows it: read once, then as its debits and refunds left it. */
+  #batchAccount(accountId: string, accounts: BatchAccounts): BatchAccount | null {
+    let account = accounts.get(accountId);
+    if (account === undefined) {
+      const row = this.#balance.get(accountId);
+      account = row && { start: row.balance, balance: row.balance };
+      accounts.set(accountId, account);
+    }
+    return account;
   }
 
   /** A key as this batch knows it: read once, then as its debits and refunds left it. */
@@ -181,70 +191,61 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * One debit: refused when the balance or the key's limit is short; otherwise its usage row is
-   * inserted and only then the cost subtracted, so a usage row refused by a constraint (a statement
-   * SQLite undoes whole) charges nothing. Any other error aborts the whole batch.
+   * One debit, as decideDebit decides it: when charged, its usage row is inserted and only then the
+   * cost subtracted, so a usage row refused by a constraint (a statement SQLite undoes whole) charges
+   * nothing. Any other error aborts the whole batch.
    */
-  #applyDebit(
-    { accountId, usage, refund }: PendingDebit,
-    balances: BatchBalances,
-    keys: BatchKeys,
-    now: number,
-  ): Outcome<DebitResult> {
-    let balance = balances.get(accountId);
-    if (balance === undefined) {
-      const row = this.#balance.get(accountId);
-      balance = row ? { start: row.balance, current: row.balance } : null;
-      balances.set(accountId, balance);
-    }
-    if (!balance) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
-    if (refund) {
-      const charge = this.#usageOf.get(usage.requestId, accountId);
-      const credits = this.#refundUsage.get(now, usage.requestId, accountId)?.credits ?? 0;
-      const key = charge && credits > 0 ? this.#batchKey(charge.key_id, keys) : null;
-      if (charge && key) {
-        key.spend = refunded(key.spend, credits, charge.created_at);
-        key.changed = true;
-      }
-      balance.current += credits;
-      return { result: { ok: true, remaining: balance.current } };
-    }
-    const key = this.#batchKey(usage.keyId, keys);
-    const refusal = shortfall(balance.current, key?.spend, usage.credits, now);
-    if (refusal) return { result: refusal };
-    // A key revoked or expired while its request was being read: its check said active, the ledger says no.
-    if (key?.revoked) return { error: new LedgerError("revoked_key", `key ${usage.keyId} is revoked`) };
-    if (key?.expiresAt != null && key.expiresAt <= now) {
-      return { error: new LedgerError("expired_key", `key ${usage.keyId} has expired`) };
-    }
-    if (usage.idempotencyKey !== undefined) {
-      const owner = this.#idempotencyOwner.get(accountId, usage.idempotencyKey);
-      if (!ownsIdempotencyKey(owner, usage)) return { error: idempotencyKeyTaken(usage) };
-    }
+  #applyDebit(debit: PendingDebit, accounts: BatchAccounts, keys: BatchKeys, now: number): Outcome<DebitResult> {
+    const { accountId, usage } = debit;
+    const idempotencyKey = usage.idempotencyKey;
+    const decision = decideDebit(
+      debit,
+      {
+        account: this.#batchAccount(accountId, accounts) ?? undefined,
+        key: this.#batchKey(usage.keyId, keys) ?? undefined,
+        alreadyCharged: this.#requestCharged.get(usage.requestId) !== null,
+        idempotencyHolder:
+          idempotencyKey === undefined
+            ? undefined
+            : idempotencyHolderOf(this.#idempotencyOwner.get(accountId, idempotencyKey)),
+      },
+      now,
+    );
+    if (!("charge" in decision)) return decision;
     try {
       const duration = usage.durationMs ?? null;
       this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now, duration);
     } catch (error) {
       if (!(error instanceof SQLiteError) || !error.code?.startsWith("SQLITE_CONSTRAINT")) throw error;
-      return { error: refusedUsage(error, usage) };
+      return { error: new LedgerError("invalid_usage", error.message) };
     }
-    balance.current -= usage.credits;
-    if (key) {
-      key.spend = charged(key.spend, usage.credits, now);
-      key.used = true;
+    const { account, key, remaining, spend } = decision.charge;
+    account.balance = remaining;
+    key.spend = spend;
+    key.used = true;
+    return { result: { ok: true, remaining } };
+  }
+
+  /** The refund of an earlier charge: its credits back to the account, and off its key's spend. */
+  #applyRefund(
+    accountId: string,
+    requestId: string,
+    accounts: BatchAccounts,
+    keys: BatchKeys,
+    now: number,
+  ): Outcome<DebitResult> {
+    const account = this.#batchAccount(accountId, accounts);
+    if (!account) return { error: new LedgerError("unknown_account", `no account ${accountId}`) };
+    const charge = this.#usageOf.get(requestId, accountId);
+    const credits = this.#refundUsage.get(GRANT_REASONS.refund, now, requestId, accountId)?.credits ?? 0;
+    const key = charge && credits > 0 ? this.#batchKey(charge.key_id, keys) : null;
+    if (charge && key) {
+      key.spend = refunded(key.spend, credits, charge.created_at);
+      key.changed = true;
     }
-    return { result: { ok: true, remaining: balance.current } };
+    account.balance += credits;
+    return { result: { ok: true, remaining: account.balance } };
   }
 }
 
 answerOutagesAsUnavailable(SqliteLedger);
-
-function refusedUsage(error: SQLiteError, usage: UsageRecord): LedgerError {
-  if (error.code === "SQLITE_CONSTRAINT_UNIQUE") {
-    return new LedgerError("duplicate_request", `request ${usage.requestId} was already charged`);
-  }
-  if (error.code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
-    return new LedgerError("unknown_key", `no key ${usage.keyId}`);
-  }
-  return new LedgerError("invalid_usage", error.message);
-}

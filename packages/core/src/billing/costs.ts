@@ -1,11 +1,20 @@
-// SPEC.md's four cost rules as pure functions. "1 per 50 items" rounds up: 1 to 50 items cost one
-// credit on top of the base, 51 to 100 cost two, and an empty page costs the base alone.
+// SPEC.md's four cost rules as pure functions, and which of them prices a call of an entry. "1 per 50
+// items" rounds up: 1 to 50 items cost one credit on top of the base, 51 to 100 cost two, and an empty
+// page costs the base alone.
+import type { Endpoint } from "../endpoint.ts";
+
 export type CostRule = { kind: "flat" } | { kind: "per_item"; perItem: 1 | 2 } | { kind: "per_50_items" };
 
 export const FLAT: CostRule = { kind: "flat" };
 export const PER_ITEM: CostRule = { kind: "per_item", perItem: 1 };
 export const TWO_PER_ITEM: CostRule = { kind: "per_item", perItem: 2 };
 export const PER_50_ITEMS: CostRule = { kind: "per_50_items" };
+
+/** A cost that depends on a parameter's value (followers and following: mode=ids or profiles). */
+export interface CostByParam {
+  param: string;
+  rules: Record<string, CostRule>;
+}
 
 const BASE = 1;
 
@@ -45,4 +54,22 @@ export function describeCostRule(rule: CostRule): string {
     case "per_50_items":
       return "1 credit + 1 per 50 returned items (rounded up)";
   }
+}
+
+/** The rule that prices a call of `endpoint` with these (validated) parameters. */
+export function costRuleFor(endpoint: Endpoint, params: Record<string, unknown>): CostRule {
+  const cost = endpoint.cost;
+  if ("kind" in cost) return cost;
+  const rule = cost.rules[String(params[cost.param])];
+  if (!rule) throw new Error(`${endpoint.id}: no cost rule for ${cost.param}=${String(params[cost.param])}`);
+  return rule;
+}
+
+/** An endpoint's whole cost in words, mode by mode where it depends on a parameter (docs, agent tools). */
+export function describeEndpointCost(endpoint: Endpoint): string {
+  const cost = endpoint.cost;
+  if ("kind" in cost) return describeCostRule(cost);
+  return Object.entries(cost.rules)
+    .map(([value, rule]) => `${cost.param}=${value}: ${describeCostRule(rule)}`)
+    .join("; ");
 }

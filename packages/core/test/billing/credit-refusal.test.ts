@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { followers } from "../src/catalogue/graph.ts";
-import { searchRecent } from "../src/catalogue/search.ts";
-import { quotes, tweets } from "../src/catalogue/tweets.ts";
-import type { CostRule } from "../src/costs.ts";
-import { FLAT, PER_50_ITEMS, PER_ITEM } from "../src/costs.ts";
-import { fewerItemsOf, insufficientCredits, type Shortfall } from "../src/credit-refusal.ts";
-import type { Endpoint } from "../src/endpoint.ts";
+import type { CostRule } from "../../src/billing/costs.ts";
+import { FLAT, PER_50_ITEMS, PER_ITEM } from "../../src/billing/costs.ts";
+import { fewerItemsOf, insufficientCredits, type Shortfall } from "../../src/billing/credit-refusal.ts";
+import { followers } from "../../src/catalogue/graph.ts";
+import { searchRecent } from "../../src/catalogue/search.ts";
+import { quotes, tweets } from "../../src/catalogue/tweets.ts";
+import type { Endpoint } from "../../src/endpoint.ts";
 
 /** A refusal for the account's balance, as the ledger reports it. */
 const balance = (remaining: number): Shortfall => ({ ok: false, reason: "balance", remaining });

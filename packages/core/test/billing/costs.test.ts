@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { costOf, FLAT, PER_50_ITEMS, PER_ITEM, TWO_PER_ITEM } from "../src/costs.ts";
+import { costOf, FLAT, PER_50_ITEMS, PER_ITEM, TWO_PER_ITEM } from "../../src/billing/costs.ts";
 
 describe("cost rules", () => {
   it("flat is 1 whatever the size", () => {

@@ -1,10 +1,11 @@
 // The 402 a program can act on: what the request needed, what the account has, and the largest request
 // like it that the balance covers now, in the endpoint's own parameters (a smaller `limit`, fewer `ids`).
+
+import type { Endpoint } from "../endpoint.ts";
+import { ApiError, type CreditRefusal } from "../errors.ts";
+import { lookupListOf } from "../lookup-list.ts";
+import type { DebitResult, KeyAllowance, KeyLimit } from "../ports.ts";
 import { affordableItems, type CostRule } from "./costs.ts";
-import type { Endpoint } from "./endpoint.ts";
-import { ApiError, type CreditRefusal } from "./errors.ts";
-import { lookupListOf } from "./lookup-list.ts";
-import type { DebitResult, KeyAllowance, KeyLimit } from "./ports.ts";
 
 /** A refused debit: the account's balance or the key's limit fell short. */
 export type Shortfall = Extract<DebitResult, { ok: false }>;

@@ -2,11 +2,19 @@
 // dry run answers. Both start from the most items the request can count (maxItemsOf), so the quote is
 // never below the charge and a capped read never above its cap.
 import * as v from "valibot";
-import { affordableItems, type CostRule, costOf, describeCostRule } from "./costs.ts";
-import { costRuleFor, describeEndpointCost, type Endpoint, maxItemsOf, type ParamsSchema } from "./endpoint.ts";
-import { invalidRequest } from "./errors.ts";
-import { lookupListOf } from "./lookup-list.ts";
-import { MAX_IDS } from "./params.ts";
+import type { Endpoint, ParamsSchema } from "../endpoint.ts";
+import { maxItemsOf } from "../endpoint.ts";
+import { invalidRequest } from "../errors.ts";
+import { lookupListOf } from "../lookup-list.ts";
+import { MAX_IDS } from "../params.ts";
+import {
+  affordableItems,
+  type CostRule,
+  costOf,
+  costRuleFor,
+  describeCostRule,
+  describeEndpointCost,
+} from "./costs.ts";
 
 /**
  * The items a request may return under `cap`, at most `most`. A cap below the cost of the smallest
