@@ -5,9 +5,6 @@
 import { noRemovedRows, type RemovedRows, type Showcase, type Trend } from "@social/core";
 import { emptyCounts, type WorldCounts } from "./world.ts";
 
-/** world_meta.origin: a world the generator built, or one that holds only what was imported. */
-export type WorldOrigin = "generated" | "imported";
-
 /** world_meta.seed of a world that was not generated. */
 export const IMPORTED_SEED = "imported";
 
