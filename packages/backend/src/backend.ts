@@ -26,7 +26,7 @@ export interface Backend {
   buildWorld(options: WorldOptions, onProgress?: (progress: BuildProgress) => void): Promise<WorldMeta>;
   /** Adds or replaces imported users and tweets (core's importSources drives it). */
   worldImport(): WorldImport;
-  /** Writes what the request log holds, then closes the database. */
+  /** Waits for the ledger's writes in flight, writes what the request log holds, then closes the database. */
   close(): Promise<void>;
 }
 

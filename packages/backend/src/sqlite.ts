@@ -14,6 +14,7 @@ import {
   SqliteWorldImport,
 } from "@social/store-sqlite";
 import type { Backend, BackendOptions } from "./backend.ts";
+import { SettlingLedger } from "./settling-ledger.ts";
 
 export function openSqliteBackend(url: string, options: BackendOptions): Backend {
   const db = openDatabase(url, {
@@ -22,10 +23,11 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
   });
   const accounts = new SqliteAccounts(db);
   const requestLog = new SqliteRequestLog(db);
+  const ledger = new SettlingLedger(new SqliteLedger(db));
   return {
     kind: "sqlite",
     store: new SqliteStore(db),
-    ledger: new SqliteLedger(db),
+    ledger,
     accounts,
     idempotency: new SqliteIdempotency(db),
     sessions: new SqliteSessions(db),
@@ -35,6 +37,7 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
     buildWorld: async (world, onProgress) => buildWorld(db, world, onProgress),
     worldImport: () => new SqliteWorldImport(db),
     close: async () => {
+      await ledger.settled();
       await requestLog.flush();
       await closeDatabase(db);
     },
