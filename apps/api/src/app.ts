@@ -87,10 +87,11 @@ export function createApp(options: AppOptions) {
       .use(v2Routes(context))
       .use(dashboardRoutes(context, options.dashboard))
       // MCP over Streamable HTTP: the same pipeline, key and ledger as /v1; the handler reads the body.
-      .all("/mcp", ({ request, requestId, anonymousRate }) =>
+      .all("/mcp", ({ request, requestId, delivery, anonymousRate }) =>
         handleMcpRequest(request, services, {
           helpUrl,
           requestId,
+          signal: delivery.signal,
           anonymousRate,
           ...(options.mcpMaxChars === undefined ? {} : { maxChars: options.mcpMaxChars }),
         }),

@@ -135,8 +135,15 @@ export async function startTestServer(
   let sqlite: Database | undefined;
   /** The keys account() made, by id: revoke() asks the server with the key until it is refused. */
   const secrets = new Map<string, string>();
+  // A test may stop the server itself (to read the books once nothing is in flight); close() then does not again.
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= server.stop();
+    return stopped;
+  };
   return {
     ...server,
+    stop,
     adapter,
     databaseUrl,
     backend,
@@ -183,7 +190,7 @@ export async function startTestServer(
       return fetch(`${server.url}${path}`, { ...init, headers });
     },
     async close() {
-      await server.stop();
+      await stop();
       await backend.close();
       sqlite?.close();
       rmSync(dir, { recursive: true, force: true });

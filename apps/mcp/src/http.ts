@@ -27,6 +27,8 @@ export interface McpHttpOptions {
   helpUrl: string;
   /** The id the HTTP app gave this request; a fresh one otherwise. */
   requestId?: string;
+  /** Aborted when the answer cannot reach the client (see McpServerOptions.answerSignal); request.signal otherwise. */
+  signal?: AbortSignal;
   /** Counts a request without a valid key against its client address, so key guessing is throttled too. */
   anonymousRate: () => Promise<RateState>;
   /** The most characters a tool result's text holds (SOCIAL_MCP_MAX_CHARS). */
@@ -170,6 +172,7 @@ export async function handleMcpRequest(
   // charged while only one answer comes back.
   if (Array.isArray(message)) return jsonRpcError(400, -32600, BATCH_REFUSED, headers);
 
+  const signal = options.signal ?? request.signal;
   const response = await answer(request, message, services, {
     apiKey: connection.apiKey,
     selection,
@@ -177,7 +180,7 @@ export async function handleMcpRequest(
     // Counted once above: the tool call it carries must not take a second token.
     rate,
     requestId,
-    signal: request.signal,
+    answerSignal: () => signal,
     logError: options.logError ?? ((text, error) => console.error(text, error)),
     billingUrl: options.helpUrl,
   });

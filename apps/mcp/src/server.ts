@@ -8,6 +8,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   ApiError,
@@ -58,10 +59,12 @@ export interface McpServerOptions {
   /** The HTTP request carrying the call (Streamable HTTP): its x-request-id is the call's request id. */
   requestId?: string;
   /**
-   * Aborted when the HTTP client of the call hangs up. The SDK's own signal only follows MCP
-   * cancellation, so without this a read whose answer nobody receives would be charged.
+   * The signal of a call's answer, by the call's JSON-RPC id: aborted when the answer cannot reach the
+   * client (its HTTP connection closed, stdout closed, the call cancelled, the process stopping), before
+   * or after the call returns; the read is then not charged, or refunded. Without it, the SDK's own
+   * signal, which follows MCP cancellation only and cannot tell whether an answer was written.
    */
-  signal?: AbortSignal;
+  answerSignal?: (callId: RequestId) => AbortSignal;
 }
 
 function isView(value: unknown): value is View {
@@ -134,8 +137,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         apiKey: options.apiKey,
         requestId,
         receivedAt,
-        // Cancelled by the client, or its HTTP connection closed: not charged, or refunded.
-        signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
+        signal: options.answerSignal?.(extra.requestId) ?? extra.signal,
         outputLimit: { size: (data) => shape(data).json.length, max: dataBudget(tool, maxChars) },
         ...rate,
       });

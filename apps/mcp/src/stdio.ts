@@ -3,7 +3,6 @@
 // REDIS_URL as for the HTTP server). stdout
 // carries the protocol and nothing else; everything for people goes to stderr.
 import { existsSync } from "node:fs";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   backendServices,
   checkedRedisUrl,
@@ -19,6 +18,7 @@ import {
 import { ApiError, parseDatabaseUrl, rateLimitFromEnv } from "@social/core";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer, maxCharsFrom } from "./server.ts";
+import { AnsweringStdioTransport } from "./stdio-transport.ts";
 import { parseNames, selectTools } from "./tools.ts";
 
 function fail(message: string): never {
@@ -77,27 +77,31 @@ async function main(env: Record<string, string | undefined>): Promise<void> {
     console.error("social-data-api MCP server: building the default fixture world (a few seconds)…"),
   );
 
+  const transport = new AnsweringStdioTransport();
   const server = createMcpServer(services, {
     apiKey: connection.apiKey,
     selection,
     maxChars,
+    answerSignal: (callId) => transport.answerSignal(callId),
     logError: (message, error) => console.error(message, error),
   });
-  await server.connect(new StdioServerTransport());
-  console.error(`social-data-api MCP server: ${selection.tools.length} tools on stdio`);
 
-  // The client closing stdin ends the session. An open PostgreSQL pool would keep the process alive
-  // (and its connections held), so it is closed before leaving, as on a signal.
-  const shutdown = async () => {
-    await server.close();
+  // The session ends when the client closes stdin (or stdout), once the calls read are answered, or on
+  // a signal, which loses the calls still running (not charged, or refunded). An open PostgreSQL pool
+  // would keep the process alive (and its connections held), so the backend is closed before leaving;
+  // closing waits for the ledger's writes, those refunds included.
+  let stopping = false;
+  server.onclose = async () => {
+    if (stopping) return;
+    stopping = true;
     retention?.stop();
     rateLimiter.close();
     await backend.close();
     process.exit(0);
   };
-  if (process.stdin.readableEnded) void shutdown();
-  else process.stdin.once("end", () => void shutdown());
-  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void shutdown());
+  await server.connect(transport);
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => transport.stop());
+  console.error(`social-data-api MCP server: ${selection.tools.length} tools on stdio`);
 }
 
 main(process.env).catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

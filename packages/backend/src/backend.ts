@@ -37,7 +37,7 @@ export interface Backend {
   worldImport(): WorldImport;
   /** Removes tweets or users by id, with what depends on them (the operator's `remove`). */
   worldRemoval(): WorldRemoval;
-  /** Writes what the request log holds, then closes the database. */
+  /** Waits for the ledger's writes in flight, writes what the request log holds, then closes the database. */
   close(): Promise<void>;
 }
 

@@ -15,6 +15,7 @@ import {
 } from "@social/store-postgres";
 import type { Backend, BackendOptions } from "./backend.ts";
 import { describeDatabase } from "./describe.ts";
+import { SettlingLedger } from "./settling-ledger.ts";
 
 /**
  * Opens the pool and migrates. A server that cannot be reached becomes one sentence naming it, for
@@ -27,8 +28,9 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`${describeDatabase(url)} cannot be reached (${reason})`, { cause: error });
   });
-  const ledger = new PostgresLedger(sql);
-  const accounts = new PostgresAccounts(sql, { onKeysChanged: (accountId) => ledger.keysChanged(accountId) });
+  const postgresLedger = new PostgresLedger(sql);
+  const ledger = new SettlingLedger(postgresLedger);
+  const accounts = new PostgresAccounts(sql, { onKeysChanged: (accountId) => postgresLedger.keysChanged(accountId) });
   const requestLog = new PostgresRequestLog(sql);
   return {
     kind: "postgres",
@@ -44,6 +46,7 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     worldImport: () => new PostgresWorldImport(sql),
     worldRemoval: () => new PostgresWorldRemoval(sql),
     close: async () => {
+      await ledger.settled();
       await requestLog.flush();
       await sql.close();
     },

@@ -15,6 +15,7 @@ import {
   SqliteWorldRemoval,
 } from "@social/store-sqlite";
 import type { Backend, BackendOptions } from "./backend.ts";
+import { SettlingLedger } from "./settling-ledger.ts";
 
 export function openSqliteBackend(url: string, options: BackendOptions): Backend {
   const db = openDatabase(url, {
@@ -23,10 +24,11 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
   });
   const accounts = new SqliteAccounts(db);
   const requestLog = new SqliteRequestLog(db);
+  const ledger = new SettlingLedger(new SqliteLedger(db));
   return {
     kind: "sqlite",
     store: new SqliteStore(db),
-    ledger: new SqliteLedger(db),
+    ledger,
     accounts,
     idempotency: new SqliteIdempotency(db),
     sessions: new SqliteSessions(db),
@@ -37,6 +39,7 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
     worldImport: () => new SqliteWorldImport(db),
     worldRemoval: () => new SqliteWorldRemoval(db),
     close: async () => {
+      await ledger.settled();
       await requestLog.flush();
       await closeDatabase(db);
     },

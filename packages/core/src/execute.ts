@@ -18,6 +18,7 @@ import {
   type StoredAnswer,
 } from "./idempotency.ts";
 import { LedgerError } from "./ledger-errors.ts";
+import { refundIfLost } from "./lost-answers.ts";
 import { canonicalEntries } from "./params.ts";
 import type { Cursor, KeyCheck, Ledger, PageRequest, Store } from "./ports.ts";
 import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
@@ -86,8 +87,9 @@ export interface ReadRequest<X = undefined> {
    */
   fewerItems?: FewerItems;
   /**
-   * Aborted when the client can no longer receive the answer (it closed the connection). The read is
-   * then not charged, and a charge already made is refunded.
+   * Aborted when the answer cannot reach the client (it closed the connection, the answer could not be
+   * written). The read is then not charged, and a charge already made is refunded, also when it aborts
+   * after the pipeline returned: a surface aborts it only for an answer its client did not get.
    */
   signal?: AbortSignal;
   /** This request's rate-limit state when its surface already counted it (MCP counts each POST once). */
@@ -496,6 +498,7 @@ async function readAndCharge(
     loggedAsRefund.add(gone);
     throw gone;
   }
+  if (request.signal) refundIfLost(services.ledger, request.signal, key.accountId, request.requestId);
   return {
     ok: true,
     data: result.data,

@@ -221,6 +221,18 @@ describe("executeRead", () => {
     assert.equal(ledger.balance_, 30);
   });
 
+  it("refunds a charge whose answer is lost after the pipeline returned it", async () => {
+    const { ledger, read } = await setup();
+    const lost = new AbortController();
+    const outcome = await read(quotes, { id: "7" }, GOOD, lost.signal);
+    assert.ok(outcome.ok);
+    assert.equal(ledger.balance_, 30 - outcome.credits.charged);
+    lost.abort();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(ledger.refunded, [ledger.usage[0]?.requestId]);
+    assert.equal(ledger.balance_, 30);
+  });
+
   it("answers 401 uncharged when the ledger finds the key revoked at the debit", async () => {
     const { ledger, read } = await setup();
     ledger.debit = async () => Promise.reject(new LedgerError("revoked_key", "key k is revoked"));

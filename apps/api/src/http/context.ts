@@ -1,11 +1,12 @@
-// What every route of the app shares, as one Elysia plugin: the services, a request id and the
-// anonymous rate on the context, errors rendered in the envelope (or as /2 problems under /2/), and
-// the request log written after every answer. Routes only return answers: none of them can skip
-// the log line or the request id.
+// What every route of the app shares, as one Elysia plugin: the services, a request id, the anonymous
+// rate and the answer's delivery on the context, errors rendered in the envelope (or as /2 problems
+// under /2/), and the request log written after every answer. Routes only return answers: none of
+// them can skip the log line, the request id or the last look at the connection (see delivery.ts).
 import { ApiError, newRequestId, type RateState, requestPath, type Services } from "@social/core";
 import { Elysia } from "elysia";
 import { problemResponse } from "../v2/problem.ts";
 import { unreadable } from "./admission.ts";
+import { AnswerDelivery } from "./delivery.ts";
 import { type LogSink, type RequestUsage, requestLine } from "./request-log.ts";
 import { errorResponse } from "./respond.ts";
 
@@ -57,59 +58,67 @@ export function httpContext({ services, helpUrl, log }: HttpContextOptions) {
   // would then copy every answer's headers to merge them in (measured: about a tenth of lookup throughput).
   const begun = new WeakMap<Request, { id: string; at: number }>();
   const idOf = (request: Request) => begun.get(request)?.id ?? newRequestId();
-  return new Elysia({ name: "http-context" })
-    .error({ ApiError })
-    .decorate({ services, helpUrl })
-    .onRequest(({ request }) => {
-      begun.set(request, { id: newRequestId(), at: performance.now() });
-      const refusal = unreadable(request);
-      if (refusal) throw refusal;
-    })
-    .derive({ as: "global" }, ({ request, server }) => {
-      const usage: RequestUsage = { credits: 0 };
-      return {
-        requestId: idOf(request),
-        /** performance.now() when the request arrived: the request log's durations start there. */
-        receivedAt: begun.get(request)?.at ?? performance.now(),
-        usage,
-        /**
-         * The rate-limit state of a caller without a valid key, counted per client address, so that key
-         * guessing is throttled too and every answer can carry rate-limit headers.
-         */
-        anonymousRate: (): Promise<RateState> =>
-          services.limiter.take(`address:${server?.requestIP(request)?.address ?? "unknown"}`),
-      };
-    })
-    .onError({ as: "global" }, ({ code, error, request, set }) => {
-      const requestId = idOf(request);
-      const apiError =
-        code === "NOT_FOUND"
-          ? new ApiError("endpoint_not_found", `No endpoint at ${requestPath(request.url)}: see /docs`)
-          : asApiError(String(code), error, requestId);
-      set.status = apiError.status;
-      return errorAnswer(request, apiError, requestId, helpUrl);
-    })
-    .onAfterResponse({ as: "global" }, (context) => {
-      const { request, set } = context;
-      const answer = "responseValue" in context ? context.responseValue : undefined;
-      // Derived values are absent when no route matched (404) or the request was refused before routing.
-      const usage: RequestUsage | undefined = "usage" in context ? context.usage : undefined;
-      const start = begun.get(request);
-      begun.delete(request);
-      const line = requestLine({
-        id: start?.id ?? "",
-        request,
-        status: answer instanceof Response ? answer.status : Number(set.status ?? 200),
-        credits: usage?.credits ?? 0,
-        startedAt: start?.at ?? performance.now(),
-      });
-      try {
-        log(line);
-      } catch (error) {
-        // The answer has gone out; a log that cannot be written must not take the server down with it.
-        console.error(`request log not written: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    });
+  return (
+    new Elysia({ name: "http-context" })
+      .error({ ApiError })
+      .decorate({ services, helpUrl })
+      .onRequest(({ request }) => {
+        begun.set(request, { id: newRequestId(), at: performance.now() });
+        const refusal = unreadable(request);
+        if (refusal) throw refusal;
+      })
+      .derive({ as: "global" }, ({ request, server }) => {
+        const usage: RequestUsage = { credits: 0 };
+        return {
+          requestId: idOf(request),
+          /** performance.now() when the request arrived: the request log's durations start there. */
+          receivedAt: begun.get(request)?.at ?? performance.now(),
+          usage,
+          /** What the pipeline is told of the answer's way to the client: pass `delivery.signal` as its signal. */
+          delivery: new AnswerDelivery(request, server),
+          /**
+           * The rate-limit state of a caller without a valid key, counted per client address, so that key
+           * guessing is throttled too and every answer can carry rate-limit headers.
+           */
+          anonymousRate: (): Promise<RateState> =>
+            services.limiter.take(`address:${server?.requestIP(request)?.address ?? "unknown"}`),
+        };
+      })
+      .onError({ as: "global" }, ({ code, error, request, set }) => {
+        const requestId = idOf(request);
+        const apiError =
+          code === "NOT_FOUND"
+            ? new ApiError("endpoint_not_found", `No endpoint at ${requestPath(request.url)}: see /docs`)
+            : asApiError(String(code), error, requestId);
+        set.status = apiError.status;
+        return errorAnswer(request, apiError, requestId, helpUrl);
+      })
+      // The last look before Bun writes the answer: an answer its connection can no longer take is refunded.
+      .onAfterHandle({ as: "global" }, (context) => {
+        if ("delivery" in context) context.delivery.handOver();
+      })
+      .onAfterResponse({ as: "global" }, (context) => {
+        const { request, set } = context;
+        const answer = "responseValue" in context ? context.responseValue : undefined;
+        // Derived values are absent when no route matched (404) or the request was refused before routing.
+        const usage: RequestUsage | undefined = "usage" in context ? context.usage : undefined;
+        const start = begun.get(request);
+        begun.delete(request);
+        const line = requestLine({
+          id: start?.id ?? "",
+          request,
+          status: answer instanceof Response ? answer.status : Number(set.status ?? 200),
+          credits: usage?.credits ?? 0,
+          startedAt: start?.at ?? performance.now(),
+        });
+        try {
+          log(line);
+        } catch (error) {
+          // The answer has gone out; a log that cannot be written must not take the server down with it.
+          console.error(`request log not written: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      })
+  );
 }
 
 export type HttpContext = ReturnType<typeof httpContext>;

@@ -64,35 +64,38 @@ export function v1Routes(context: HttpContext) {
     const numeric = numericParams(endpoint.params);
     const refuse = refuseMethods(endpoint.path);
     routes.head(path, refuse);
-    routes.get(path, async ({ request, params, requestId, receivedAt, usage, anonymousRate, services, helpUrl }) => {
-      const target = requestTarget(request.url);
-      const query = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
-      const { values, repeated } = decodeParams(
-        [...query.entries, ...pathEntries(params, target.path, endpoint.path)],
-        numeric,
-      );
-      const outcome = await executeRead(services, {
-        endpoint,
-        params: values,
-        repeated: [...repeated, ...query.repeated],
-        controls: query.controls,
-        ...idempotencyOf(request, "v1"),
-        apiKey: bearerKey(request),
-        requestId,
-        receivedAt,
-        signal: request.signal,
-      });
-      const rate = outcome.rate ?? (await anonymousRate());
-      const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
-      if (!outcome.ok) {
-        return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);
-      }
-      if (outcome.replay) return replayResponse(outcome.replay, headers);
-      usage.credits = outcome.credits.charged;
-      const body = successEnvelopeText(outcome.data, requestId, outcome.credits, outcome.nextToken, outcome.dryRun);
-      await outcome.remember?.(answerToStore(body, requestId));
-      return jsonText(body, 200, headers);
-    });
+    routes.get(
+      path,
+      async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpUrl }) => {
+        const target = requestTarget(request.url);
+        const query = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
+        const { values, repeated } = decodeParams(
+          [...query.entries, ...pathEntries(params, target.path, endpoint.path)],
+          numeric,
+        );
+        const outcome = await executeRead(services, {
+          endpoint,
+          params: values,
+          repeated: [...repeated, ...query.repeated],
+          controls: query.controls,
+          ...idempotencyOf(request, "v1"),
+          apiKey: bearerKey(request),
+          requestId,
+          receivedAt,
+          signal: delivery.signal,
+        });
+        const rate = outcome.rate ?? (await anonymousRate());
+        const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
+        if (!outcome.ok) {
+          return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);
+        }
+        if (outcome.replay) return replayResponse(outcome.replay, headers);
+        usage.credits = outcome.credits.charged;
+        const body = successEnvelopeText(outcome.data, requestId, outcome.credits, outcome.nextToken, outcome.dryRun);
+        await outcome.remember?.(answerToStore(body, requestId));
+        return jsonText(body, 200, headers);
+      },
+    );
     routes.all(path, refuse);
   }
   return routes;

@@ -77,71 +77,74 @@ export function v2Routes(context: HttpContext) {
     const refuse = refuseMethods(route.v2.path);
     // HEAD is refused like /v1's: it would bill a read whose answer the client never sees.
     routes.head(path, refuse);
-    routes.get(path, async ({ request, params, requestId, receivedAt, usage, anonymousRate, services, helpUrl }) => {
-      const target = requestTarget(request.url);
-      const inPath = pathEntries(params, target.path, route.v2.path);
-      // The controls are /v1's (max_credits, dry_run), and the header for code that cannot add parameters.
-      const controls = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
-      const { values, repeated } = decodeParams([...controls.entries, ...inPath], query.numeric);
-      const pageSize = pageSizeOf(route, values);
-      // Read once, and only after the pipeline has validated the values it reads.
-      let rendering: ReturnType<typeof renderOptions> | undefined;
-      const options = () => {
-        rendering ??= renderOptions(values);
-        return rendering;
-      };
-      const outcome = await executeRead(services, {
-        endpoint: route.endpoint,
-        paramsSchema: query.schema,
-        enrich: (store, data) => v2Items(store, route.v2, data, options()),
-        params: values,
-        repeated: [...repeated, ...controls.repeated],
-        controls: controls.controls,
-        fewerItems: fewerItemsOf(route, values),
-        // A single lookup's missing id is X API v2's 200 with `errors` (below); the log says so too.
-        answeredAs: (error) => (route.lookupParam && error.code === "endpoint_not_found" ? 200 : error.status),
-        ...idempotencyOf(request, "v2"),
-        apiKey: bearerKey(request),
-        requestId,
-        receivedAt,
-        signal: request.signal,
-        ...(pageSize === undefined ? {} : { pageSize }),
-      });
-      const rate = outcome.rate ?? (await anonymousRate());
-      const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
-      if (!outcome.ok) {
-        const error = rate.allowed ? outcome.error : rateLimitError(rate);
-        if (route.lookupParam && error.code === "endpoint_not_found" && outcome.credits) {
-          // Not charged, as /v1 does not charge its 404; X API v2's 200 keeps v2 clients' handling.
-          const value = String(values[route.lookupParam]);
-          const body = { errors: [notFoundError(route.v2.resource, route.lookupParam, value)] };
-          return json(body, 200, { ...headers, ...creditHeaders(outcome.credits) });
-        }
-        const rawValues: RawValues = (name) => {
-          const given = inPath.find(([pathName]) => pathName === name);
-          return given ? [given[1]] : target.query.getAll(name);
+    routes.get(
+      path,
+      async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpUrl }) => {
+        const target = requestTarget(request.url);
+        const inPath = pathEntries(params, target.path, route.v2.path);
+        // The controls are /v1's (max_credits, dry_run), and the header for code that cannot add parameters.
+        const controls = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
+        const { values, repeated } = decodeParams([...controls.entries, ...inPath], query.numeric);
+        const pageSize = pageSizeOf(route, values);
+        // Read once, and only after the pipeline has validated the values it reads.
+        let rendering: ReturnType<typeof renderOptions> | undefined;
+        const options = () => {
+          rendering ??= renderOptions(values);
+          return rendering;
         };
-        return problemResponse(namedAsSent(error, target.query), requestId, helpUrl, rawValues, headers);
-      }
-      if (outcome.replay) return replayResponse(outcome.replay, headers);
-      // A quote: no data, so none of X API v2's members but meta.
-      if (outcome.dryRun) {
-        return json({ meta: { dry_run: true, credits: outcome.credits } }, 200, {
-          ...headers,
-          ...creditHeaders(outcome.credits),
+        const outcome = await executeRead(services, {
+          endpoint: route.endpoint,
+          paramsSchema: query.schema,
+          enrich: (store, data) => v2Items(store, route.v2, data, options()),
+          params: values,
+          repeated: [...repeated, ...controls.repeated],
+          controls: controls.controls,
+          fewerItems: fewerItemsOf(route, values),
+          // A single lookup's missing id is X API v2's 200 with `errors` (below); the log says so too.
+          answeredAs: (error) => (route.lookupParam && error.code === "endpoint_not_found" ? 200 : error.status),
+          ...idempotencyOf(request, "v2"),
+          apiKey: bearerKey(request),
+          requestId,
+          receivedAt,
+          signal: delivery.signal,
+          ...(pageSize === undefined ? {} : { pageSize }),
         });
-      }
-      usage.credits = outcome.credits.charged;
-      // Values past what max_credits covered were not read, so they are not reported as missing either.
-      const requested = requestedOf(route, values);
-      const page = {
-        ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}),
-        ...(requested ? { requested: { ...requested, values: requested.values.slice(0, outcome.maxItems) } } : {}),
-      };
-      const body = JSON.stringify(successBody(route, outcome.enriched, page, options()));
-      await outcome.remember?.(answerToStore(body, requestId, creditHeaders(outcome.credits)));
-      return jsonText(body, 200, { ...headers, ...creditHeaders(outcome.credits) });
-    });
+        const rate = outcome.rate ?? (await anonymousRate());
+        const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
+        if (!outcome.ok) {
+          const error = rate.allowed ? outcome.error : rateLimitError(rate);
+          if (route.lookupParam && error.code === "endpoint_not_found" && outcome.credits) {
+            // Not charged, as /v1 does not charge its 404; X API v2's 200 keeps v2 clients' handling.
+            const value = String(values[route.lookupParam]);
+            const body = { errors: [notFoundError(route.v2.resource, route.lookupParam, value)] };
+            return json(body, 200, { ...headers, ...creditHeaders(outcome.credits) });
+          }
+          const rawValues: RawValues = (name) => {
+            const given = inPath.find(([pathName]) => pathName === name);
+            return given ? [given[1]] : target.query.getAll(name);
+          };
+          return problemResponse(namedAsSent(error, target.query), requestId, helpUrl, rawValues, headers);
+        }
+        if (outcome.replay) return replayResponse(outcome.replay, headers);
+        // A quote: no data, so none of X API v2's members but meta.
+        if (outcome.dryRun) {
+          return json({ meta: { dry_run: true, credits: outcome.credits } }, 200, {
+            ...headers,
+            ...creditHeaders(outcome.credits),
+          });
+        }
+        usage.credits = outcome.credits.charged;
+        // Values past what max_credits covered were not read, so they are not reported as missing either.
+        const requested = requestedOf(route, values);
+        const page = {
+          ...(outcome.nextToken ? { nextToken: outcome.nextToken } : {}),
+          ...(requested ? { requested: { ...requested, values: requested.values.slice(0, outcome.maxItems) } } : {}),
+        };
+        const body = JSON.stringify(successBody(route, outcome.enriched, page, options()));
+        await outcome.remember?.(answerToStore(body, requestId, creditHeaders(outcome.credits)));
+        return jsonText(body, 200, { ...headers, ...creditHeaders(outcome.credits) });
+      },
+    );
     routes.all(path, refuse);
   }
   return routes;
