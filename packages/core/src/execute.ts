@@ -498,7 +498,11 @@ async function readAndCharge(
     loggedAsRefund.add(gone);
     throw gone;
   }
-  if (request.signal) refundIfLost(services.ledger, request.signal, key.accountId, request.requestId);
+  // An answer stored for Idempotency-Key retries is not lost: a retry gets it again, uncharged. Refunded
+  // too, it would be an answer had for free.
+  if (request.signal && idempotencyKey === undefined) {
+    refundIfLost(services.ledger, request.signal, key.accountId, request.requestId);
+  }
   return {
     ok: true,
     data: result.data,

@@ -2,8 +2,8 @@
 // request's signal: before the debit the read is then not charged, right after it the pipeline refunds
 // before answering, and from then on, whenever the signal aborts (the answer could not be written), the
 // charge is refunded here. The refund is a grant naming the request, so the request log shows it as
-// never delivered. An answer already stored for Idempotency-Key retries stays stored: a retry with the
-// key gets it again, uncharged.
+// never delivered. An answer stored for Idempotency-Key retries is not refunded: a retry with the key
+// gets it again, uncharged, so the one charge pays for it once.
 import type { Ledger } from "./ports.ts";
 
 /**

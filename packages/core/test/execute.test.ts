@@ -233,6 +233,37 @@ describe("executeRead", () => {
     assert.equal(ledger.balance_, 30);
   });
 
+  it("keeps the charge of a lost answer stored for an Idempotency-Key, which a retry replays uncharged", async () => {
+    const { ledger, services } = await setup();
+    const stored: string[] = [];
+    const records: IdempotencyRecords = {
+      reserve: async () => ({ kind: "reserved" }),
+      async complete(_scope, requestId) {
+        stored.push(requestId);
+      },
+      release: async () => {},
+    };
+    const lost = new AbortController();
+    const outcome = await executeRead(
+      { ...services, idempotency: records },
+      {
+        endpoint: quotes,
+        params: { id: "7" },
+        apiKey: GOOD,
+        requestId: "r-kept",
+        idempotency: { key: "retry-me", surface: "v1" },
+        signal: lost.signal,
+      },
+    );
+    assert.ok(outcome.ok && outcome.remember);
+    await outcome.remember({ status: 200, headers: {}, body: "{}" });
+    lost.abort();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(stored, ["r-kept"]);
+    assert.deepEqual(ledger.refunded, []);
+    assert.equal(ledger.balance_, 30 - outcome.credits.charged);
+  });
+
   it("answers 401 uncharged when the ledger finds the key revoked at the debit", async () => {
     const { ledger, read } = await setup();
     ledger.debit = async () => Promise.reject(new LedgerError("revoked_key", "key k is revoked"));
