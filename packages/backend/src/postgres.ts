@@ -14,6 +14,7 @@ import {
   PostgresWorldRemoval,
 } from "@social/store-postgres";
 import type { Backend, BackendOptions } from "./backend.ts";
+import { composeBackend } from "./compose.ts";
 import { describeDatabase } from "./describe.ts";
 
 /**
@@ -28,17 +29,16 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     throw new Error(`${describeDatabase(url)} cannot be reached (${reason})`, { cause: error });
   });
   const ledger = new PostgresLedger(sql);
-  const accounts = new PostgresAccounts(sql, { onKeysChanged: (accountId) => ledger.keysChanged(accountId) });
   const requestLog = new PostgresRequestLog(sql);
-  return {
+  return composeBackend({
     kind: "postgres",
+    isOutage: isDatabaseOutage,
     store: new PostgresStore(sql),
     ledger,
-    accounts,
+    accounts: new PostgresAccounts(sql, { onKeysChanged: (accountId) => ledger.keysChanged(accountId) }),
     idempotency: new PostgresIdempotency(sql),
     sessions: new PostgresSessions(sql),
     requestLog,
-    secret: (name) => accounts.secret(name),
     hasWorld: () => hasWorld(sql),
     buildWorld: (world, onProgress) => buildWorld(sql, world, onProgress),
     worldImport: () => new PostgresWorldImport(sql),
@@ -47,5 +47,5 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
       await requestLog.flush();
       await sql.close();
     },
-  };
+  });
 }

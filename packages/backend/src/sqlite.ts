@@ -4,6 +4,7 @@ import {
   buildWorld,
   closeDatabase,
   hasWorld,
+  isDatabaseOutage,
   openDatabase,
   SqliteAccounts,
   SqliteIdempotency,
@@ -15,23 +16,23 @@ import {
   SqliteWorldRemoval,
 } from "@social/store-sqlite";
 import type { Backend, BackendOptions } from "./backend.ts";
+import { composeBackend } from "./compose.ts";
 
 export function openSqliteBackend(url: string, options: BackendOptions): Backend {
   const db = openDatabase(url, {
     ...(options.synchronous ? { synchronous: options.synchronous } : {}),
     serving: options.serving === true,
   });
-  const accounts = new SqliteAccounts(db);
   const requestLog = new SqliteRequestLog(db);
-  return {
+  return composeBackend({
     kind: "sqlite",
+    isOutage: isDatabaseOutage,
     store: new SqliteStore(db),
     ledger: new SqliteLedger(db),
-    accounts,
+    accounts: new SqliteAccounts(db),
     idempotency: new SqliteIdempotency(db),
     sessions: new SqliteSessions(db),
     requestLog,
-    secret: (name) => accounts.secret(name),
     hasWorld: async () => hasWorld(db),
     buildWorld: async (world, onProgress) => buildWorld(db, world, onProgress),
     worldImport: () => new SqliteWorldImport(db),
@@ -40,5 +41,5 @@ export function openSqliteBackend(url: string, options: BackendOptions): Backend
       await requestLog.flush();
       await closeDatabase(db);
     },
-  };
+  });
 }

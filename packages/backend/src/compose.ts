@@ -1,0 +1,31 @@
+// How an adapter becomes a Backend: it opens its ports and says what an outage of its database is; every
+// port is handed out here through core's answeringOutages, so that every port of every adapter answers
+// an outage as service_unavailable without its classes doing anything about it.
+import { answeringOutages, type OutageTest } from "@social/core";
+import type { Backend } from "./backend.ts";
+
+/** What an adapter opens: its ports as its classes implement them, and the operations around them. */
+export interface AdapterParts extends Omit<Backend, "secret"> {
+  /** Whether an error means the database cannot serve now (retry later) rather than a bug. */
+  isOutage: OutageTest;
+}
+
+export function composeBackend(parts: AdapterParts): Backend {
+  const answering = <Port extends object>(port: Port): Port => answeringOutages(port, parts.isOutage);
+  const accounts = answering(parts.accounts);
+  return {
+    kind: parts.kind,
+    store: answering(parts.store),
+    ledger: answering(parts.ledger),
+    accounts,
+    idempotency: answering(parts.idempotency),
+    sessions: answering(parts.sessions),
+    requestLog: answering(parts.requestLog),
+    secret: (name) => accounts.secret(name),
+    hasWorld: parts.hasWorld,
+    buildWorld: parts.buildWorld,
+    worldImport: () => answering(parts.worldImport()),
+    worldRemoval: () => answering(parts.worldRemoval()),
+    close: parts.close,
+  };
+}
