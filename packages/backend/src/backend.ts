@@ -1,6 +1,7 @@
-// What a process gets for DATABASE_URL, whichever adapter serves it: the four ports and the few
-// operations around them that are not a port (the stored secrets, the world build, closing). The apps
-// hold this and nothing else, so no app knows which database it runs on.
+// What a process gets for DATABASE_URL, whichever adapter serves it: its ports, each answering an outage
+// as service_unavailable (compose.ts), and the few operations around them that are not a port (the
+// stored secrets, the world build, closing). The apps hold this and nothing else, so no app knows which
+// database it runs on.
 import type {
   Accounts,
   IdempotencyRecords,

@@ -14,8 +14,8 @@ import {
   PostgresWorldRemoval,
 } from "@social/store-postgres";
 import type { Backend, BackendOptions } from "./backend.ts";
+import { composeBackend } from "./compose.ts";
 import { describeDatabase } from "./describe.ts";
-import { SettlingLedger } from "./settling-ledger.ts";
 
 /**
  * Opens the pool and migrates. A server that cannot be reached becomes one sentence naming it, for
@@ -28,27 +28,24 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`${describeDatabase(url)} cannot be reached (${reason})`, { cause: error });
   });
-  const postgresLedger = new PostgresLedger(sql);
-  const ledger = new SettlingLedger(postgresLedger);
-  const accounts = new PostgresAccounts(sql, { onKeysChanged: (accountId) => postgresLedger.keysChanged(accountId) });
+  const ledger = new PostgresLedger(sql);
   const requestLog = new PostgresRequestLog(sql);
-  return {
+  return composeBackend({
     kind: "postgres",
+    isOutage: isDatabaseOutage,
     store: new PostgresStore(sql),
     ledger,
-    accounts,
+    accounts: new PostgresAccounts(sql, { onKeysChanged: (accountId) => ledger.keysChanged(accountId) }),
     idempotency: new PostgresIdempotency(sql),
     sessions: new PostgresSessions(sql),
     requestLog,
-    secret: (name) => accounts.secret(name),
     hasWorld: () => hasWorld(sql),
     buildWorld: (world, onProgress) => buildWorld(sql, world, onProgress),
     worldImport: () => new PostgresWorldImport(sql),
     worldRemoval: () => new PostgresWorldRemoval(sql),
     close: async () => {
-      await ledger.settled();
       await requestLog.flush();
       await sql.close();
     },
-  };
+  });
 }

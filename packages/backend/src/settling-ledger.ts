@@ -1,41 +1,32 @@
 // The ledger as a serving process holds it, its writes in flight counted so that closing the database
 // waits for them: a refund made as the process stops (an answer that could not be written) would
 // otherwise be lost with the connection.
-import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
+import type { Ledger } from "@social/core";
 
-export class SettlingLedger implements Ledger {
-  readonly #ledger: Ledger;
-  readonly #writes = new Set<Promise<unknown>>();
-
-  constructor(ledger: Ledger) {
-    this.#ledger = ledger;
-  }
-
-  checkKey(keyHash: string): Promise<KeyCheck> {
-    return this.#ledger.checkKey(keyHash);
-  }
-
-  balance(accountId: string): Promise<number> {
-    return this.#ledger.balance(accountId);
-  }
-
-  debit(accountId: string, usage: UsageRecord): Promise<DebitResult> {
-    return this.#counted(this.#ledger.debit(accountId, usage));
-  }
-
-  refund(accountId: string, requestId: string): Promise<void> {
-    return this.#counted(this.#ledger.refund(accountId, requestId));
-  }
-
+export interface SettlingLedger {
+  /** The ledger's methods, each debit and refund counted while in flight. */
+  ledger: Ledger;
   /** Resolves once no write is in flight, those started meanwhile included; a failed write is its caller's. */
-  async settled(): Promise<void> {
-    while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
-  }
+  settled(): Promise<void>;
+}
 
-  #counted<T>(write: Promise<T>): Promise<T> {
-    this.#writes.add(write);
-    const forget = () => this.#writes.delete(write);
+export function settlingLedger(inner: Ledger): SettlingLedger {
+  const writes = new Set<Promise<unknown>>();
+  const counted = <T>(write: Promise<T>): Promise<T> => {
+    writes.add(write);
+    const forget = () => writes.delete(write);
     write.then(forget, forget);
     return write;
-  }
+  };
+  return {
+    ledger: {
+      checkKey: (keyHash) => inner.checkKey(keyHash),
+      balance: (accountId) => inner.balance(accountId),
+      debit: (accountId, usage) => counted(inner.debit(accountId, usage)),
+      refund: (accountId, requestId) => counted(inner.refund(accountId, requestId)),
+    },
+    async settled() {
+      while (writes.size > 0) await Promise.allSettled([...writes]);
+    },
+  };
 }

@@ -4,6 +4,7 @@ import {
   buildWorld,
   closeDatabase,
   hasWorld,
+  isDatabaseOutage,
   openDatabase,
   SqliteAccounts,
   SqliteIdempotency,
@@ -15,33 +16,30 @@ import {
   SqliteWorldRemoval,
 } from "@social/store-sqlite";
 import type { Backend, BackendOptions } from "./backend.ts";
-import { SettlingLedger } from "./settling-ledger.ts";
+import { composeBackend } from "./compose.ts";
 
 export function openSqliteBackend(url: string, options: BackendOptions): Backend {
   const db = openDatabase(url, {
     ...(options.synchronous ? { synchronous: options.synchronous } : {}),
     serving: options.serving === true,
   });
-  const accounts = new SqliteAccounts(db);
   const requestLog = new SqliteRequestLog(db);
-  const ledger = new SettlingLedger(new SqliteLedger(db));
-  return {
+  return composeBackend({
     kind: "sqlite",
+    isOutage: isDatabaseOutage,
     store: new SqliteStore(db),
-    ledger,
-    accounts,
+    ledger: new SqliteLedger(db),
+    accounts: new SqliteAccounts(db),
     idempotency: new SqliteIdempotency(db),
     sessions: new SqliteSessions(db),
     requestLog,
-    secret: (name) => accounts.secret(name),
     hasWorld: async () => hasWorld(db),
     buildWorld: async (world, onProgress) => buildWorld(db, world, onProgress),
     worldImport: () => new SqliteWorldImport(db),
     worldRemoval: () => new SqliteWorldRemoval(db),
     close: async () => {
-      await ledger.settled();
       await requestLog.flush();
       await closeDatabase(db);
     },
-  };
+  });
 }

@@ -2,14 +2,14 @@
 // and its usage (GET /v1/usage). They are authenticated and rate-limited like every request and never
 // charged; like the catalogue, each is described once and every surface derives its form from it.
 import * as v from "valibot";
-import type { Accounts, KeyInfo, UsageGroup, UsageGrouping } from "./account-ports.ts";
 import { endpointsById } from "./catalogue/index.ts";
 import { strict } from "./catalogue/shared.ts";
 import type { ParamsSchema } from "./endpoint.ts";
 import { invalidRequest } from "./errors.ts";
 import { type ActiveKey, admitted, parseWith, type ReadFailure, type Services } from "./execute.ts";
 import { choiceParam } from "./params.ts";
-import type { RateState } from "./ratelimit.ts";
+import type { Accounts, KeyInfo, UsageGroup, UsageGrouping } from "./ports/accounts.ts";
+import type { RateState } from "./ports/rate-limiter.ts";
 
 const DAY_MS = 86_400_000;
 /** The longest range one usage request covers: a year, leap day included. */

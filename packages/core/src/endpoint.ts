@@ -5,7 +5,7 @@ import type * as v from "valibot";
 import type { CostByParam, CostRule } from "./billing/costs.ts";
 import type { EndpointId } from "./catalogue/index.ts";
 import type { JsonText } from "./json-text.ts";
-import type { Cursor, PageRequest, Store } from "./ports.ts";
+import type { Cursor, PageRequest, Store } from "./ports/store.ts";
 import type { V2Mapping } from "./v2-mapping.ts";
 
 export type Family = "basic" | "enriched" | "workflow";

@@ -1,6 +1,6 @@
 // The closed set of error codes of SPEC.md's error table and the one status each maps to. Every
 // surface (HTTP /v1, /2, MCP) raises ApiError and renders it; nothing else decides a status.
-import type { KeyLimit } from "./ports.ts";
+import type { KeyLimit } from "./ports/ledger.ts";
 
 export const ERROR_STATUS = {
   invalid_request: 400,

@@ -2,29 +2,25 @@
 // Failures before the charge leave the ledger untouched, and the charge is a single ledger debit that
 // either covers the whole cost or refuses the request, so a failed request is never billed.
 import * as v from "valibot";
-import type { Accounts } from "./account-ports.ts";
 import { type CostRule, costOf, costRuleFor } from "./billing/costs.ts";
 import { type FewerItems, fewerItemsOf, insufficientCredits, shortfallOf } from "./billing/credit-refusal.ts";
 import { quoteOf, withinCap } from "./billing/request-budget.ts";
 import { type Endpoint, maxItemsOf, type ParamsSchema, type ReadResult } from "./endpoint.ts";
 import type { Credits } from "./envelope.ts";
 import { ApiError, type ErrorDetail, invalidRequest } from "./errors.ts";
-import {
-  claimIdempotencyKey,
-  type IdempotencyRecords,
-  idempotencyKeyOf,
-  idempotencyTakenOver,
-  requestFingerprint,
-  type StoredAnswer,
-} from "./idempotency.ts";
+import { claimIdempotencyKey, idempotencyKeyOf, idempotencyTakenOver, requestFingerprint } from "./idempotency.ts";
 import { LedgerError } from "./ledger-errors.ts";
 import { refundIfLost } from "./lost-answers.ts";
 import { canonicalEntries } from "./params.ts";
-import type { Cursor, KeyCheck, Ledger, PageRequest, Store } from "./ports.ts";
-import { type RateLimiter, type RateState, rateLimitError } from "./ratelimit.ts";
+import type { Accounts } from "./ports/accounts.ts";
+import type { IdempotencyRecords, StoredAnswer } from "./ports/idempotency.ts";
+import type { KeyCheck, Ledger } from "./ports/ledger.ts";
+import type { RateLimiter, RateState } from "./ports/rate-limiter.ts";
+import { CLIENT_CLOSED_STATUS, type RequestLog } from "./ports/request-log.ts";
+import type { Cursor, PageRequest, Store } from "./ports/store.ts";
+import { rateLimitError } from "./ratelimit.ts";
 import { isWellFormedApiKey } from "./request.ts";
 import { ControlsSchema, type RequestControls } from "./request-controls.ts";
-import { CLIENT_CLOSED_STATUS, type RequestLog } from "./request-log.ts";
 import type { TokenCodec } from "./tokens.ts";
 
 /**

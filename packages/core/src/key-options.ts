@@ -1,10 +1,10 @@
 // A new key's limit and expiry as people type them, in the operator CLI (--limit N --per day
 // --expires 2027-01-31) and the dashboard's key form: read once here so both accept and refuse alike.
 
-import type { KeyOptions } from "./account-ports.ts";
 import { assertCredits } from "./billing/amounts.ts";
 import { describeKeyLimit } from "./billing/credit-refusal.ts";
-import type { KeyAllowance } from "./ports.ts";
+import type { KeyOptions } from "./ports/accounts.ts";
+import type { KeyAllowance } from "./ports/ledger.ts";
 
 export interface KeyOptionsText {
   /** Credits; empty or absent for no limit. */

@@ -4,7 +4,7 @@
 // charge is refunded here. The refund is a grant naming the request, so the request log shows it as
 // never delivered. An answer stored for Idempotency-Key retries is not refunded: a retry with the key
 // gets it again, uncharged, so the one charge pays for it once.
-import type { Ledger } from "./ports.ts";
+import type { Ledger } from "./ports/ledger.ts";
 
 /**
  * Refunds the charge of `requestId` if `signal` aborts after the pipeline answered. Nothing waits for

@@ -20,25 +20,38 @@ function unavailableIfOutage(error: unknown, isOutage: OutageTest): never {
 }
 
 /**
- * Makes every method of the class `port` turn an outage, thrown or rejected, into ApiError
- * service_unavailable; every other error passes unchanged. Done to the class rather than to an
- * instance, so that no caller can hold a port of the adapter that answers an outage otherwise.
+ * `port` answering outages: an object with the same methods, each calling `port`'s own, whose outage,
+ * thrown or rejected, becomes ApiError service_unavailable; every other error, and every result, passes
+ * unchanged (a synchronous method stays synchronous). The composition of an adapter (packages/backend)
+ * hands out only such objects, so that no caller holds a port that answers an outage otherwise. A port
+ * is its methods: a public property that is no method is refused, since it could not answer an outage.
  */
-export function answerOutagesAsUnavailable(port: { prototype: object }, isOutage: OutageTest): void {
+export function answeringOutages<Port extends object>(port: Port, isOutage: OutageTest): Port {
   const unavailable = (error: unknown) => unavailableIfOutage(error, isOutage);
-  for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(port.prototype))) {
+  const answering: Record<string, unknown> = {};
+  for (const [name, descriptor] of memberDescriptors(port)) {
     const method: unknown = descriptor.value;
-    if (name === "constructor" || typeof method !== "function") continue;
-    Object.defineProperty(port.prototype, name, {
-      ...descriptor,
-      value: function (this: unknown, ...args: unknown[]): unknown {
-        try {
-          const result: unknown = method.apply(this, args);
-          return result instanceof Promise ? result.catch(unavailable) : result;
-        } catch (error) {
-          return unavailable(error);
-        }
-      },
-    });
+    if (typeof method !== "function") throw new TypeError(`${name} is not a method: a port holds methods only`);
+    answering[name] = (...args: unknown[]): unknown => {
+      try {
+        const result: unknown = method.apply(port, args);
+        return result instanceof Promise ? result.catch(unavailable) : result;
+      } catch (error) {
+        return unavailable(error);
+      }
+    };
   }
+  return answering as Port;
+}
+
+/** What `port` answers to, its own members and its classes', each as the class nearest to it defines it. */
+function memberDescriptors(port: object): Map<string, PropertyDescriptor> {
+  const members = new Map<string, PropertyDescriptor>();
+  for (let level: object | null = port; level !== null && level !== Object.prototype; ) {
+    for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(level))) {
+      if (name !== "constructor" && !members.has(name)) members.set(name, descriptor);
+    }
+    level = Object.getPrototypeOf(level);
+  }
+  return members;
 }

@@ -3,27 +3,13 @@
 // process's memory; with REDIS_URL set, every process shares buckets kept in Redis (the
 // @social/ratelimit-redis package), falling back to the local ones while Redis cannot be reached.
 import { ApiError } from "./errors.ts";
+import type { RateLimiter, RateState } from "./ports/rate-limiter.ts";
 
 export interface RateLimitConfig {
   /** Tokens added per second; 0 disables limiting. */
   ratePerSecond: number;
   /** Bucket capacity: the most requests allowed at once after a quiet period. */
   burst: number;
-}
-
-export interface RateState {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Unix seconds at which the bucket is full again. */
-  reset: number;
-  /** Seconds to wait before a retry can succeed (only when refused). */
-  retryAfter: number;
-}
-
-/** Takes one token from a key's bucket, or says when the next one comes. */
-export interface RateLimiter {
-  take(key: string): Promise<RateState>;
 }
 
 /**

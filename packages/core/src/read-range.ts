@@ -3,7 +3,7 @@
 // keyset page: a collector asks for what is newer than the last id it saw and pages through that.
 import * as v from "valibot";
 import { idParam, paramsIssueMessage, sinceIdBound, untilIdBound } from "./params.ts";
-import type { ReadRange } from "./ports.ts";
+import type { ReadRange } from "./ports/store.ts";
 import type { SearchNode } from "./search/ast.ts";
 
 // RFC 3339's date-time: T and Z in either case, any fraction of a second (Python's isoformat writes

@@ -1,12 +1,14 @@
 // Assembles the pipeline's services from a store and a ledger, so every surface (HTTP, MCP) configures
 // tokens the same way.
 
-import type { Accounts } from "./account-ports.ts";
 import type { Services } from "./execute.ts";
-import type { IdempotencyRecords } from "./idempotency.ts";
-import type { Ledger, Store } from "./ports.ts";
-import type { RateLimitConfig, RateLimiter } from "./ratelimit.ts";
-import type { RequestLog } from "./request-log.ts";
+import type { Accounts } from "./ports/accounts.ts";
+import type { IdempotencyRecords } from "./ports/idempotency.ts";
+import type { Ledger } from "./ports/ledger.ts";
+import type { RateLimiter } from "./ports/rate-limiter.ts";
+import type { RequestLog } from "./ports/request-log.ts";
+import type { Store } from "./ports/store.ts";
+import type { RateLimitConfig } from "./ratelimit.ts";
 import { createTokenCodec, type HmacFactory } from "./tokens.ts";
 
 /**

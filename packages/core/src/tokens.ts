@@ -5,7 +5,7 @@
 // Format: base64url(JSON cursor) "." base64url(query digest) "." base64url(MAC).
 
 import { changedPageArguments, invalidPageToken } from "./errors.ts";
-import type { Cursor } from "./ports.ts";
+import type { Cursor } from "./ports/store.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

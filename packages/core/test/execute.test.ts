@@ -7,9 +7,10 @@ import { catalogue } from "../src/catalogue/index.ts";
 import type { Endpoint } from "../src/endpoint.ts";
 import { ApiError, notFound } from "../src/errors.ts";
 import { executeRead, hashApiKey, type ReadServices } from "../src/execute.ts";
-import type { IdempotencyRecords, Reservation } from "../src/idempotency.ts";
 import { LedgerError } from "../src/ledger-errors.ts";
-import type { DebitResult, KeyCheck, Ledger, Store, UsageRecord } from "../src/ports.ts";
+import type { IdempotencyRecords, Reservation } from "../src/ports/idempotency.ts";
+import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "../src/ports/ledger.ts";
+import type { Store } from "../src/ports/store.ts";
 import { LocalRateLimiter } from "../src/ratelimit.ts";
 import { createTokenCodec } from "../src/tokens.ts";
 

@@ -1,7 +1,8 @@
-// What a removal deletes (core's removal.ts says what depends on what), as plain SQL both databases run
-// alike. The adapter creates two temporary tables of ids, `removed_users` and `removed_tweets` (a primary
-// key `id`), puts the ids it was given that the world holds in them, runs GATHER_REMOVED, then each of
-// DELETE_REMOVED counting the rows it deleted; its search index is its own to keep in step.
+// What a removal deletes (core's ports/world-removal.ts says what depends on what), as plain SQL both
+// databases run alike. The adapter creates two temporary tables of ids, `removed_users` and
+// `removed_tweets` (a primary key `id`), puts the ids it was given that the world holds in them, runs
+// GATHER_REMOVED, then each of DELETE_REMOVED counting the rows it deleted; its search index is its own
+// to keep in step.
 import type { RemovedRows } from "@social/core";
 
 const USERS = "(SELECT id FROM removed_users)";

@@ -2,8 +2,7 @@
 // the flags copied from users onto the rows that refer to them, the tweets' derived columns and the
 // communities' relevance. Adapters only turn these rows into their own inserts, so both databases hold
 // the same world (the PostgreSQL world-build test compares every table column by column with SQLite's).
-import { type SearchDocument, searchDocument, type Tweet, type UserLookup } from "@social/core";
-import type { WorldRecord } from "@social/fixtures";
+import { type SearchDocument, searchDocument, type Tweet, type UserLookup, type WorldRecord } from "@social/core";
 import { boundId, type StoredId } from "./ids.ts";
 import { tweetExtra } from "./rows.ts";
 

@@ -1,9 +1,7 @@
-// Which failures mean PostgreSQL cannot be reached or cannot serve now (retry later) rather than a bug,
-// and the one answer every port of this adapter gives them, service_unavailable, as on SQLite
-// (packages/store-sqlite/src/outage.ts), so every surface answers an outage alike. Nothing here needs to
-// reconnect: Bun's pool opens new connections on the next query once the server is back.
-
-import { answerOutagesAsUnavailable as answerOutages } from "@social/core";
+// Which failures mean PostgreSQL cannot be reached or cannot serve now (retry later) rather than a bug:
+// the composition (packages/backend) hands out every port of this adapter through core's
+// answeringOutages with it, as on SQLite, so every surface answers an outage alike. Nothing here needs
+// to reconnect: Bun's pool opens new connections on the next query once the server is back.
 import { SQL } from "bun";
 
 /** Bun's own codes for a connection that closed, never opened, or was closed with the pool. */
@@ -47,9 +45,4 @@ export function isDatabaseOutage(error: unknown): boolean {
     return CLIENT_OUTAGE_CODES.has(error.code) || (error.errno !== undefined && isServerOutage(error.errno));
   }
   return error instanceof Error && "code" in error && SOCKET_OUTAGE_CODES.has(String(error.code));
-}
-
-/** Applies core's outage answer to a port class of this adapter. */
-export function answerOutagesAsUnavailable(port: { prototype: object }): void {
-  answerOutages(port, isDatabaseOutage);
 }

@@ -3,13 +3,14 @@
 // server out of reach, which every method answers as service_unavailable.
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { type Accounts, ApiError } from "@social/core";
+import { type Accounts, ApiError, answeringOutages } from "@social/core";
 import { hashApiKeySync } from "@social/store-kit";
 import { SqliteAccounts, SqliteLedger, SqliteRequestLog } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { PostgresRequestLog } from "../src/ledger/request-log.ts";
+import { isDatabaseOutage } from "../src/outage.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { type AccountsFixture, accountsConformance } from "./conformance/accounts.ts";
 import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
@@ -80,7 +81,7 @@ accountsConformance("PostgreSQL", openPostgresFixture);
 test("PostgreSQL: every Accounts method on a pool that cannot reach the server is service_unavailable", async () => {
   const closed = new SQL(await server.createDatabase(`accounts_${process.pid}_closed`), { max: 1 });
   await closed.close();
-  const accounts = new PostgresAccounts(closed);
+  const accounts = answeringOutages(new PostgresAccounts(closed), isDatabaseOutage);
   const calls: { [Method in keyof Accounts]: () => Promise<unknown> } = {
     account: () => accounts.account("acct_any"),
     openAccount: () => accounts.openAccount("Bob"),

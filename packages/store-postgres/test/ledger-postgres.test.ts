@@ -2,7 +2,7 @@
 // transaction, that a debit the server refuses fails alone, and that a server that goes away mid-load
 // gives service_unavailable, uncharged, to a ledger that then recovers by itself when it returns.
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
-import { ApiError, type UsageRecord } from "@social/core";
+import { ApiError, answeringOutages, type UsageRecord } from "@social/core";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
@@ -109,7 +109,8 @@ describe("outage", () => {
     await closed.close();
     const errors = spyOn(console, "error").mockImplementation(() => {});
     try {
-      expectUnavailable(await outcome(new PostgresLedger(closed).balance("acct_any")));
+      const ledger = answeringOutages(new PostgresLedger(closed), isDatabaseOutage);
+      expectUnavailable(await outcome(ledger.balance("acct_any")));
       expect(errors).toHaveBeenCalledTimes(1);
     } finally {
       errors.mockRestore();
@@ -119,7 +120,8 @@ describe("outage", () => {
 
   test("a server killed mid-load: 503s, nothing charged for them, and the same ledger recovers", async () => {
     const fixture = await openPostgresFixture(server);
-    const { ledger } = fixture;
+    // As the composition hands it out (packages/backend), answering outages.
+    const ledger = answeringOutages(fixture.ledger, isDatabaseOutage);
     const start = 100_000;
     const accountId = await fixture.createAccount(start);
     const { keyId, keyHash } = await fixture.createKey(accountId);

@@ -2,10 +2,11 @@
 // real server of this test file's own, a fresh database per test; then what only PostgreSQL can meet, a
 // server out of reach, which every method answers as service_unavailable.
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
-import { ApiError, type Sessions } from "@social/core";
+import { ApiError, answeringOutages, type Sessions } from "@social/core";
 import { SqliteAccounts, SqliteSessions } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
+import { isDatabaseOutage } from "../src/outage.ts";
 import { PostgresSessions } from "../src/sessions/postgres-sessions.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { type SessionsFixture, sessionsConformance } from "./conformance/sessions.ts";
@@ -45,7 +46,7 @@ sessionsConformance("PostgreSQL", openPostgresFixture);
 test("PostgreSQL: every Sessions method on a pool that cannot reach the server is service_unavailable", async () => {
   const closed = new SQL(await server.createDatabase(`sessions_${process.pid}_closed`), { max: 1 });
   await closed.close();
-  const sessions = new PostgresSessions(closed);
+  const sessions = answeringOutages(new PostgresSessions(closed), isDatabaseOutage);
   const checks = { state: "s", nonce: "n", codeVerifier: "v" };
   const calls: { [Method in keyof Sessions]: () => Promise<unknown> } = {
     createSession: () => sessions.createSession("s1", { accountId: "acct_any", csrfToken: "t" }, 2_000, 1_000),

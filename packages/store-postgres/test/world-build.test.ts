@@ -1,7 +1,8 @@
 // Building the world into PostgreSQL: the rows SQLite's writer derives from the same records, the meta
 // row, rebuilds that replace everything, and a failed build that leaves the world it found.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { generateWorld, type WorldOptions, type WorldRecord } from "@social/fixtures";
+import type { WorldRecord } from "@social/core";
+import { generateWorld, type WorldOptions } from "@social/fixtures";
 import { WORLD_TABLES } from "@social/store-kit";
 import type { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";

@@ -1,8 +1,10 @@
-// The pipeline's services on one SQLite handle, for the tests and benches that hold one. The processes
-// that serve (HTTP server, MCP stdio server) use @social/backend's backendServices, which configures
-// them the same way on either adapter.
+// The pipeline's services on one SQLite handle, for the tests and benches that hold one, each port
+// answering outages as @social/backend's composition makes it. The processes that serve (HTTP server,
+// MCP stdio server) use @social/backend's backendServices, which configures them the same way on either
+// adapter.
 import type { Database } from "bun:sqlite";
 import {
+  answeringOutages,
   createServices,
   LocalRateLimiter,
   type RateLimitConfig,
@@ -12,6 +14,7 @@ import {
 import { SqliteAccounts } from "./ledger/sqlite-accounts.ts";
 import { SqliteIdempotency } from "./ledger/sqlite-idempotency.ts";
 import { SqliteLedger } from "./ledger/sqlite-ledger.ts";
+import { isDatabaseOutage } from "./outage.ts";
 import { persistentSecret } from "./settings.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
 
@@ -19,11 +22,12 @@ export function sqliteServices(
   db: Database,
   options: { tokenSecret?: string | undefined; rateLimit: RateLimitConfig },
 ): Promise<Services> {
+  const answering = <Port extends object>(port: Port): Port => answeringOutages(port, isDatabaseOutage);
   return createServices({
-    store: new SqliteStore(db),
-    ledger: new SqliteLedger(db),
-    accounts: new SqliteAccounts(db),
-    idempotency: new SqliteIdempotency(db),
+    store: answering(new SqliteStore(db)),
+    ledger: answering(new SqliteLedger(db)),
+    accounts: answering(new SqliteAccounts(db)),
+    idempotency: answering(new SqliteIdempotency(db)),
     tokenSecret: options.tokenSecret || persistentSecret(db, TOKEN_SECRET_SETTING),
     limiter: new LocalRateLimiter(options.rateLimit),
   });

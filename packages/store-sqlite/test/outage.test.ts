@@ -1,4 +1,5 @@
-// Every port of this adapter answers a database outage with ApiError service_unavailable, the one error
+// Every port of this adapter, as the composition hands it out (core's answeringOutages with this
+// adapter's isDatabaseOutage), answers a database outage with ApiError service_unavailable, the one error
 // every surface renders alike (503 on HTTP, a tool error on MCP), and charges nothing for it; any other
 // error, the adapter's own or the client's, passes unchanged.
 import { Database } from "bun:sqlite";
@@ -6,7 +7,16 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Accounts, ApiError, type Ledger, LedgerError, parseQuery, type Sessions, type Store } from "@social/core";
+import {
+  type Accounts,
+  ApiError,
+  answeringOutages,
+  type Ledger,
+  LedgerError,
+  parseQuery,
+  type Sessions,
+  type Store,
+} from "@social/core";
 import {
   createAccount,
   createKey,
@@ -16,7 +26,7 @@ import {
   SqliteSessions,
   SqliteStore,
 } from "../src/index.ts";
-import { answerOutagesAsUnavailable } from "../src/outage.ts";
+import { isDatabaseOutage } from "../src/outage.ts";
 
 let dir: string;
 let file: string;
@@ -36,6 +46,8 @@ afterEach(() => {
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+const answering = <Port extends object>(port: Port): Port => answeringOutages(port, isDatabaseOutage);
 
 async function expectUnavailable(call: () => unknown, method: string): Promise<void> {
   const error = await Promise.resolve()
@@ -146,24 +158,24 @@ function ledgerSeenFromOutside(): { balance: number; usage: number } {
 }
 
 test("Store: every read on a closed database is service_unavailable", async () => {
-  await expectClosedUnavailable(new SqliteStore(db), storeCalls);
+  await expectClosedUnavailable(answering(new SqliteStore(db)), storeCalls);
 });
 
 test("Ledger: every method on a closed database is service_unavailable, and nothing is charged", async () => {
-  await expectClosedUnavailable(new SqliteLedger(db), ledgerCalls);
+  await expectClosedUnavailable(answering(new SqliteLedger(db)), ledgerCalls);
   expect(ledgerSeenFromOutside()).toEqual({ balance: 10, usage: 0 });
 });
 
 test("Accounts: every method on a closed database is service_unavailable", async () => {
-  await expectClosedUnavailable(new SqliteAccounts(db), accountsCalls);
+  await expectClosedUnavailable(answering(new SqliteAccounts(db)), accountsCalls);
 });
 
 test("Sessions: every method on a closed database is service_unavailable", async () => {
-  await expectClosedUnavailable(new SqliteSessions(db), sessionsCalls);
+  await expectClosedUnavailable(answering(new SqliteSessions(db)), sessionsCalls);
 });
 
 test("Ledger: a write lock held past the busy timeout fails the queued debit, uncharged; then it charges", async () => {
-  const ledger = new SqliteLedger(db);
+  const ledger = answering(new SqliteLedger(db));
   // The batch gives up on the lock at once instead of after openDatabase's five seconds.
   db.run("PRAGMA busy_timeout = 0");
   const other = new Database(file);
@@ -179,12 +191,12 @@ test("Ledger: a write lock held past the busy timeout fails the queued debit, un
 });
 
 test("other errors pass unchanged: the adapter's own and the client's", async () => {
-  const ledger = new SqliteLedger(db);
+  const ledger = answering(new SqliteLedger(db));
   await expect(ledger.balance("no-such-account")).rejects.toBeInstanceOf(LedgerError);
   await expect(ledger.debit(accountId, { ...usage("r1"), credits: -1 })).rejects.toMatchObject({
     code: "invalid_amount",
   });
-  const store = new SqliteStore(db);
+  const store = answering(new SqliteStore(db));
   await expect(store.searchCommunities("cats", { size: 20, after: ["x"] })).rejects.toMatchObject({
     code: "invalid_request",
   });
@@ -192,14 +204,17 @@ test("other errors pass unchanged: the adapter's own and the client's", async ()
 
 test("a synchronous throw is answered like a rejection", async () => {
   class Counter {
-    constructor(readonly counted: Database) {}
+    readonly #counted: Database;
+
+    constructor(counted: Database) {
+      this.#counted = counted;
+    }
 
     accounts(): number {
-      return this.counted.query<{ n: number }, []>("SELECT count(*) AS n FROM accounts").get()?.n ?? 0;
+      return this.#counted.query<{ n: number }, []>("SELECT count(*) AS n FROM accounts").get()?.n ?? 0;
     }
   }
-  answerOutagesAsUnavailable(Counter);
-  const counter = new Counter(db);
+  const counter = answering(new Counter(db));
   expect(counter.accounts()).toBe(1);
   db.close();
   expect(() => counter.accounts()).toThrow(ApiError);

@@ -7,10 +7,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { answeringOutages } from "@social/core";
 import { commitSyncOf } from "../src/durability/serving.ts";
 import { WalSync, WalSyncError } from "../src/durability/wal-sync.ts";
 import { GroupCommit } from "../src/group-commit.ts";
-import { closeDatabase, createAccount, createKey, openDatabase, SqliteLedger } from "../src/index.ts";
+import { closeDatabase, createAccount, createKey, isDatabaseOutage, openDatabase, SqliteLedger } from "../src/index.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -177,7 +178,8 @@ describe("a charge whose WAL sync fails", () => {
     const { path, db, account, keyId, walSync, sync } = servingFull();
     const failing = new WalSync("/dev/null");
     walSync.sync = () => failing.sync();
-    const ledger = new SqliteLedger(db);
+    // As the composition hands the ledger out (packages/backend), answering outages.
+    const ledger = answeringOutages(new SqliteLedger(db), isDatabaseOutage);
     const charge = ledger.debit(account.id, { requestId: "r1", keyId, endpoint: "/v1/tweets/{id}", credits: 3 });
     expect(charge).rejects.toMatchObject({ code: "service_unavailable" });
     await charge.catch(() => {});

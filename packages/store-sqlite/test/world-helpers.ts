@@ -10,8 +10,9 @@ import {
   type Tweet,
   type User,
   type UserLookup,
+  type WorldRecord,
 } from "@social/core";
-import { DEFAULT_WORLD, generateWorld, type WorldOptions, type WorldRecord } from "@social/fixtures";
+import { DEFAULT_WORLD, generateWorld, type WorldOptions } from "@social/fixtures";
 import { openDatabase } from "../src/database.ts";
 import { SqliteStore } from "../src/store/sqlite-store.ts";
 import { buildWorld } from "../src/world/build.ts";

@@ -1,7 +1,7 @@
-// `remove tweets ID…` and `remove users ID…`: takes posts or accounts out of the world DATABASE_URL names,
-// with what depends on them (core's removal.ts says what), in one transaction a running server sees whole
-// or not at all. It prints the ids removed, those the world does not hold (not an error), the rows that
-// went with them and what the world is after.
+// `remove tweets ID…` and `remove users ID…`: takes posts or accounts out of the world DATABASE_URL
+// names, with what depends on them (core's ports/world-removal.ts says what), in one transaction a
+// running server sees whole or not at all. It prints the ids removed, those the world does not hold
+// (not an error), the rows that went with them and what the world is after.
 import { parseArgs } from "node:util";
 import { REMOVAL_KINDS, type Removal, removableId } from "@social/core";
 import { subcommand, UsageError, usageErrors } from "../cli.ts";

@@ -4,7 +4,7 @@
 import type { Endpoint } from "../endpoint.ts";
 import { ApiError, type CreditRefusal } from "../errors.ts";
 import { lookupListOf } from "../lookup-list.ts";
-import type { DebitResult, KeyAllowance, KeyLimit } from "../ports.ts";
+import type { DebitResult, KeyAllowance, KeyLimit } from "../ports/ledger.ts";
 import { affordableItems, type CostRule } from "./costs.ts";
 
 /** A refused debit: the account's balance or the key's limit fell short. */

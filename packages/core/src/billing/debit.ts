@@ -3,7 +3,7 @@
 // each in queue order, and applies each charge to its account and key before deciding the next debit,
 // so the batch's later debits see it; then it writes what was charged.
 import { LedgerError } from "../ledger-errors.ts";
-import type { UsageRecord } from "../ports.ts";
+import type { UsageRecord } from "../ports/ledger.ts";
 import { invalidAmount } from "./amounts.ts";
 import { type Shortfall, shortfallOf } from "./credit-refusal.ts";
 import { allowanceOf, charged, type KeySpend } from "./key-spend.ts";

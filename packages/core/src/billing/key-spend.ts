@@ -2,7 +2,7 @@
 // latest charge; a day limit starts over when the day changes. The ledgers read the spend under the
 // account's write lock, decide with these functions (through decideDebit) and write the result in the
 // transaction of the debit, so a limit can never be overrun by concurrent requests.
-import type { KeyAllowance, KeyLimit } from "../ports.ts";
+import type { KeyAllowance, KeyLimit } from "../ports/ledger.ts";
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,6 @@
 // When the dashboard warns that credits run low: below the threshold the customer set, or by default
 // below a tenth of the credits last added (a refund is no top-up), so a warning comes before the 402s.
-import type { Grant } from "../account-ports.ts";
+import type { Grant } from "../ports/accounts.ts";
 
 export const DEFAULT_WARNING_SHARE = 0.1;
 

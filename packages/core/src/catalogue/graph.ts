@@ -4,7 +4,7 @@ import { FLAT, PER_50_ITEMS, PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { choiceParam, idParam, integerParam, nextTokenParam, paramsIssueMessage, usernameParam } from "../params.ts";
-import type { GraphDirection } from "../ports.ts";
+import type { GraphDirection } from "../ports/store.ts";
 import { byIdPaged, fixedPageSize, idPageResult, oneResult, PAGE_SIZE, pageResult, strict } from "./shared.ts";
 
 /** Ids per page with mode=ids when no limit is given. */

@@ -4,7 +4,7 @@ import { FLAT, PER_ITEM, TWO_PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { choiceParam, integerParam, nextTokenParam, searchQueryParam } from "../params.ts";
-import type { Store } from "../ports.ts";
+import type { Store } from "../ports/store.ts";
 import { type ReadRangeParams, readRangeOf, searchWithin, withReadRange } from "../read-range.ts";
 import type { SearchNode } from "../search/ast.ts";
 import {

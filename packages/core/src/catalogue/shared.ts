@@ -5,7 +5,7 @@ import type { ReadResult } from "../endpoint.ts";
 import { notFound } from "../errors.ts";
 import type { Tweet, User } from "../model.ts";
 import { idParam, nextTokenParam, paramsIssueMessage } from "../params.ts";
-import type { IdPage, Page } from "../ports.ts";
+import type { IdPage, Page } from "../ports/store.ts";
 
 export const PAGE_SIZE = 20;
 /** Most tweets a thread read returns; a longer self-thread comes back with complete=false. */

@@ -4,7 +4,7 @@ import { FLAT, PER_ITEM } from "../billing/costs.ts";
 import { defineEndpoint, type ExampleName, type ExampleValues, type Guidance, type ParamsSchema } from "../endpoint.ts";
 import * as model from "../model.ts";
 import { idParam, idsParam, nextTokenParam, usernameParam, usernamesParam } from "../params.ts";
-import type { TimelineKind } from "../ports.ts";
+import type { TimelineKind } from "../ports/store.ts";
 import { readRangeOf, withReadRange } from "../read-range.ts";
 import type { V2Mapping } from "../v2-mapping.ts";
 import { byId, fixedPageSize, ONE_USER, oneResult, pageResult, strict, TWEET_LIST, USER_LIST } from "./shared.ts";

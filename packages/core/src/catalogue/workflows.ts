@@ -6,7 +6,7 @@ import { defineEndpoint, type ReadResult } from "../endpoint.ts";
 import { notFound } from "../errors.ts";
 import * as model from "../model.ts";
 import { usernameParam } from "../params.ts";
-import type { Store } from "../ports.ts";
+import type { Store } from "../ports/store.ts";
 import {
   byId,
   byIdPaged,

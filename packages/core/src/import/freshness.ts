@@ -4,10 +4,15 @@
 // edit and is newer whatever its metrics. A copy is replaced only by a strictly newer one, so importing
 // the same file again changes nothing.
 import type { Tweet, UserLookup } from "../model.ts";
+import type { OutcomeCounts } from "../ports/world-import.ts";
 import type { ImportedTweet, ImportedUser } from "./x-objects.ts";
 
 /** What an import did with one object. */
 export type ImportOutcome = "added" | "updated" | "kept";
+
+export function noOutcomes(): OutcomeCounts {
+  return { added: 0, updated: 0, kept: 0 };
+}
 
 type Rank = readonly number[];
 

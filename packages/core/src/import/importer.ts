@@ -4,9 +4,11 @@
 // of the run, so users and tweets may come in separate files in any order. A strict run first reads a
 // whole source to check it (every object, author and username), and imports nothing of a source that
 // has a bad line.
-import { type ImportOutcome, newerTweetCopy, newerUserCopy } from "./freshness.ts";
+
+import type { BatchCounts, ImportedWorld, WorldImport } from "../ports/world-import.ts";
+import { type ImportOutcome, newerTweetCopy, newerUserCopy, noOutcomes } from "./freshness.ts";
 import { type ImportFormat, objectsOfLine } from "./lines.ts";
-import { type BatchCounts, foldUsername, type ImportedWorld, noOutcomes, type WorldImport } from "./port.ts";
+import { foldUsername } from "./usernames.ts";
 import { type ImportedTweet, type ImportedUser, Refusal } from "./x-objects.ts";
 
 export interface ImportSource {

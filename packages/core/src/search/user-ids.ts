@@ -2,7 +2,7 @@
 // that keep ids write them so. The stores index usernames, so before a search reads, a numeric value is
 // joined by the username of the user with that id, when there is one; the digits stay beside it, as a
 // username may be all digits too. One lookup by ids per query, however many such values it holds.
-import type { Store } from "../ports.ts";
+import type { Store } from "../ports/store.ts";
 import type { SearchNode } from "./ast.ts";
 
 const DIGITS = /^\d+$/;

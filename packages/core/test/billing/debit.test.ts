@@ -11,7 +11,7 @@ import {
 } from "../../src/billing/debit.ts";
 import { type KeySpend, utcDayOf } from "../../src/billing/key-spend.ts";
 import { LedgerError } from "../../src/ledger-errors.ts";
-import type { KeyLimit, UsageRecord } from "../../src/ports.ts";
+import type { KeyLimit, UsageRecord } from "../../src/ports/ledger.ts";
 
 const NOW = Date.UTC(2026, 10, 27, 12);
 const TODAY = utcDayOf(NOW);

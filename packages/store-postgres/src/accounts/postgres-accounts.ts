@@ -40,7 +40,6 @@ import {
   usageGroupsOf,
 } from "@social/store-kit";
 import type { SQL, TransactionSQL } from "bun";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
 import { requestLogPage } from "./request-history.ts";
 
@@ -335,5 +334,3 @@ export class PostgresAccounts implements Accounts {
     return first.id;
   }
 }
-
-answerOutagesAsUnavailable(PostgresAccounts);

@@ -10,7 +10,6 @@ import {
   type StoredAnswer,
 } from "@social/core";
 import type { SQL } from "bun";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 
 interface Row {
   fingerprint: string;
@@ -63,5 +62,3 @@ export class PostgresIdempotency implements IdempotencyRecords {
       WHERE account_id = ${scope.accountId} AND key = ${scope.key} AND request_id = ${requestId} AND answer IS NULL`;
   }
 }
-
-answerOutagesAsUnavailable(PostgresIdempotency);

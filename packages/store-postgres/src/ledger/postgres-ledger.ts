@@ -21,7 +21,7 @@ import {
   keySpendOf,
 } from "@social/store-kit";
 import { SQL, type TransactionSQL } from "bun";
-import { answerOutagesAsUnavailable, isDatabaseOutage } from "../outage.ts";
+import { isDatabaseOutage } from "../outage.ts";
 import { KeyCache } from "./key-cache.ts";
 import { type TransactionStatus, UnsettledDebits } from "./unsettled.ts";
 
@@ -366,8 +366,6 @@ export class PostgresLedger implements Ledger {
     return outcomes;
   }
 }
-
-answerOutagesAsUnavailable(PostgresLedger);
 
 function ownerKey(accountId: string, idempotencyKey: string): string {
   return JSON.stringify([accountId, idempotencyKey]);

@@ -3,7 +3,6 @@
 // derives from its cookie.
 import type { SessionRecord, Sessions, SignInChecks } from "@social/core";
 import type { SQL } from "bun";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 
 export class PostgresSessions implements Sessions {
   readonly #sql: SQL;
@@ -48,5 +47,3 @@ export class PostgresSessions implements Sessions {
     return row;
   }
 }
-
-answerOutagesAsUnavailable(PostgresSessions);

@@ -28,7 +28,6 @@ import {
 import { showcaseOf } from "@social/store-kit";
 import type { SQL } from "bun";
 import { POOL_SIZE } from "../database.ts";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 import { CommunityReads } from "./communities.ts";
 import { ConversationReads } from "./conversations.ts";
 import { GraphReads } from "./graph.ts";
@@ -193,8 +192,6 @@ export class PostgresStore implements Store {
     return row === undefined ? { kind: "nothing" } : showcaseOf(row.origin, row.showcase);
   }
 }
-
-answerOutagesAsUnavailable(PostgresStore);
 
 /** Half of the pool's connections (at least one): the other half is left to lookups and charges. */
 function halfOfPool(sql: SQL): number {

@@ -2,7 +2,8 @@
 // the planner's statistics are one transaction. The wipe takes the world tables' exclusive locks, so
 // readers wait for the new world rather than see part of it, and see the old one if the build fails.
 
-import { generateWorld, type WorldOptions, type WorldSink } from "@social/fixtures";
+import type { WorldSink } from "@social/core";
+import { generateWorld, type WorldOptions } from "@social/fixtures";
 import { WORLD_TABLES } from "@social/store-kit";
 import type { SQL, TransactionSQL } from "bun";
 import { type WorldMeta, WorldWriter } from "./writer.ts";

@@ -3,8 +3,7 @@
 // thousand rows each. The generator is synchronous, so inserts are not awaited one by one: they queue
 // on the caller's connection (one transaction) and `finished()` waits for all of them.
 
-import { type Tweet, tokenize, type UserLookup } from "@social/core";
-import type { WorldRecord, WorldSink } from "@social/fixtures";
+import { type Tweet, tokenize, type UserLookup, type WorldRecord, type WorldSink } from "@social/core";
 import { boundId, WorldDerivation, type WorldTable } from "@social/store-kit";
 import type { TransactionSQL } from "bun";
 import { searchVector } from "../search/lexemes.ts";

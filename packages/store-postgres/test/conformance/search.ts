@@ -18,8 +18,8 @@ import {
   searchDocument,
   type Tweet,
   type UserLookup,
+  type WorldRecord,
 } from "@social/core";
-import type { WorldRecord } from "@social/fixtures";
 import { WORLD_TABLES } from "@social/store-kit";
 import { openDatabase, SqliteStore, WorldWriter as SqliteWorldWriter } from "@social/store-sqlite";
 import type { SQL } from "bun";

@@ -15,7 +15,6 @@ import type {
   UsageGroup,
   UsageQuery,
 } from "@social/core";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 import { persistentSecret } from "../settings.ts";
 import {
   accountGrants,
@@ -116,5 +115,3 @@ export class SqliteAccounts implements Accounts {
     return persistentSecret(this.#db, name);
   }
 }
-
-answerOutagesAsUnavailable(SqliteAccounts);

@@ -11,7 +11,6 @@ import {
   type StoredAnswer,
 } from "@social/core";
 import { GroupCommit, type Outcome } from "../group-commit.ts";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 
 interface Row {
   fingerprint: string;
@@ -87,5 +86,3 @@ export class SqliteIdempotency implements IdempotencyRecords {
     );
   }
 }
-
-answerOutagesAsUnavailable(SqliteIdempotency);

@@ -15,7 +15,6 @@ import {
 } from "@social/store-kit";
 import { WalSyncError } from "../durability/wal-sync.ts";
 import { GroupCommit, type Outcome } from "../group-commit.ts";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 import { KeyRows } from "./key-rows.ts";
 
 export interface SqliteLedgerOptions {
@@ -247,5 +246,3 @@ export class SqliteLedger implements Ledger {
     return { result: { ok: true, remaining: account.balance } };
   }
 }
-
-answerOutagesAsUnavailable(SqliteLedger);

@@ -1,7 +1,6 @@
 // The Sessions port on bun:sqlite. Rows are keyed by the id the dashboard derives from its cookie.
 import type { Database, Statement } from "bun:sqlite";
 import type { SessionRecord, Sessions, SignInChecks } from "@social/core";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 
 export class SqliteSessions implements Sessions {
   readonly #deleteExpired: Statement<void, [number]>[];
@@ -57,5 +56,3 @@ export class SqliteSessions implements Sessions {
     for (const statement of this.#deleteExpired) statement.run(now);
   }
 }
-
-answerOutagesAsUnavailable(SqliteSessions);

@@ -26,7 +26,6 @@ import {
   type UserLookup,
 } from "@social/core";
 import { showcaseOf } from "@social/store-kit";
-import { answerOutagesAsUnavailable } from "../outage.ts";
 import { CommunityReads } from "./communities.ts";
 import { ConversationReads } from "./conversations.ts";
 import { GraphReads } from "./graph.ts";
@@ -178,5 +177,3 @@ export class SqliteStore implements Store {
     return meta === null ? { kind: "nothing" } : showcaseOf(meta.origin, meta.showcase);
   }
 }
-
-answerOutagesAsUnavailable(SqliteStore);

@@ -1,7 +1,8 @@
 // Builds the generator's world into a database, all or nothing: the wipe, every record and the indexes
 // are one transaction, so readers see the old world (or none) until the new one is complete.
 import type { Database } from "bun:sqlite";
-import { generateWorld, type WorldOptions, type WorldSink } from "@social/fixtures";
+import type { WorldSink } from "@social/core";
+import { generateWorld, type WorldOptions } from "@social/fixtures";
 import { WORLD_TABLES } from "@social/store-kit";
 import { WORLD_FTS_TABLES } from "./schema.ts";
 import { type WorldCounts, type WorldMeta, WorldWriter } from "./writer.ts";

@@ -2,8 +2,7 @@
 // caller already holds one (as buildWorld does), every statement is prepared once, and the search index
 // is filled by explicit inserts: FTS5 triggers cost three to four times as much in bulk.
 import type { Database } from "bun:sqlite";
-import type { Tweet, UserLookup } from "@social/core";
-import type { WorldRecord, WorldSink } from "@social/fixtures";
+import type { Tweet, UserLookup, WorldRecord, WorldSink } from "@social/core";
 import { authorToken, boundId, langToken, searchTags, type WorldCounts, WorldDerivation } from "@social/store-kit";
 import { TWEET_INSERT_COLUMNS, tweetValues } from "./rows.ts";
 

@@ -1,8 +1,8 @@
 // What an import writes into: the world's users and tweets on any adapter, with their search index.
 // Decisions (what is newer, whose username it is, which author is missing) are the importer's; an
 // adapter reads what it is asked, writes a batch in one transaction and derives the rest of the world.
-import type { ImportOutcome } from "./freshness.ts";
-import type { ImportedTweet, ImportedUser } from "./x-objects.ts";
+import type { ImportOutcome } from "../import/freshness.ts";
+import type { ImportedTweet, ImportedUser } from "../import/x-objects.ts";
 
 export interface ImportBatch {
   /** At most one copy per id, each user's username free or already its own. */
@@ -39,19 +39,10 @@ export interface WorldImport {
   ): Promise<{ users: ReadonlySet<string>; usernames: ReadonlyMap<string, string> }>;
   /**
    * Adds or replaces `batch`'s objects in one transaction with the search index: an object the world
-   * holds is replaced only by a newer copy (./freshness.ts), and what depends on a replaced user (their
+   * holds is replaced only by a newer copy (../import/freshness.ts), and what depends on a replaced user (their
    * tweets' author and verified tags, replies' to: tags, hidden tweets of a protected account) follows.
    */
   write(batch: ImportBatch): Promise<BatchCounts>;
   /** After the last batch: the world's counts, clock and order of ids, and trends for a world not generated. */
   finish(): Promise<ImportedWorld>;
-}
-
-/** How usernames are compared: ASCII letters folded, as both stores look them up. */
-export function foldUsername(username: string): string {
-  return username.toLowerCase();
-}
-
-export function noOutcomes(): OutcomeCounts {
-  return { added: 0, updated: 0, kept: 0 };
 }

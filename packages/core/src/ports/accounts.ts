@@ -1,7 +1,7 @@
-// The ports for the state around the ledger: accounts, their keys, grants and usage summaries, server
-// secrets (Accounts), and the dashboard's sessions and pending sign-ins (Sessions). The dashboard and
-// the operator CLI reach that state only through them, so a second database adapter changes neither.
-import type { Account, KeyAllowance, KeyLimit } from "./ports.ts";
+// The state around the ledger: accounts, their keys, grants and usage summaries, and server secrets.
+// The dashboard and the operator CLI reach it only through this port, so a second database adapter
+// changes neither.
+import type { Account, KeyAllowance, KeyLimit } from "./ledger.ts";
 import type { RequestLogPage, RequestLogQuery } from "./request-log.ts";
 
 /**
@@ -135,31 +135,4 @@ export interface Accounts {
   setLowBalanceWarning(accountId: string, credits: number | null): Promise<void>;
   /** The server secret stored as `name`, generated on first use, so every process shares one. */
   secret(name: string): Promise<string>;
-}
-
-/** What a signed-in browser's session holds. */
-export interface SessionRecord {
-  accountId: string;
-  csrfToken: string;
-}
-
-/** What the sign-in callback must check the provider's answer against. */
-export interface SignInChecks {
-  state: string;
-  nonce: string;
-  codeVerifier: string;
-}
-
-/**
- * Dashboard sessions and pending sign-ins, stored under ids the caller derives from the cookie (a
- * keyed digest, never the cookie itself). Expired rows are removed whenever a new one is stored, so
- * neither table grows without bound.
- */
-export interface Sessions {
-  createSession(id: string, session: SessionRecord, expiresAt: number, now: number): Promise<void>;
-  findSession(id: string, now: number): Promise<SessionRecord | undefined>;
-  deleteSession(id: string): Promise<void>;
-  saveSignIn(id: string, checks: SignInChecks, expiresAt: number, now: number): Promise<void>;
-  /** The checks of a pending sign-in, deleted as they are read so that it completes at most once. */
-  takeSignIn(id: string, now: number): Promise<SignInChecks | undefined>;
 }

@@ -1,10 +1,10 @@
-// The two ports every adapter implements: the read-only Store and the credit Ledger. Both are
-// asynchronous even where the adapter (bun:sqlite) is synchronous, so that a server-backed adapter can
-// implement them unchanged.
-import type { JsonText } from "./json-text.ts";
-import type { Article, Community, Relationship, Trend, Tweet, User, UserLookup } from "./model.ts";
-import type { SearchNode } from "./search/ast.ts";
-import type { CountWindow } from "./search/counts.ts";
+// The read-only Store: every read of the social world, with the page, cursor and range types its
+// methods take. Asynchronous even where the adapter (bun:sqlite) is synchronous, so that a server-backed
+// adapter implements it unchanged.
+import type { JsonText } from "../json-text.ts";
+import type { Article, Community, Relationship, Trend, Tweet, User, UserLookup } from "../model.ts";
+import type { SearchNode } from "../search/ast.ts";
+import type { CountWindow } from "../search/counts.ts";
 
 /** A keyset position: the sort-key values of the last row of a page. Opaque to everyone but its store. */
 export type Cursor = readonly (string | number)[];
@@ -46,15 +46,6 @@ export type TimelineKind = "tweets" | "originals" | "replies" | "media";
 export type GraphDirection = "followers" | "following";
 export type CommunityTweetSort = "relevance" | "recency" | "likes";
 export type TimeFilter = "day" | "week" | "month" | "year" | "all";
-
-const DAY_MS = 86_400_000;
-/** How far back each time filter reaches from the world's clock; a month is 30 days, a year 365. */
-const TIME_FILTER_DAYS: Record<Exclude<TimeFilter, "all">, number> = { day: 1, week: 7, month: 30, year: 365 };
-
-/** The earliest time, in epoch milliseconds, that `filter` lets through at the world's clock `clockMs`. */
-export function timeFilterStartMs(filter: Exclude<TimeFilter, "all">, clockMs: number): number {
-  return clockMs - TIME_FILTER_DAYS[filter] * DAY_MS;
-}
 export type SearchSortOrder = "recency" | "relevancy";
 
 /** A conversation root author's own chain of replies (Store.selfThread). */
@@ -157,75 +148,3 @@ export type Showcase =
   | { kind: "examples" }
   | { kind: "imported"; username: string; query: string }
   | { kind: "nothing" };
-
-export interface Account {
-  id: string;
-  name: string;
-  balance: number;
-}
-
-/** A key's own cap on what it may spend: in total, or per UTC day. */
-export interface KeyLimit {
-  credits: number;
-  per: "total" | "day";
-}
-
-/** A key's limit with what is left of it now. */
-export interface KeyAllowance extends KeyLimit {
-  remaining: number;
-}
-
-export type KeyCheck =
-  | {
-      status: "active";
-      accountId: string;
-      keyId: string;
-      balance: number;
-      /** Absent for a key without a limit. */
-      allowance?: KeyAllowance;
-      /** When the key stops working, epoch ms; absent for a key that never expires. */
-      expiresAt?: number;
-    }
-  | { status: "revoked"; keyId: string }
-  | { status: "unknown" };
-
-export interface UsageRecord {
-  requestId: string;
-  keyId: string;
-  endpoint: string;
-  credits: number;
-  /**
-   * The request's Idempotency-Key, when it sent one: the debit is made only while the request still
-   * owns the key's reservation (see IdempotencyRecords), in the same transaction.
-   */
-  idempotencyKey?: string;
-  /** How long the request took until its charge, in ms: the usage row is its entry of the request log. */
-  durationMs?: number;
-}
-
-/**
- * A refused debit says whose credits fell short: the account's balance (remaining: the balance) or the
- * key's limit (remaining: what the limit leaves).
- */
-export type DebitResult =
-  | { ok: true; remaining: number }
-  | { ok: false; reason: "balance"; remaining: number }
-  | { ok: false; reason: "key_limit"; remaining: number; limit: KeyLimit };
-
-/**
- * The credit ledger. `debit` is all-or-nothing: it succeeds only if the balance covers `credits`, and
- * the balance change and the usage record are written in one transaction; the promise resolves only
- * once that transaction is durable.
- */
-export interface Ledger {
-  /** Looks a key up by the SHA-256 hex digest of its secret; an active key comes with its account's balance. */
-  checkKey(keyHash: string): Promise<KeyCheck>;
-  balance(accountId: string): Promise<number>;
-  debit(accountId: string, usage: UsageRecord): Promise<DebitResult>;
-  /**
-   * Gives back the whole charge of `requestId` (an answer the client never received), with a
-   * compensating grant that names the request. At most once per request; a request never charged is
-   * left alone.
-   */
-  refund(accountId: string, requestId: string): Promise<void>;
-}
