@@ -1,306 +1,71 @@
-// The search oracle: both adapters' compiled search must select exactly what the core's reference
+// The search oracle: an adapter's compiled search must select exactly what the core's reference
 // matcher accepts, for any query and any tweets: random small worlds, random ASTs and random query
 // strings, every page of both sort orders, in the matcher's order (newest first) for recency, and the
-// same matches counted per bucket of a time window. Relevancy
-// orders by each database's own text score (bm25 on SQLite, ts_rank on PostgreSQL), so there the pages
-// must hold each match exactly once.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+// same matches counted per bucket of a time window. Relevancy orders by each database's own text score
+// (bm25 on SQLite, ts_rank on PostgreSQL), so there the pages must hold each match exactly once.
+import { describe, expect, test } from "bun:test";
 import {
+  bucketCount,
   type CountWindow,
-  FILTER_NAMES,
+  countOrigin,
   matches,
   type PageRequest,
   parseQuery,
+  type SearchLimits,
   type SearchNode,
   type SearchSortOrder,
-  SearchSyntaxError,
   type Store,
   searchDocument,
   type Tweet,
-  type UserLookup,
 } from "@social/core";
-import type { WorldRecord } from "@social/fixtures";
-import { WORLD_TABLES } from "@social/store-kit";
-import { openDatabase, SqliteStore, WorldWriter as SqliteWorldWriter } from "@social/store-sqlite";
-import type { SQL } from "bun";
+import type { WorldRecord, WorldSink } from "@social/fixtures";
 import fc from "fast-check";
-import { openPostgres } from "../../src/database.ts";
-import { type Condition, compileSearch } from "../../src/search/compile.ts";
-import { LexemeFrequencies } from "../../src/search/frequencies.ts";
-import { withinHours } from "../../src/search/hours.ts";
-import { langLexeme, lexemesOf } from "../../src/search/lexemes.ts";
-import { PostgresStore } from "../../src/store/postgres-store.ts";
-import { WorldWriter as PostgresWorldWriter } from "../../src/world/writer.ts";
-import { type PostgresServer, startPostgres } from "../../testing/pg-server.ts";
+import {
+  DAY_MS,
+  FIRST_DAY,
+  localId,
+  newestFirst,
+  parsed,
+  queryText,
+  SMALL_IDS,
+  searchNode,
+  shifted,
+  type TweetSeed,
+  textSeed,
+  tweet,
+  tweetSeed,
+  user,
+  WORLD_META,
+  type WorldIds,
+  worldRecords,
+  X_SIZED_IDS,
+} from "./search-world.ts";
 
-const USERNAMES = ["Alice", "bob", "CAROL_1", "dave", "K_9"];
-const LANGS = ["en", "EN", "fr", "ja", "zh-tw", "pt-BR", "pt", "und"];
-// Written as tweets are: case, diacritics, punctuation, FTS5 syntax and SQL that must stay plain text.
-const WORDS = [
-  "ai",
-  "AI",
-  "Bun",
-  "Café",
-  "cafe",
-  "naïve",
-  "NAIVE",
-  "e\u0301x",
-  "x_y",
-  "a#b",
-  "42",
-  "ΣΟΦΙΑΣ",
-  "σοφιας",
-  "日本",
-  "İstanbul",
-  "straße",
-  "don't",
-  "NEAR",
-  "AND",
-  "OR",
-  "NOT",
-  "text",
-  "author",
-  "lang",
-  "links",
-  "replies",
-];
-const TAGS = ["#AI", "#ai", "#bun", "#Café", "#日本", "$TSLA", "$aapl", "#ai_ml", "@bob", "@Alice"];
-// NUL only in queries: no post holds one, and PostgreSQL's TEXT cannot.
-const SYNTAX = ['"', "*", "^", ":", "(", ")", "'", ";", "--", "NEAR(ai bun)", "ai*", "col:ai", "{text}", "a\\b", "!"];
-const SEPARATORS = [" ", ", ", "! ", "\n", " - ", " (", ") ", ""];
-const DAY_MS = 86_400_000;
-const FIRST_DAY = Date.UTC(2025, 0, 1);
-const DAYS = 6;
-
-/** A few conversations the tweets share (besides their own), for conversation_id:. */
-const CONVERSATIONS = ["1000", "1007", "5"];
-
-interface TweetSeed {
-  words: [string, string][];
-  author: number;
-  lang: string;
-  createdMs: number;
-  likes: number;
-  retweets: number;
-  /** The user it replies to, by index, or none. */
-  replyTo: number | undefined;
-  link: boolean;
-  retweet: boolean;
-  quote: boolean;
-  media: boolean;
-  hashtag: boolean;
-  mention: boolean;
-  /** One of CONVERSATIONS by index, or its own. */
-  conversation: number | undefined;
+/** A world for one check: its meta and records, for the adapter's own world writer. */
+export interface SearchWorldRecords {
+  meta: Parameters<WorldSink["begin"]>[0];
+  records: readonly WorldRecord[];
 }
 
-const tweetSeed: fc.Arbitrary<TweetSeed> = fc.record({
-  words: fc.array(fc.tuple(fc.constantFrom(...WORDS, ...TAGS, ...SYNTAX), fc.constantFrom(...SEPARATORS)), {
-    maxLength: 8,
-  }),
-  author: fc.nat({ max: USERNAMES.length - 1 }),
-  lang: fc.constantFrom(...LANGS),
-  createdMs: fc.integer({ min: FIRST_DAY, max: FIRST_DAY + DAYS * DAY_MS - 1 }),
-  likes: fc.nat({ max: 20 }),
-  retweets: fc.nat({ max: 20 }),
-  replyTo: fc.option(fc.nat({ max: USERNAMES.length - 1 }), { nil: undefined }),
-  link: fc.boolean(),
-  retweet: fc.boolean(),
-  quote: fc.boolean(),
-  media: fc.boolean(),
-  hashtag: fc.boolean(),
-  mention: fc.boolean(),
-  conversation: fc.option(fc.nat({ max: CONVERSATIONS.length - 1 }), { nil: undefined }),
-});
-
-/** A seed of `text` alone, with no other trait. */
-function textSeed(text: string, index: number): TweetSeed {
-  return {
-    words: [[text, ""]],
-    author: index % USERNAMES.length,
-    lang: "en",
-    createdMs: FIRST_DAY + index,
-    likes: 0,
-    retweets: 0,
-    replyTo: undefined,
-    link: false,
-    retweet: false,
-    quote: false,
-    media: false,
-    hashtag: false,
-    mention: false,
-    conversation: undefined,
-  };
-}
-
-/**
- * The ids of a test world: small ones, or X-sized ones past 2^53 (`base` added to each), which no
- * JavaScript number holds exactly and which both stores must keep, bind and order exactly.
- */
-interface WorldIds {
-  base: bigint;
-}
-
-const SMALL_IDS: WorldIds = { base: 0n };
-const X_SIZED_IDS: WorldIds = { base: 1_800_000_000_000_000_000n };
-
-/** The id `local` of a world with `ids`. */
-function idAt(ids: WorldIds, local: number | string): string {
-  return String(ids.base + BigInt(local));
-}
-
-function localId(ids: WorldIds, id: string): number {
-  return Number(BigInt(id) - ids.base);
-}
-
-function newestFirst(a: string, b: string): number {
-  const [x, y] = [BigInt(a), BigInt(b)];
-  return x === y ? 0 : x > y ? -1 : 1;
-}
-
-/** `node` with its ids (conversation_id:, since_id:, until_id:) in the world of `ids`. */
-function shifted(node: SearchNode, ids: WorldIds): SearchNode {
-  switch (node.kind) {
-    case "and":
-    case "or":
-      return { kind: node.kind, children: node.children.map((child) => shifted(child, ids)) };
-    case "not":
-      return { kind: "not", child: shifted(node.child, ids) };
-    case "conversation":
-    case "since_id":
-    case "until_id":
-      return { ...node, id: idAt(ids, node.id) };
-    default:
-      return node;
-  }
-}
-
-function user(index: number, ids = SMALL_IDS): UserLookup {
-  return {
-    id: idAt(ids, 100 + index),
-    username: USERNAMES[index] as string,
-    name: `User ${index}`,
-    description: "",
-    created_at: "2020-01-01T00:00:00.000Z",
-    // Every other user is verified, for is:verified.
-    verified: index % 2 === 0,
-    protected: false,
-    profile_image_url: "https://example.com/a.png",
-    follower_count: 0,
-    following_count: 0,
-    tweet_count: 0,
-    status: "active",
-  };
-}
-
-/** Ids increase with the seed's position, not with time: the compiler must not rely on either. */
-function tweet(seed: TweetSeed, index: number, ids = SMALL_IDS): Tweet {
-  const id = idAt(ids, 1000 + index * 7);
-  const text = seed.words.map(([word, separator]) => word + separator).join("") + (seed.link ? " https://t.co/x" : "");
-  const urls = seed.link
-    ? [{ start: 0, end: 1, url: "https://t.co/x", expanded_url: "https://example.com/", display_url: "example.com" }]
-    : [];
-  const references = [
-    ...(seed.retweet ? [{ type: "retweeted" as const, id: idAt(ids, 999) }] : []),
-    ...(seed.quote ? [{ type: "quoted" as const, id: idAt(ids, 998) }] : []),
-  ];
-  return {
-    id,
-    text,
-    author_id: idAt(ids, 100 + seed.author),
-    created_at: new Date(seed.createdMs).toISOString(),
-    lang: seed.lang,
-    conversation_id: seed.conversation === undefined ? id : idAt(ids, CONVERSATIONS[seed.conversation] as string),
-    possibly_sensitive: false,
-    like_count: seed.likes,
-    retweet_count: seed.retweets,
-    reply_count: 0,
-    quote_count: 0,
-    bookmark_count: 0,
-    is_quote_status: seed.quote,
-    entities: {
-      hashtags: seed.hashtag ? [{ start: 0, end: 3, tag: "ai" }] : [],
-      urls,
-      mentions: seed.mention ? [{ start: 0, end: 4, username: "bob", id: idAt(ids, 101) }] : [],
-    },
-    ...(seed.replyTo === undefined ? {} : { in_reply_to_user_id: idAt(ids, 100 + seed.replyTo) }),
-    ...(references.length > 0 ? { referenced_tweets: references } : {}),
-    ...(seed.quote ? { quoted_tweet_id: idAt(ids, 998) } : {}),
-    ...(seed.media ? { media: [{ type: "photo" as const, url: "https://example.com/p.jpg" }] } : {}),
-  };
-}
-
-function worldRecords(tweets: readonly Tweet[], ids: WorldIds): WorldRecord[] {
-  return [
-    ...USERNAMES.map((_, index): WorldRecord => ({ kind: "user", user: user(index, ids) })),
-    ...tweets.map((t): WorldRecord => ({ kind: "tweet", tweet: t })),
-  ];
-}
-
-const WORLD_META = { seed: "test", clock: new Date(FIRST_DAY + DAYS * DAY_MS).toISOString() };
-
-/** A store holding just `tweets` (and the five users), and whether its writer found ids following time. */
-interface LoadedWorld {
+/** A store holding just one world's records, and whether its writer found ids following time. */
+export interface SearchWorld {
   store: Store;
   idsFollowTime: boolean;
   close(): Promise<void>;
 }
 
-interface Adapter {
-  name: string;
-  load(tweets: readonly Tweet[], ids?: WorldIds): Promise<LoadedWorld>;
-}
+/** Loads `world` into a store of the adapter's, replacing any world a load before it left. */
+export type LoadSearchWorld = (world: SearchWorldRecords) => Promise<SearchWorld>;
 
 /**
- * The oracle checks answers, not the budget (search-budget tests do): on a machine loaded by the whole
- * suite a search of a few dozen tweets once took PostgreSQL past 100 ms and was refused.
+ * The limits an adapter's store is given for the suite: it checks answers, not the budget (each adapter's
+ * search-budget tests do), and on a machine loaded by the whole suite a search of a few dozen tweets
+ * once took PostgreSQL past 100 ms and was refused.
  */
-const ORACLE_BUDGET = { budgetMs: 10_000, countBudgetMs: 10_000 };
+export const SEARCH_ORACLE_LIMITS = { budgetMs: 10_000, countBudgetMs: 10_000 } satisfies Partial<SearchLimits>;
 
-const sqlite: Adapter = {
-  name: "SQLite",
-  async load(tweets, ids = SMALL_IDS) {
-    const db = openDatabase(":memory:");
-    const writer = new SqliteWorldWriter(db);
-    writer.begin({ ...WORLD_META, tweets: tweets.length });
-    writer.write(worldRecords(tweets, ids));
-    writer.end();
-    const meta = db.query("SELECT ids_follow_time FROM world_meta").get() as { ids_follow_time: number };
-    return {
-      // Windows that start at two tweets and shrink at every step make a search cross many windows even
-      // in a world of thirty tweets.
-      store: new SqliteStore(db, { search: { ...ORACLE_BUDGET, firstWindow: 2, stepMs: 0 } }),
-      idsFollowTime: meta.ids_follow_time === 1,
-      close: async () => db.close(),
-    };
-  },
-};
-
-/**
- * PostgreSQL: one database on a server of this file's own, its world replaced for every run and analyzed,
- * and a store of its own for each, whose searches decide what the index is asked from that world's
- * lexeme frequencies (src/search/frequencies.ts).
- */
-function postgresAdapter(sql: () => SQL): Adapter {
-  return {
-    name: "PostgreSQL",
-    async load(tweets, ids = SMALL_IDS) {
-      const db = sql();
-      await db.begin(async (tx) => {
-        await tx.unsafe(`TRUNCATE ${WORLD_TABLES.join(", ")}`);
-        const writer = new PostgresWorldWriter(tx);
-        writer.begin({ ...WORLD_META, tweets: tweets.length });
-        writer.write(worldRecords(tweets, ids));
-        writer.end();
-        await writer.finished();
-      });
-      await db`ANALYZE tweets`;
-      const [meta] = await db<{ ids_follow_time: boolean }[]>`SELECT ids_follow_time FROM world_meta`;
-      // A walk of two tweets makes most pages gather the rest through the index.
-      const store = new PostgresStore(db, { newestWalk: 2, search: ORACLE_BUDGET });
-      return { store, idsFollowTime: meta?.ids_follow_time === true, close: async () => {} };
-    },
-  };
+function loadTweets(load: LoadSearchWorld, tweets: readonly Tweet[], ids = SMALL_IDS): Promise<SearchWorld> {
+  return load({ meta: { ...WORLD_META, tweets: tweets.length }, records: worldRecords(tweets, ids) });
 }
 
 /**
@@ -356,8 +121,8 @@ const COUNT_WINDOW: CountWindow = {
 
 function expectedCounts(tweets: readonly Tweet[], query: SearchNode, ids: WorldIds): number[] {
   const { startMs, endMs, sizeMs } = COUNT_WINDOW;
-  const origin = Math.floor(startMs / sizeMs) * sizeMs;
-  const counts = new Array<number>(Math.ceil(endMs / sizeMs) - origin / sizeMs).fill(0);
+  const origin = countOrigin(COUNT_WINDOW);
+  const counts = new Array<number>(bucketCount(COUNT_WINDOW)).fill(0);
   for (const t of tweets) {
     const created = Date.parse(t.created_at);
     if (created >= startMs && created < endMs && matches(query, documentOf(t, ids))) {
@@ -369,26 +134,27 @@ function expectedCounts(tweets: readonly Tweet[], query: SearchNode, ids: WorldI
 }
 
 /**
- * With `timeOrdered`, ids increase with creation time, as in generated worlds, and the store may turn
- * since: / until: into id bounds; otherwise they must stay plain filters. The queries' ids are local
- * ones, moved into the world of `ids`.
+ * Loads the tweets of `seeds` and checks every query on them against the matcher: every page of both
+ * sort orders in pages of `size`, and the counts. With `timeOrdered`, ids increase with creation time,
+ * as in generated worlds, and the store may turn since: / until: into id bounds; otherwise they must
+ * stay plain filters. The queries' ids are local ones, moved into the world of `ids`.
  */
-async function checkQueries(
-  adapter: Adapter,
+export async function checkSearchQueries(
+  load: LoadSearchWorld,
   seeds: readonly TweetSeed[],
   localQueries: readonly SearchNode[],
   size: number,
   timeOrdered: boolean,
   ids = SMALL_IDS,
-) {
+): Promise<void> {
   const ordered = timeOrdered ? [...seeds].sort((a, b) => a.createdMs - b.createdMs) : seeds;
   const tweets = ordered.map((seed, index) => tweet(seed, index, ids));
-  const world = await adapter.load(tweets, ids);
+  const world = await loadTweets(load, tweets, ids);
   try {
     if (timeOrdered) expect(world.idsFollowTime).toBe(true);
     for (const query of localQueries.map((local) => shifted(local, ids))) {
       const truth = expected(tweets, query, ids);
-      const context = `${adapter.name}: ${JSON.stringify(query)}`;
+      const context = JSON.stringify(query);
       expect(await allPages(world.store, query, "recency", size), context).toEqual(truth);
       const relevancy = await allPages(world.store, query, "relevancy", size);
       expect(new Set(relevancy).size, context).toBe(relevancy.length);
@@ -400,129 +166,18 @@ async function checkQueries(
   }
 }
 
-const day = fc
-  .integer({ min: -1, max: DAYS + 1 })
-  .map((n) => new Date(FIRST_DAY + n * DAY_MS).toISOString().slice(0, 10));
-// Phrases of two and three words, repeats included, as a phrase is matched by its pairs of words too.
-const textValue = fc.constantFrom(
-  ...WORDS,
-  ...SYNTAX,
-  "\u0000",
-  "ai bun",
-  "café ai",
-  "ai ai",
-  "ai bun café",
-  "bun ai bun",
-  "#ai",
-  "b",
-  "",
-  "x\u0000y",
-);
-const leaf: fc.Arbitrary<SearchNode> = fc.oneof(
-  textValue.map((value): SearchNode => ({ kind: "term", value })),
-  textValue.map((value): SearchNode => ({ kind: "phrase", value })),
-  fc
-    .constantFrom("ai", "AI", "bun", "café", "日本", "ai_ml", "x")
-    .map((value): SearchNode => ({ kind: "hashtag", value })),
-  fc.constantFrom("tsla", "AAPL", "x").map((value): SearchNode => ({ kind: "cashtag", value })),
-  fc
-    .constantFrom(...USERNAMES, "alice", "nobody", "bad name", "\u212A_9")
-    .map((username): SearchNode => ({ kind: "from", username })),
-  fc.constantFrom(...LANGS, "pt-br", "ZH-TW", "de").map((code): SearchNode => ({ kind: "lang", code })),
-  day.map((date): SearchNode => ({ kind: "since", date })),
-  day.map((date): SearchNode => ({ kind: "until", date })),
-  fc.nat({ max: 25 }).map((count): SearchNode => ({ kind: "min_faves", count })),
-  fc.nat({ max: 25 }).map((count): SearchNode => ({ kind: "min_retweets", count })),
-  fc.constantFrom(...FILTER_NAMES).map((filter): SearchNode => ({ kind: "filter", filter })),
-  fc.constantFrom(...CONVERSATIONS, "1014", "424242").map((id): SearchNode => ({ kind: "conversation", id })),
-  fc
-    .constantFrom(...USERNAMES, "alice", "nobody", "bad name")
-    .map((username): SearchNode => ({ kind: "to", username })),
-  // Ids of the tweets (1000 + 7 × index), between them, and past 2^53.
-  fc
-    .constantFrom("999", "1000", "1014", "1017", "1100", "1800000000000000001")
-    .chain((id) => fc.constantFrom<SearchNode>({ kind: "since_id", id }, { kind: "until_id", id })),
-  fc.integer({ min: FIRST_DAY - DAY_MS, max: FIRST_DAY + (DAYS + 1) * DAY_MS }).chain((ms) => {
-    const date = new Date(ms).toISOString();
-    return fc.constantFrom<SearchNode>({ kind: "since", date }, { kind: "until", date });
-  }),
-);
-
-// Not flattened or simplified on purpose: the compiler must cope with any well-typed tree.
-const searchNode: fc.Arbitrary<SearchNode> = fc.letrec<{ node: SearchNode }>((tie) => ({
-  node: fc.oneof(
-    { maxDepth: 4, depthSize: "small", withCrossShrink: true },
-    leaf,
-    tie("node").map((child): SearchNode => ({ kind: "not", child })),
-    fc.array(tie("node"), { minLength: 2, maxLength: 3 }).map((children): SearchNode => ({ kind: "and", children })),
-    fc.array(tie("node"), { minLength: 2, maxLength: 3 }).map((children): SearchNode => ({ kind: "or", children })),
-  ),
-})).node;
-
-const queryWord = fc.constantFrom(
-  ...WORDS,
-  ...TAGS,
-  "#ai",
-  "$tsla",
-  "from:bob",
-  "from:ALICE",
-  "lang:en",
-  "lang:pt-br",
-  "filter:links",
-  "filter:replies",
-  "is:retweet",
-  "is:quote",
-  "is:reply",
-  "is:verified",
-  "has:media",
-  "has:hashtags",
-  "has:mentions",
-  "has:links",
-  "conversation_id:1007",
-  "to:bob",
-  "to:CAROL_1",
-  "since_id:1014",
-  "until_id:1021",
-  "since:2025-01-03T12:00:00Z",
-  "min_faves:5",
-  "min_retweets:10",
-  "since:2025-01-03",
-  "until:2025-01-04",
-  '"ai bun"',
-  '"café ai"',
-  "OR",
-  "(",
-  ")",
-  "-",
-);
-const queryText = fc
-  .array(fc.tuple(fc.boolean(), queryWord), { minLength: 1, maxLength: 6 })
-  .map((parts) => parts.map(([negated, word]) => (negated ? `-${word}` : word)).join(" "));
-
-function parsed(text: string): SearchNode | undefined {
-  try {
-    return parseQuery(text);
-  } catch (error) {
-    if (error instanceof SearchSyntaxError) return undefined;
-    throw error;
-  }
+/** How many random worlds each property is checked on. */
+export interface SearchRuns {
+  asts: number;
+  strings: number;
+  xSizedIds: number;
 }
 
-/** The oracle on both adapters; PostgreSQL's server is started by the suite and removed after it. */
-export function searchConformance(runs: { asts: number; strings: number; xSizedIds: number }): void {
-  let server: PostgresServer;
-  let sql: SQL;
-  beforeAll(async () => {
-    server = await startPostgres();
-    sql = await openPostgres(await server.createDatabase("search"));
-  });
-  afterAll(async () => {
-    await sql?.close();
-    server?.stop();
-  });
-  const adapters = [sqlite, postgresAdapter(() => sql)];
+const DEFAULT_RUNS: SearchRuns = { asts: 150, strings: 100, xSizedIds: 100 };
 
-  describe.each(adapters)("searchTweets on $name agrees with the reference matcher", (adapter) => {
+/** The matcher as the oracle of `name`'s searchTweets and countTweets, each world loaded by `load`. */
+export function searchConformance(name: string, load: LoadSearchWorld, runs: SearchRuns = DEFAULT_RUNS): void {
+  describe(`searchTweets on ${name} agrees with the reference matcher`, () => {
     test.each([
       { ids: SMALL_IDS, numRuns: runs.asts, what: "random tweets" },
       { ids: X_SIZED_IDS, numRuns: runs.xSizedIds, what: "tweets and users with X-sized ids, past 2^53" },
@@ -535,7 +190,7 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
             fc.array(searchNode, { minLength: 1, maxLength: 8 }),
             fc.integer({ min: 1, max: 4 }),
             fc.boolean(),
-            (seeds, queries, size, timeOrdered) => checkQueries(adapter, seeds, queries, size, timeOrdered, ids),
+            (seeds, queries, size, timeOrdered) => checkSearchQueries(load, seeds, queries, size, timeOrdered, ids),
           ),
           { numRuns },
         );
@@ -552,7 +207,7 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
           fc.boolean(),
           async (seeds, texts, size, timeOrdered) => {
             const queries = texts.map(parsed).filter((query) => query !== undefined);
-            await checkQueries(adapter, seeds, queries, size, timeOrdered);
+            await checkSearchQueries(load, seeds, queries, size, timeOrdered);
           },
         ),
         { numRuns: runs.strings },
@@ -605,7 +260,7 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
         { kind: "from", username: value },
         { kind: "lang", code: value },
       ]);
-      await checkQueries(adapter, seeds, queries, 2, false);
+      await checkSearchQueries(load, seeds, queries, 2, false);
     });
 
     test("hostile values find the tweets holding their words, and run nothing", async () => {
@@ -613,7 +268,7 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
       const tweets = texts.map((text, index) =>
         tweet({ ...textSeed(text, index), author: 0, createdMs: FIRST_DAY }, index),
       );
-      const world = await adapter.load(tweets);
+      const world = await loadTweets(load, tweets);
       try {
         const { store } = world;
         const found = async (query: SearchNode) =>
@@ -638,7 +293,7 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
       // The tweets that hold the word twice are the oldest, so that newest first would put them last.
       const tweets = scoredTweets();
       const twice = tweets.slice(0, 2).map((t) => t.id);
-      const world = await adapter.load(tweets);
+      const world = await loadTweets(load, tweets);
       try {
         for (const text of ["ai", "lang:en ai", "from:Alice ai", "ai -filter:links", "(ai OR nothing) lang:en"]) {
           const { items } = await world.store.searchTweets(parseQuery(text), "relevancy", { size: 5 });
@@ -660,7 +315,7 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
       // The two with `ai` twice tie, as do the three with it once.
       const tweets = scoredTweets();
       const ranked = [1, 0, 4, 3, 2].map((index) => (tweets[index] as Tweet).id);
-      const world = await adapter.load(tweets);
+      const world = await loadTweets(load, tweets);
       try {
         for (const text of ["ai", "lang:en ai -filter:links"]) {
           for (const size of [5, 2]) {
@@ -672,84 +327,6 @@ export function searchConformance(runs: { asts: number; strings: number; xSizedI
       } finally {
         await world.close();
       }
-    });
-  });
-
-  /**
-   * Checks `texts` on PostgreSQL over 1,000 tweets, one every 500 s (139 hours): `fight place` in the
-   * first 20, `bun cafe` or `ai text` in the others, each with `traits`. Returns the lexeme frequencies
-   * of that world, which stays loaded: its statistics are the ones the searches went by.
-   */
-  async function checkedWithStatistics(traits: (index: number) => Partial<TweetSeed>, texts: readonly string[]) {
-    const seeds = Array.from({ length: 1000 }, (_, index) => ({
-      ...textSeed(index < 20 ? "fight place" : index % 3 === 0 ? "bun cafe" : "ai text", index),
-      createdMs: FIRST_DAY + index * 500_000,
-      ...traits(index),
-    }));
-    await checkQueries(
-      postgresAdapter(() => sql),
-      seeds,
-      texts.map((text) => parseQuery(text)),
-      7,
-      true,
-    );
-    return new LexemeFrequencies(sql).current();
-  }
-
-  test("PostgreSQL asks the index for a rare negated word and leaves a common lang: to the rows, with the same answers", async () => {
-    // 1,000 tweets over 139 hours: `fight` in 20, each with `place`, which no other holds (2%: rare);
-    // three in five in English (common).
-    const frequencyOf = await checkedWithStatistics(
-      (index) => ({ lang: index % 5 < 3 ? "en" : "fr" }),
-      ["fight -place", "lang:en fight", "lang:en -place", "ai -place lang:en", "lang:en lang:fr", "-place"],
-    );
-    const [english, place] = [lexemesOf(langLexeme("en"))[0] as string, "place"];
-    expect(frequencyOf(place)).toBeLessThan(0.03);
-    expect(frequencyOf(english)).toBeGreaterThan(0.5);
-    const asked = (text: string) => {
-      const match = compileSearch(parseQuery(text), frequencyOf)?.condition;
-      if (match?.kind !== "match") throw new Error(`${text} compiles to ${JSON.stringify(match)}`);
-      return match.index ?? match.query;
-    };
-    expect(asked("fight -place")).toContain("!('place')");
-    expect(asked("lang:en fight")).not.toContain(english);
-    expect(asked("lang:en lang:fr")).toContain(english);
-  });
-
-  test("PostgreSQL reads an OR of a word and counts by hours in each arm beside a common lang:, with the same answers", async () => {
-    // 1,000 tweets over 139 hours, three in five in English (common), one in ten in French (rarer); `fight`
-    // in 20, 30 likes on every 37th tweet and 12 retweets on every 41st.
-    const frequencyOf = await checkedWithStatistics(
-      (index) => ({
-        lang: index % 10 < 6 ? "en" : index % 10 < 7 ? "fr" : "ja",
-        likes: index % 37 === 0 ? 30 : 0,
-        retweets: index % 41 === 0 ? 12 : 0,
-      }),
-      [
-        "(fight OR min_faves:20) lang:en",
-        "(fight OR min_faves:20 OR min_retweets:10) lang:en",
-        "lang:en (min_faves:20 OR (fight -cafe))",
-        "(fight OR min_faves:20) lang:fr",
-      ],
-    );
-    const spans = "'time1h:10'";
-    const read = (text: string) => {
-      const condition = compileSearch(parseQuery(text), frequencyOf)?.condition as Condition;
-      return JSON.stringify(withinHours(condition, 10, 10));
-    };
-    // Beside `lang:en` the spans go in every arm (the first with @@, the others with its synonym);
-    // beside the rarer `lang:fr` they stay beside it.
-    const inArms = JSON.parse(read("(fight OR min_faves:20 OR min_retweets:10) lang:en"));
-    const or = inArms.children.find((child: Condition) => child.kind === "or");
-    expect(or.children.map((arm: { children: Condition[] }) => arm.children.at(-1))).toEqual([
-      { kind: "match", query: spans, narrow: true },
-      { kind: "match", query: spans, narrow: true, synonym: true },
-      { kind: "match", query: spans, narrow: true, synonym: true },
-    ]);
-    expect(JSON.parse(read("(fight OR min_faves:20) lang:fr")).children.at(-1)).toEqual({
-      kind: "match",
-      query: spans,
-      narrow: true,
     });
   });
 }
