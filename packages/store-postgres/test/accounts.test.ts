@@ -1,19 +1,18 @@
-// The Accounts conformance suite on both adapters: SQLite, the embedded default, and PostgreSQL on a
-// real server of this test file's own, a fresh database per test; then what only PostgreSQL can meet, a
-// server out of reach, which every method answers as service_unavailable.
+// The Accounts conformance suite (@social/conformance) on PostgreSQL, on a real server of this test file's
+// own, a fresh database per test; then what only PostgreSQL can meet, a server out of reach, which every
+// method answers as service_unavailable.
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { randomUUID } from "node:crypto";
+import { type AccountsFixture, accountsConformance } from "@social/conformance";
 import { type Accounts, ApiError, answeringOutages } from "@social/core";
 import { hashApiKeySync } from "@social/store-kit";
-import { SqliteAccounts, SqliteLedger, SqliteRequestLog } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { PostgresRequestLog } from "../src/ledger/request-log.ts";
 import { isDatabaseOutage } from "../src/outage.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
-import { type AccountsFixture, accountsConformance } from "./conformance/accounts.ts";
-import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
+import { twoPostgresPools } from "./two-pools.ts";
 
 let server: PostgresServer;
 
@@ -22,32 +21,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => server.stop());
-
-async function openSqlite(): Promise<AccountsFixture> {
-  const { db, peerDb, close } = await twoSqliteConnections("accounts");
-  return {
-    accounts: new SqliteAccounts(db),
-    peer: new SqliteAccounts(peerDb),
-    ledger: (now) => new SqliteLedger(db, { now }),
-    requestLog: () => new SqliteRequestLog(db),
-    grants: async (accountId) =>
-      db
-        .query<{ credits: number; reason: string }, [string]>(
-          "SELECT credits, reason FROM grants WHERE account_id = ? ORDER BY id",
-        )
-        .all(accountId),
-    storedKeys: async () => JSON.stringify(db.query("SELECT * FROM api_keys").all()),
-    async insertKeyWithPrefix(accountId, prefix) {
-      db.run("INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES (?, ?, 'twin', ?, ?, 0)", [
-        `key_${randomUUID()}`,
-        accountId,
-        prefix,
-        hashApiKeySync(randomUUID()),
-      ]);
-    },
-    close: async () => close(),
-  };
-}
 
 async function openPostgresFixture(): Promise<AccountsFixture> {
   const { sql, peerSql, close } = await twoPostgresPools(server, "accounts");
@@ -75,7 +48,6 @@ async function openPostgresFixture(): Promise<AccountsFixture> {
   };
 }
 
-accountsConformance("SQLite", openSqlite);
 accountsConformance("PostgreSQL", openPostgresFixture);
 
 test("PostgreSQL: every Accounts method on a pool that cannot reach the server is service_unavailable", async () => {

@@ -1,13 +1,12 @@
-// The IdempotencyRecords conformance suite on both adapters: SQLite, the embedded default, and
-// PostgreSQL on a real server of this test file's own, a fresh database per test.
+// The IdempotencyRecords conformance suite (@social/conformance) on PostgreSQL, on a real server of this
+// test file's own, a fresh database per test.
 import { afterAll, beforeAll } from "bun:test";
-import { SqliteAccounts, SqliteIdempotency, SqliteLedger } from "@social/store-sqlite";
+import { type IdempotencyFixture, idempotencyConformance } from "@social/conformance";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresIdempotency } from "../src/ledger/postgres-idempotency.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
-import { type IdempotencyFixture, idempotencyConformance } from "./conformance/idempotency.ts";
-import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
+import { twoPostgresPools } from "./two-pools.ts";
 
 let server: PostgresServer;
 
@@ -16,21 +15,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => server.stop());
-
-async function openSqlite(): Promise<IdempotencyFixture> {
-  const { db, peerDb, close } = await twoSqliteConnections("idempotency");
-  const { account, key } = await new SqliteAccounts(db).openAccount("Ada", 1_000);
-  return {
-    records: new SqliteIdempotency(db),
-    peer: new SqliteIdempotency(peerDb),
-    accountId: account.id,
-    keyId: key.keyId,
-    ledger: new SqliteLedger(db),
-    peerLedger: new SqliteLedger(peerDb),
-    count: async () => db.query<{ n: number }, []>("SELECT count(*) AS n FROM idempotency").get()?.n ?? -1,
-    close: async () => close(),
-  };
-}
 
 async function openPostgresFixture(): Promise<IdempotencyFixture> {
   const { sql, peerSql, close } = await twoPostgresPools(server, "idempotency");
@@ -50,5 +34,4 @@ async function openPostgresFixture(): Promise<IdempotencyFixture> {
   };
 }
 
-idempotencyConformance("SQLite", openSqlite);
 idempotencyConformance("PostgreSQL", openPostgresFixture);

@@ -2,14 +2,14 @@
 // transaction, that a debit the server refuses fails alone, and that a server that goes away mid-load
 // gives service_unavailable, uncharged, to a ledger that then recovers by itself when it returns.
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { costOf } from "@social/conformance";
 import { ApiError, answeringOutages, type UsageRecord } from "@social/core";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { isDatabaseOutage } from "../src/outage.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
-import { costOf } from "./conformance/ledger.ts";
-import { openPostgresFixture } from "./conformance/ledger-fixtures.ts";
+import { openPostgresFixture } from "./ledger-fixture.ts";
 
 let server: PostgresServer;
 

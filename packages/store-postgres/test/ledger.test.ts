@@ -1,9 +1,9 @@
-// The Ledger conformance suite on both adapters: SQLite, the embedded default (as a command's connection
-// and as a server's), and PostgreSQL on a real server of this test file's own.
+// The Ledger conformance suite (@social/conformance) on PostgreSQL, on a real server of this test file's
+// own, a fresh database per test.
 import { afterAll, beforeAll } from "bun:test";
+import { ledgerConformance } from "@social/conformance";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
-import { ledgerConformance } from "./conformance/ledger.ts";
-import { openPostgresFixture, openSqliteFixture } from "./conformance/ledger-fixtures.ts";
+import { openPostgresFixture } from "./ledger-fixture.ts";
 
 let server: PostgresServer;
 
@@ -13,8 +13,4 @@ beforeAll(async () => {
 
 afterAll(() => server.stop());
 
-ledgerConformance("SQLite", openSqliteFixture);
-ledgerConformance("SQLite, serving (checkpoints and fsyncs on other threads)", () =>
-  openSqliteFixture({ serving: true }),
-);
 ledgerConformance("PostgreSQL", () => openPostgresFixture(server));

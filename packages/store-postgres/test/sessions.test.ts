@@ -1,16 +1,15 @@
-// The Sessions conformance suite on both adapters: SQLite, the embedded default, and PostgreSQL on a
-// real server of this test file's own, a fresh database per test; then what only PostgreSQL can meet, a
-// server out of reach, which every method answers as service_unavailable.
+// The Sessions conformance suite (@social/conformance) on PostgreSQL, on a real server of this test file's
+// own, a fresh database per test; then what only PostgreSQL can meet, a server out of reach, which every
+// method answers as service_unavailable.
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
+import { type SessionsFixture, sessionsConformance } from "@social/conformance";
 import { ApiError, answeringOutages, type Sessions } from "@social/core";
-import { SqliteAccounts, SqliteSessions } from "@social/store-sqlite";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { isDatabaseOutage } from "../src/outage.ts";
 import { PostgresSessions } from "../src/sessions/postgres-sessions.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
-import { type SessionsFixture, sessionsConformance } from "./conformance/sessions.ts";
-import { twoPostgresPools, twoSqliteConnections } from "./conformance/two-processes.ts";
+import { twoPostgresPools } from "./two-pools.ts";
 
 let server: PostgresServer;
 
@@ -19,16 +18,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => server.stop());
-
-async function openSqlite(): Promise<SessionsFixture> {
-  const { db, peerDb, close } = await twoSqliteConnections("sessions");
-  return {
-    sessions: new SqliteSessions(db),
-    peer: new SqliteSessions(peerDb),
-    accountId: (await new SqliteAccounts(db).openAccount("Ada")).account.id,
-    close: async () => close(),
-  };
-}
 
 async function openPostgresFixture(): Promise<SessionsFixture> {
   const { sql, peerSql, close } = await twoPostgresPools(server, "sessions");
@@ -40,7 +29,6 @@ async function openPostgresFixture(): Promise<SessionsFixture> {
   };
 }
 
-sessionsConformance("SQLite", openSqlite);
 sessionsConformance("PostgreSQL", openPostgresFixture);
 
 test("PostgreSQL: every Sessions method on a pool that cannot reach the server is service_unavailable", async () => {

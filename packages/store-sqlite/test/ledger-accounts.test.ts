@@ -41,8 +41,8 @@ function _expectLedgerError(run: () => unknown, code: LedgerError["code"]): void
 }
 
 // The Accounts contract (accounts, grants, keys, the key cap, usage summaries, secrets) is the
-// conformance suite's, run on SQLite and PostgreSQL alike (packages/store-postgres/test/conformance/
-// accounts.ts). What is left here is SQLite's own: what its file holds and what its schema refuses.
+// conformance suite's (@social/conformance, run here by accounts-conformance.test.ts). What is left here
+// is SQLite's own: what its file holds and what its schema refuses.
 describe("SQLite's file and schema", () => {
   test("the schema itself refuses a negative balance", () => {
     const account = createAccount(db, "Ada", 3);

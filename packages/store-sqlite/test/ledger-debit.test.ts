@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { costOf } from "@social/conformance";
 import type { DebitResult } from "@social/core";
 import { createAccount, createKey, getAccount, grantCredits, openDatabase, SqliteLedger } from "../src/index.ts";
 
@@ -53,11 +54,6 @@ function usageRowExists(requestId: string): boolean {
   return db.query<{ found: 1 }, [string]>("SELECT 1 AS found FROM usage WHERE request_id = ?").get(requestId) !== null;
 }
 
-/** Deterministic mixed costs 1..41, so a failure reproduces. */
-function costOf(index: number): number {
-  return ((index * 7919) % 41) + 1;
-}
-
 /**
  * Checks results against the only history a correct ledger can have produced from `start` credits:
  * costs are at least 1, so successful debits strictly lower the balance and their `remaining` values,
@@ -82,8 +78,8 @@ function expectSerialisable(start: number, outcomes: { cost: number; result: Deb
 }
 
 // The Ledger contract itself (charges, refusals, duplicates, refunds, concurrency, key use) is the
-// conformance suite's, run on SQLite and PostgreSQL alike (packages/store-postgres/test/conformance/
-// ledger.ts). What is left here is SQLite's own: its write lock, and its single-ledger batch order.
+// conformance suite's (@social/conformance, run here by ledger-conformance.test.ts). What is left here
+// is SQLite's own: its write lock, and its single-ledger batch order.
 describe("debit on SQLite", () => {
   test("a failed transaction rejects the whole batch and charges nothing", async () => {
     const { accountId, keyId } = setUp(100);

@@ -1,6 +1,6 @@
-// Committed snapshots of what users see of the product (the OpenAPI document, the MCP tool list): a
-// change to the catalogue shows reviewers its effect on the public surface as a diff of these files,
-// and a test fails until the new text is accepted with `npm run snapshots`.
+// Committed snapshots of what the product shows and keeps (the OpenAPI document, the MCP tool list, what
+// the stores answer and hold of the default world): a change shows reviewers its effect as a diff of
+// these files, and a test fails until the new text is accepted with `npm run snapshots`.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
@@ -23,5 +23,5 @@ export function snapshotDifference(path: string, text: string): string | undefin
   const before = committed.split("\n");
   const line = now.findIndex((each, index) => each !== before[index]);
   const at = line < 0 ? now.length : line;
-  return `${path} differs from the public surface at line ${at + 1}: committed ${JSON.stringify(before[at])}, now ${JSON.stringify(now[at])}. Review the change, then run \`${UPDATE_COMMAND}\` to accept it`;
+  return `${path} is not what the code gives now, at line ${at + 1}: committed ${JSON.stringify(before[at])}, now ${JSON.stringify(now[at])}. Review the change, then run \`${UPDATE_COMMAND}\` to accept it`;
 }
