@@ -6,8 +6,8 @@ import { endpointsById } from "./catalogue/index.ts";
 import { strict } from "./catalogue/shared.ts";
 import type { ParamsSchema } from "./endpoint.ts";
 import { invalidRequest } from "./errors.ts";
-import { type ActiveKey, admitted, parseWith, type ReadFailure, type Services } from "./execute.ts";
 import { choiceParam } from "./params.ts";
+import { type ActiveKey, admitted, parseWith, type ReadFailure, type Services } from "./pipeline/index.ts";
 import type { Accounts, KeyInfo, UsageGroup, UsageGrouping } from "./ports/accounts.ts";
 import type { RateState } from "./ports/rate-limiter.ts";
 

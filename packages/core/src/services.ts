@@ -1,7 +1,7 @@
 // Assembles the pipeline's services from a store and a ledger, so every surface (HTTP, MCP) configures
 // tokens the same way.
 
-import type { Services } from "./execute.ts";
+import type { Services } from "./pipeline/index.ts";
 import type { Accounts } from "./ports/accounts.ts";
 import type { IdempotencyRecords } from "./ports/idempotency.ts";
 import type { Ledger } from "./ports/ledger.ts";

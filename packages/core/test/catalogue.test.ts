@@ -10,7 +10,6 @@ import * as search from "../src/catalogue/search.ts";
 import * as tweets from "../src/catalogue/tweets.ts";
 import * as users from "../src/catalogue/users.ts";
 import * as workflows from "../src/catalogue/workflows.ts";
-import { validateParams } from "../src/execute.ts";
 import {
   catalogue,
   costRuleFor,
@@ -21,6 +20,7 @@ import {
   pathParamNames,
   renderGuidance,
 } from "../src/index.ts";
+import { validateParams } from "../src/pipeline/index.ts";
 
 // The contract lives beside the repository (../shared), not in it: a clone on its own runs every other
 // test, and says plainly that these were skipped.
