@@ -5,6 +5,7 @@
 
 import { answerOutagesAsUnavailable as answerOutages } from "@social/core";
 import { SQL } from "bun";
+import { ServerUnreachable } from "./server-probe.ts";
 
 /** Bun's own codes for a connection that closed, never opened, or was closed with the pool. */
 const CLIENT_OUTAGE_CODES = new Set([
@@ -43,6 +44,7 @@ function isServerOutage(sqlState: string): boolean {
 }
 
 export function isDatabaseOutage(error: unknown): boolean {
+  if (error instanceof ServerUnreachable) return true;
   if (error instanceof SQL.PostgresError) {
     return CLIENT_OUTAGE_CODES.has(error.code) || (error.errno !== undefined && isServerOutage(error.errno));
   }
