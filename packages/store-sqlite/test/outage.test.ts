@@ -6,7 +6,16 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Accounts, ApiError, type Ledger, LedgerError, parseQuery, type Sessions, type Store } from "@social/core";
+import {
+  type Accounts,
+  ApiError,
+  type Ledger,
+  LedgerError,
+  OUTAGE_RETRY_AFTER_S,
+  parseQuery,
+  type Sessions,
+  type Store,
+} from "@social/core";
 import {
   createAccount,
   createKey,
@@ -51,6 +60,7 @@ async function expectUnavailable(call: () => unknown, method: string): Promise<v
       code: "service_unavailable",
       status: 503,
       message: "The service is temporarily unavailable: retry in a few seconds",
+      retryAfter: OUTAGE_RETRY_AFTER_S,
     },
   });
 }
