@@ -13,8 +13,9 @@ import { buildWorld } from "../src/world/build.ts";
 import { holdLock, LOCKS, waitersOnLocks } from "../testing/locks.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 
-/** Longer than a count's budget (500 ms), well within the default wait bound. */
+/** Longer than a count's budget (500 ms), well within LONG_WAIT_MS. */
 const HOLD_PAST_BUDGETS_MS = 700;
+const LONG_WAIT_MS = 10_000;
 /** The wait bound of the stores that must give up, and how long a lock outlasts it. */
 const SHORT_WAIT_MS = 200;
 const OUTLASTS_MS = 5_000;
@@ -65,7 +66,7 @@ async function whileHeld(store: PostgresStore, release: () => Promise<void>): Pr
 
 describe("a lock on tweets held by another session", () => {
   test("released within the wait bound: the search and the count wait for it and answer as without it", async () => {
-    const store = new PostgresStore(sql);
+    const store = new PostgresStore(sql, { search: { waitMs: LONG_WAIT_MS } });
     const expected = await Promise.all(reads(store));
     expect(expected.filter((outcome) => outcome instanceof Error)).toEqual([]);
     const lock = await holdLock(url, LOCKS.table);
