@@ -27,7 +27,7 @@ export interface ErrorDetail {
 
 export interface ApiErrorOptions {
   details?: ErrorDetail[];
-  /** Seconds until a rate-limited request may be retried. */
+  /** Seconds until the request may be retried (Retry-After): a rate limit, a database away or busy. */
   retryAfter?: number;
   /** Why a 402 refused the request, in numbers a program can act on. */
   credits?: CreditRefusal;

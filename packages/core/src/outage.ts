@@ -5,6 +5,9 @@ import { ApiError } from "./errors.ts";
 
 export type OutageTest = (error: unknown) => boolean;
 
+/** Seconds a client is told to wait before retrying: a database that restarts is back within a few. */
+export const OUTAGE_RETRY_AFTER_S = 2;
+
 function unavailableIfOutage(error: unknown, isOutage: OutageTest): never {
   if (!isOutage(error)) throw error;
   // The client learns only that it may retry; the operator needs the database's own words.
@@ -16,7 +19,9 @@ function unavailableIfOutage(error: unknown, isOutage: OutageTest): never {
       error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
     }),
   );
-  throw new ApiError("service_unavailable", "The service is temporarily unavailable: retry in a few seconds");
+  throw new ApiError("service_unavailable", "The service is temporarily unavailable: retry in a few seconds", {
+    retryAfter: OUTAGE_RETRY_AFTER_S,
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ export * from "./key-spend.ts";
 export * from "./keys.ts";
 export * from "./owner-turns.ts";
 export * from "./pages.ts";
+export * from "./read-budget.ts";
 export * from "./request-log.ts";
 export * from "./rows.ts";
 export * from "./search-cursor.ts";

@@ -1,10 +1,12 @@
-// One pool per process on the operator's PostgreSQL, with every component's schema migrated. BIGINT
+// One pool per process on the operator's PostgreSQL (whose connections are opened only once a probe has
+// met the server: ./server-probe.ts), with every component's schema migrated. BIGINT
 // columns arrive as strings from Bun.sql; row mappers turn them into numbers (the schema bounds every
 // amount and timestamp by Number.MAX_SAFE_INTEGER).
-import { SQL } from "bun";
+import type { SQL } from "bun";
 import { accountsMigrations } from "./accounts/schema.ts";
 import { ledgerMigrations, settingsMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
+import { probedPool } from "./server-probe.ts";
 import { sessionMigrations } from "./sessions/schema.ts";
 import { worldMigrations } from "./world/schema.ts";
 
@@ -21,7 +23,7 @@ export interface PostgresOptions {
 }
 
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<SQL> {
-  const sql = new SQL(url, { max: options.max ?? POOL_SIZE });
+  const sql = probedPool(url, options.max ?? POOL_SIZE);
   try {
     await migrate(sql, "world", worldMigrations);
     await migrate(sql, "ledger", ledgerMigrations);

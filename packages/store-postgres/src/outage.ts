@@ -3,6 +3,7 @@
 // answeringOutages with it, as on SQLite, so every surface answers an outage alike. Nothing here needs
 // to reconnect: Bun's pool opens new connections on the next query once the server is back.
 import { SQL } from "bun";
+import { ServerUnreachable } from "./server-probe.ts";
 
 /** Bun's own codes for a connection that closed, never opened, or was closed with the pool. */
 const CLIENT_OUTAGE_CODES = new Set([
@@ -41,6 +42,7 @@ function isServerOutage(sqlState: string): boolean {
 }
 
 export function isDatabaseOutage(error: unknown): boolean {
+  if (error instanceof ServerUnreachable) return true;
   if (error instanceof SQL.PostgresError) {
     return CLIENT_OUTAGE_CODES.has(error.code) || (error.errno !== undefined && isServerOutage(error.errno));
   }

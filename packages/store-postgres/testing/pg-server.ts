@@ -82,6 +82,8 @@ function stopWhenGone(
 }
 
 export interface PostgresServerOptions {
+  /** The port to listen on; by default a free one the kernel picks. */
+  port?: number;
   /**
    * fsync on, as in production (the benchmarks' figures); tests run without it, which only matters if
    * the machine itself crashes.
@@ -157,7 +159,7 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
     chownSync(dir, uid, gid);
   }
   const data = join(dir, "data");
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   if (!existsSync(join(data, "PG_VERSION"))) {
     run(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "app", "--no-sync", "-E", "UTF8", "--locale=C"]);
   }

@@ -13,6 +13,7 @@ import {
   answeringOutages,
   type Ledger,
   LedgerError,
+  OUTAGE_RETRY_AFTER_S,
   parseQuery,
   type Sessions,
   type Store,
@@ -63,6 +64,7 @@ async function expectUnavailable(call: () => unknown, method: string): Promise<v
       code: "service_unavailable",
       status: 503,
       message: "The service is temporarily unavailable: retry in a few seconds",
+      retryAfter: OUTAGE_RETRY_AFTER_S,
     },
   });
 }

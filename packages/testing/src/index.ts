@@ -1,6 +1,7 @@
 // What the tests' real servers (PostgreSQL, Redis, the API itself) need from their host: a free
 // loopback port, and clean-up that happens however the test process ends.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 export { snapshotDifference } from "./snapshot.ts";
@@ -17,6 +18,29 @@ export function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** Whether something may listen on `port` of the loopback address now. */
+export function isFreePort(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free loopback port that a connection may be given as its own (Linux): one of the kernel's ephemeral
+ * range, of the parity it tries first for a connection's port; freePort's, its choice for a listener,
+ * has the other. While nothing listens there, a client's connection to it can reach itself.
+ */
+export async function selfConnectablePort(): Promise<number> {
+  const range = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+  const [low, high] = range as [number, number];
+  for (;;) {
+    const port = (await freePort()) + 1;
+    if (port % 2 === low % 2 && port <= high && (await isFreePort(port))) return port;
+  }
 }
 
 /**

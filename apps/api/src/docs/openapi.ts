@@ -59,7 +59,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: "endpoint_not_found: no such resource or endpoint. Never charged.",
   429: "rate_limited: retry after the Retry-After header's seconds. Never charged.",
   500: "internal_error. Never charged.",
-  503: "service_unavailable: the database cannot be reached; retry later. Never charged.",
+  503: "service_unavailable: the database cannot be reached, or kept the request waiting past its bound (a lock an operator's maintenance holds, every connection taken, search at capacity); retry after the Retry-After header's seconds. Never charged.",
 };
 
 /** A header, its schema (and by default its description) from the valibot schema the pipeline checks with. */

@@ -3,6 +3,10 @@
 // process stays up (its docs still answer). Once it is back, the same process charges lookups again
 // by itself, within a bounded time: its pool reconnects, nobody restarts it. Then the ledger audit.
 //
+// PostgreSQL listens on a port of the kernel's ephemeral range that connections may be given as their
+// own: while it is down, the API's reconnection attempts must not reach themselves there and hold the
+// port, which kept PostgreSQL from starting again until the API stopped.
+//
 // A debit whose COMMIT reached the database's log while its reply was lost with the server was answered
 // 503, uncharged, and is refunded once the database is back (postgres-lost-commit.test.ts makes that
 // happen on purpose): the audit waits a few seconds for those refunds and then wants the books exact.
@@ -10,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { openBackend } from "@social/backend";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
+import { selfConnectablePort } from "@social/testing";
 import { auditDatabase } from "./ledger-audit.ts";
 import { driveLoad, type LoadAccount, type LoadAnswer, openAccountsWith } from "./load.ts";
 import { type ServerProcess, spawnServer } from "./server-process.ts";
@@ -41,7 +46,7 @@ let accounts: LoadAccount[];
 let server: ServerProcess | undefined;
 
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = await startPostgres({ port: await selfConnectablePort() });
   databaseUrl = await postgres.createDatabase("outage");
   const backend = await openBackend(databaseUrl, { max: 4 });
   try {

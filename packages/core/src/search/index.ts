@@ -13,6 +13,7 @@ export {
   type BudgetedRead,
   budgetOf,
   DEFAULT_SEARCH_LIMITS,
+  databaseBusy,
   type SearchLimits,
   searchBudgetExceeded,
 } from "./limits.ts";

@@ -1,10 +1,12 @@
 // Runs a compiled search (./compile.ts) with bounded work, as SQLite's executor does with its own
 // machinery (packages/store-sqlite/src/search/execute.ts); the limits are the same product decision:
 //
-// - Each search is one transaction on one connection, its statements timed out (`statement_timeout`)
-//   when the search's budget is spent: a search that cannot fill its page within it is refused with
-//   the same 400 as on SQLite, saying how to narrow it, and nothing is charged. The transaction also gives every
-//   statement of the search one snapshot, so a world rebuilt meanwhile is seen whole or not at all.
+// - Each search is one transaction on one connection (./transaction.ts), its statements timed out
+//   (`statement_timeout`) when the search's budget is spent: a search that cannot fill its page within
+//   it is refused with the same 400 as on SQLite, saying how to narrow it, and nothing is charged. Time
+//   spent waiting for the connection or for the locks its statements need is not counted; past the wait
+//   bound it is a 503 with Retry-After. The transaction also gives every statement of the search one
+//   snapshot, so a world rebuilt meanwhile is seen whole or not at all.
 // - Plans are made for each search's own values (`plan_cache_mode`): the planner's choice between
 //   walking the primary key newest first and gathering matches through the GIN index depends on how
 //   common the words are, which a generic plan cannot know (and the statistics it reads are finer
@@ -30,7 +32,6 @@
 import {
   type BudgetedRead,
   bucketCount,
-  budgetOf,
   type CountWindow,
   type Cursor,
   countedQuery,
@@ -39,7 +40,6 @@ import {
   type SearchLimits,
   type SearchNode,
   type SearchSortOrder,
-  searchBudgetExceeded,
 } from "@social/core";
 import {
   higherId,
@@ -51,7 +51,7 @@ import {
   withinIds,
   worldIds,
 } from "@social/store-kit";
-import { SQL, type TransactionSQL } from "bun";
+import type { SQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import {
   type Condition,
@@ -65,6 +65,7 @@ import {
 import { LexemeFrequencies } from "./frequencies.ts";
 import { SearchGate } from "./gate.ts";
 import { hourOf, readableByHours, withinHours } from "./hours.ts";
+import { type SearchSteps, type Statement, searchTransaction, statement } from "./transaction.ts";
 
 export type SearchRow = TweetRow & { bucket: number };
 
@@ -72,11 +73,6 @@ export type SearchRow = TweetRow & { bucket: number };
 const RELEVANCY_SCALE = 1000;
 /** ts_rank's weights for D, C, B, A: text lexemes are weight A, the other fields score nothing. */
 const TEXT_ONLY = "'{0,0,0,1}'";
-const STATEMENT_TIMEOUT = "57014";
-
-function timedOut(error: unknown): boolean {
-  return error instanceof SQL.PostgresError && error.errno === STATEMENT_TIMEOUT;
-}
 
 // The steps of a page, each made the only plan the planner may pick: its guesses of how common words are
 // together are what the steps are there to not depend on (a phrase of common words is guessed at one
@@ -114,7 +110,7 @@ const PLANNERS_CHOICE = set({ enable_bitmapscan: "on", enable_seqscan: "on" });
  * under a running server. `below` and `above`: the ids under which the newest tweet opens the search's
  * hours, and over which the oldest closes them.
  */
-function readRange(tx: TransactionSQL, since: number | null, until: number | null, below: bigint, above: bigint) {
+function readRange(tx: SQL, since: number | null, until: number | null, below: bigint, above: bigint) {
   return tx<RangeRow[]>`SELECT (SELECT min(id) FROM tweets) AS low, (SELECT max(id) FROM tweets) AS high,
     coalesce((SELECT ids_follow_time FROM world_meta WHERE id = 1), false) AS ids_follow_time,
     (SELECT counts FROM world_meta WHERE id = 1) AS counts,
@@ -177,7 +173,7 @@ interface HourSpan {
  * One statement over the matches of `condition` in [low, high), newest first, at most `wanted` of them:
  * the rows it returns, how many matches it read and the lowest id among them.
  */
-type Read<R> = (tx: TransactionSQL, condition: Condition, range: IdRange, wanted: number) => Promise<Reading<R>>;
+type Read<R> = (condition: Condition, range: IdRange, wanted: number) => Statement<Reading<R>>;
 
 interface Reading<R> {
   rows: R[];
@@ -218,41 +214,29 @@ export class SearchExecutor {
     const plan = compileSearch(query, await this.#frequencies.current());
     if (plan === undefined) return [];
     const ranking = sortOrder === "relevancy" ? plan.ranking : undefined;
-    return this.#withinBudget(owner, async (tx, left) => {
-      // A relevancy page ranks the same candidates whatever page it is; a recency page starts below the last.
-      const top = ranking === undefined ? BigInt(from.id) : undefined;
-      const range = await this.#worldRange(tx, plan, top);
+    // A relevancy page ranks the same candidates whatever page it is; a recency page starts below the last.
+    const top = ranking === undefined ? BigInt(from.id) : undefined;
+    return this.#search(owner, "search", plan, top, async (steps, range) => {
       if (range.low >= range.high) return [];
-      if (ranking !== undefined) return this.#ranked(tx, ranking, range, limit, from, left);
-      return this.#newest(tx, readRows, plan.condition, range, limit, left);
+      if (ranking !== undefined) return this.#ranked(steps, ranking, range, limit, from);
+      return this.#newest(steps, readRows, plan.condition, range, limit);
     });
   }
 
   /**
-   * Runs `work` in one transaction at the gate, within the search budget: `left()` gives the ms that
-   * remain as a statement_timeout parameter (past the budget, the same 400 as a timed-out statement).
+   * Runs `work` at the gate, in a transaction of its own whose first statement reads the world's range
+   * for `plan` (below `top`, when given), within the budget of `read` (./transaction.ts).
    */
-  async #withinBudget<T>(
+  #search<T>(
     owner: string,
-    work: (tx: TransactionSQL, left: () => [string]) => Promise<T>,
-    read: BudgetedRead = "search",
+    read: BudgetedRead,
+    plan: SearchPlan,
+    top: bigint | undefined,
+    work: (steps: SearchSteps, range: WorldRange) => Promise<T>,
   ): Promise<T> {
-    try {
-      return await this.#gate.run(owner, () =>
-        this.#sql.begin(async (tx) => {
-          const started = performance.now();
-          const left = (): [string] => {
-            const ms = Math.floor(budgetOf(this.#limits, read) - (performance.now() - started));
-            if (ms <= 0) throw searchBudgetExceeded(this.#limits, read);
-            return [String(ms)];
-          };
-          left();
-          return work(tx, left);
-        }),
-      );
-    } catch (error) {
-      throw timedOut(error) ? searchBudgetExceeded(this.#limits, read) : error;
-    }
+    return this.#gate.run(owner, () =>
+      searchTransaction(this.#sql, this.#limits, read, (tx) => this.#worldRange(tx, plan, top), work),
+    );
   }
 
   /**
@@ -263,58 +247,47 @@ export class SearchExecutor {
     const counts = new Array<number>(bucketCount(window)).fill(0);
     const plan = compileSearch(countedQuery(query, window), await this.#frequencies.current());
     if (plan === undefined) return counts;
-    const rows = await this.#withinBudget(
-      owner,
-      async (tx, left) => {
-        const { low, high } = await this.#worldRange(tx, plan, undefined);
-        if (low >= high) return [];
-        await tx.unsafe(PLANNERS_CHOICE, left());
-        const values = new Values(5);
-        const where = renderCondition(plan.condition, values);
-        return tx.unsafe<{ bucket: number; n: number }[]>(
+    const rows = await this.#search(owner, "count", plan, undefined, async (steps, { low, high }) => {
+      if (low >= high) return [];
+      const values = new Values(5);
+      const where = renderCondition(plan.condition, values);
+      return steps.run(
+        PLANNERS_CHOICE,
+        statement(
           `SELECT ((t.created_ms - $3::bigint) / $4::bigint)::int AS bucket, count(*)::int AS n FROM tweets t
            WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND (${where}) GROUP BY 1`,
           [low, high, countOrigin(window), window.sizeMs, ...values.list],
-        );
-      },
-      "count",
-    );
+          (rows: { bucket: number; n: number }[]) => rows,
+        ),
+      );
+    });
     for (const { bucket, n } of rows) counts[bucket] = (counts[bucket] ?? 0) + n;
     return counts;
   }
 
   /** Up to `limit` matches of `condition` in `range`, newest first: walked, then by hours or gathered. */
   async #newest(
-    tx: TransactionSQL,
+    steps: SearchSteps,
     read: Read<SearchRow>,
     condition: Condition,
     range: WorldRange,
     limit: number,
-    left: () => [string],
   ): Promise<SearchRow[]> {
     const { low, high } = range;
     const hours = readableByHours(condition) ? range.hours : undefined;
     const fullWalk = Math.sqrt(range.tweets * limit * GATHER_COST);
     const walk = this.#newestWalk ?? (hours === undefined ? fullWalk : limit * SHORT_WALK);
     const walkLow = higherId(low, high - BigInt(Math.round(walk * range.idsPerTweet)));
-    await tx.unsafe(WALK, left());
-    const { rows } = await read(tx, condition, { low: walkLow, high }, limit);
+    const { rows } = await steps.run(WALK, read(condition, { low: walkLow, high }, limit));
     if (rows.length === limit || walkLow <= low) return rows;
     const below = { ...range, high: walkLow };
     const rest =
       hours === undefined
-        ? await this.#gather(tx, read, condition, below, limit - rows.length, left)
-        : await this.#byHours(
-            tx,
-            read,
-            GATHER_BY_HOURS,
-            condition,
-            below,
-            hours,
-            limit,
-            { found: rows.length, tweets: walk },
-            left,
-          );
+        ? await this.#gather(steps, read, condition, below, limit - rows.length)
+        : await this.#byHours(steps, read, GATHER_BY_HOURS, condition, below, hours, limit, {
+            found: rows.length,
+            tweets: walk,
+          });
     return rows.concat(rest.rows);
   }
 
@@ -323,7 +296,7 @@ export class SearchExecutor {
    * down (see the top of this file), `progress` being what was found before.
    */
   async #byHours<R>(
-    tx: TransactionSQL,
+    steps: SearchSteps,
     read: Read<R>,
     settings: string,
     condition: Condition,
@@ -331,7 +304,6 @@ export class SearchExecutor {
     hours: HourSpan,
     wanted: number,
     progress: Progress,
-    left: () => [string],
   ): Promise<Reading<R>> {
     const rows: R[] = [];
     let { found, tweets } = progress;
@@ -349,8 +321,7 @@ export class SearchExecutor {
       const everyHour = (newest - planned + 1) * 2 > hours.worldLast - hours.worldFirst + 1;
       const oldest = everyHour ? hours.oldest : planned;
       const window = everyHour ? withTimeFiltered(condition) : withinHours(condition, oldest, newest);
-      await tx.unsafe(settings, left());
-      const reading = await read(tx, window, { low: range.low, high }, wanted - found);
+      const reading = await steps.run(settings, read(window, { low: range.low, high }, wanted - found));
       rows.push(...reading.rows);
       found += reading.found;
       // Every match of the hours read is found (or the search is done), so the rest lie below the lowest.
@@ -362,16 +333,17 @@ export class SearchExecutor {
   }
 
   /** Up to `wanted` matches of `condition` in `range`, newest first, gathered through the indexes. */
-  async #gather<R>(
-    tx: TransactionSQL,
+  #gather<R>(
+    steps: SearchSteps,
     read: Read<R>,
     condition: Condition,
     range: IdRange,
     wanted: number,
-    left: () => [string],
   ): Promise<Reading<R>> {
-    await tx.unsafe(narrowsByIndex(condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE, left());
-    return read(tx, condition, range, wanted);
+    return steps.run(
+      narrowsByIndex(condition) ? GATHER_THROUGH_INDEX : PLANNERS_CHOICE,
+      read(condition, range, wanted),
+    );
   }
 
   /**
@@ -380,23 +352,22 @@ export class SearchExecutor {
    * returns only those that can be on the page.
    */
   async #ranked(
-    tx: TransactionSQL,
+    steps: SearchSteps,
     ranking: NonNullable<SearchPlan["ranking"]>,
     range: WorldRange,
     limit: number,
     from: SearchPosition,
-    left: () => [string],
   ): Promise<SearchRow[]> {
     const wanted = this.#limits.relevancyCandidates;
     let rows: SearchRow[];
     if (range.hours === undefined || !readableByHours(ranking.driver)) {
-      await tx.unsafe(PLANNERS_CHOICE, left());
-      ({ rows } = await readRanked(ranking, from, limit, "seek")(tx, ranking.driver, range, wanted));
+      const read = readRanked(ranking, from, limit, "seek");
+      ({ rows } = await steps.run(PLANNERS_CHOICE, read(ranking.driver, range, wanted)));
     } else {
       const read = readRanked(ranking, from, limit, "test");
       const progress = { found: 0, tweets: 0 };
       ({ rows } = await this.#byHours(
-        tx,
+        steps,
         read,
         RANK_BY_HOURS,
         ranking.driver,
@@ -404,7 +375,6 @@ export class SearchExecutor {
         range.hours,
         wanted,
         progress,
-        left,
       ));
     }
     // Each statement's rows come best first; across statements, newer first within a bucket, as the
@@ -414,9 +384,10 @@ export class SearchExecutor {
 
   /**
    * Ids [low, high) of the world that can hold the plan's matches (below `top` too, when given); the
-   * world's tweets, ids per tweet and, when ids follow time, its hours.
+   * world's tweets, ids per tweet and, when ids follow time, its hours: a search's first statement
+   * (./transaction.ts).
    */
-  async #worldRange(tx: TransactionSQL, plan: SearchPlan, top: bigint | undefined): Promise<WorldRange> {
+  async #worldRange(tx: SQL, plan: SearchPlan, top: bigint | undefined): Promise<WorldRange> {
     const below = lowerId(top ?? ID_CEILING, plan.untilId ?? ID_CEILING);
     const [row] = await readRange(tx, plan.since ?? null, plan.until ?? null, below, plan.sinceId ?? -1n);
     if (row === undefined || row.low === null || row.high === null) {
@@ -452,17 +423,19 @@ export class SearchExecutor {
 }
 
 /** The matches as rows of the page, read newest first. */
-const readRows: Read<SearchRow> = async (tx, condition, range, wanted) => {
+const readRows: Read<SearchRow> = (condition, range, wanted) => {
   const values = new Values(4);
   const where = renderCondition(condition, values);
-  const rows = await tx.unsafe<SearchRow[]>(
+  return statement(
     `SELECT ${TWEET_COLUMNS}, 0 AS bucket FROM tweets t
      WHERE t.id >= $1::bigint AND t.id < $2::bigint AND ${VISIBLE} AND (${where})
      ORDER BY t.id DESC LIMIT $3`,
     [range.low, range.high, wanted, ...values.list],
+    (rows: SearchRow[]) => {
+      const last = rows.at(-1);
+      return { rows: [...rows], found: rows.length, ...(last ? { lowest: BigInt(last.id) } : {}) };
+    },
   );
-  const last = rows.at(-1);
-  return { rows: [...rows], found: rows.length, ...(last ? { lowest: BigInt(last.id) } : {}) };
 };
 
 /**
@@ -478,13 +451,13 @@ function readRanked(
   ids: "seek" | "test",
 ): Read<SearchRow> {
   const id = ids === "seek" ? "t.id" : "(t.id + 0)";
-  return async (tx, condition, range, wanted) => {
+  return (condition, range, wanted) => {
     const values = new Values(7);
     const scored = values.slot(ranking.scored, "tsquery");
     const keep = ranking.rest === undefined ? "TRUE" : renderCondition(ranking.rest, values);
     const where = renderCondition(condition, values);
     // The candidates are read once (MATERIALIZED): counted, and the page's few joined to their rows.
-    const rows = await tx.unsafe<(SearchRow & { candidates: number; lowest: string | null })[]>(
+    return statement(
       `WITH c AS MATERIALIZED (
          SELECT t.id, round(ts_rank(${TEXT_ONLY}, t.search_vector, ${scored}) * -${RELEVANCY_SCALE})::integer AS bucket,
            (${keep}) AS keep
@@ -501,13 +474,15 @@ function readRanked(
          ORDER BY page.bucket, page.id DESC
        ) p ON true`,
       [range.low, range.high, wanted, limit, from.bucket, from.id, ...values.list],
+      (rows: (SearchRow & { candidates: number; lowest: string | null })[]) => {
+        // With no candidate on the page, the one row holds the count alone.
+        const lowest = rows[0]?.lowest;
+        return {
+          rows: rows.filter((row) => row.id !== null),
+          found: rows[0]?.candidates ?? 0,
+          ...(lowest ? { lowest: BigInt(lowest) } : {}),
+        };
+      },
     );
-    // With no candidate on the page, the one row holds the count alone.
-    const lowest = rows[0]?.lowest;
-    return {
-      rows: rows.filter((row) => row.id !== null),
-      found: rows[0]?.candidates ?? 0,
-      ...(lowest ? { lowest: BigInt(lowest) } : {}),
-    };
   };
 }

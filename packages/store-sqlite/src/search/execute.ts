@@ -5,8 +5,10 @@
 // - The first window holds about `firstWindow` tweets; each next window is sized from how long the
 //   last one took, aiming at `stepMs` per step, so a rare term crosses the world in a few large cheap
 //   steps and an expensive predicate creeps in small ones.
-// - A search may spend `budgetMs` of database time in all. One that has not filled its page by then
-//   is refused with a 400 that says how to narrow it, and nothing is charged for it.
+// - A search may spend `budgetMs` of database time in all: its steps' own, timed around their
+//   statements (a turn waited for in the lane is not counted; reads in WAL mode never wait for another
+//   connection's lock). One that has not filled its page by then is refused with a 400 that says how
+//   to narrow it, and nothing is charged for it.
 // - Relevancy ranks the newest `relevancyCandidates` matches of the driving text query (found by
 //   counting them window by window), so its one ranking statement scores a bounded set.
 // - When the world's tweet ids follow their creation time (the writer records whether they do), a
@@ -15,7 +17,6 @@ import type { Database, Statement } from "bun:sqlite";
 import {
   type BudgetedRead,
   bucketCount,
-  budgetOf,
   type CountWindow,
   type Cursor,
   countedQuery,
@@ -23,9 +24,8 @@ import {
   type SearchLimits,
   type SearchNode,
   type SearchSortOrder,
-  searchBudgetExceeded,
 } from "@social/core";
-import { higherId, type IdRange, lowerId, searchPosition, withinIds, worldIds } from "@social/store-kit";
+import { higherId, type IdRange, lowerId, ReadBudget, searchPosition, withinIds, worldIds } from "@social/store-kit";
 import type { TweetRow } from "../world/rows.ts";
 import { compileCount, compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
 import { FairLane } from "./lane.ts";
@@ -43,32 +43,37 @@ const MAX_SPAN = 2 ** 64;
 
 /** The database time a search has spent, and the sizes of its windows. */
 class Walk {
-  spentMs = 0;
+  readonly budget: ReadBudget;
   steps = 0;
   #span: number | undefined;
 
   constructor(
     readonly limits: SearchLimits,
     readonly idsPerTweet: number,
-    readonly read: BudgetedRead = "search",
-  ) {}
+    read: BudgetedRead = "search",
+  ) {
+    this.budget = new ReadBudget(limits, read);
+  }
 
   /** The id span of the next window. */
   get span(): number {
     return this.#span ?? Math.max(1, Math.round(this.limits.firstWindow * this.idsPerTweet));
   }
 
-  /** Records a step that covered `span` ids in `ms`, and sizes the next one to take about stepMs. */
+  /**
+   * Records a step that covered `span` ids in `ms` (its statements alone: the turn it waited for is not
+   * counted), and sizes the next one to take about stepMs.
+   */
   stepped(span: number, ms: number): void {
-    this.spentMs += ms;
+    this.budget.spend(ms);
     this.steps += 1;
     const growth = ms <= 0 ? MAX_GROWTH : Math.min(MAX_GROWTH, Math.max(1 / MAX_GROWTH, this.limits.stepMs / ms));
     this.#span = Math.min(MAX_SPAN, Math.max(1, Math.round(span * growth)));
   }
 
-  /** Whether the budget is spent; the first step always runs, so a budget of 0 allows one step. */
-  get exhausted(): boolean {
-    return this.steps > 0 && this.spentMs >= budgetOf(this.limits, this.read);
+  /** Refuses the next step once the budget is spent; the first always runs, so a budget of 0 allows one. */
+  checkBudget(): void {
+    if (this.steps > 0) this.budget.left();
   }
 }
 
@@ -189,7 +194,7 @@ export class SearchExecutor {
   ): Promise<T | undefined> {
     let windowHigh = high;
     while (low < windowHigh) {
-      if (walk.exhausted) throw searchBudgetExceeded(this.#limits, walk.read);
+      walk.checkBudget();
       const windowLow = higherId(low, windowHigh - BigInt(walk.span));
       const top = windowHigh;
       const result = await this.#step(owner, walk, () => visit(windowLow, top), Number(top - windowLow));
