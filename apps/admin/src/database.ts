@@ -2,7 +2,7 @@
 // been validated (opening migrates it), and closed when the command ends. Commands see it through the
 // Backend (the Accounts port and the world builder), never as a database handle, so every command
 // works on SQLite and on PostgreSQL alike.
-import { type Backend, DEFAULT_DATABASE_URL, openBackend } from "@social/backend";
+import { type Backend, DEFAULT_DATABASE_URL, openBackend } from "@social/composition";
 import { CommandError } from "./cli.ts";
 
 /** The database the operator's DATABASE_URL names; a location of its own for `db migrate`'s message. */

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { type Backend, openBackend } from "@social/backend";
+import { type Backend, openBackend } from "@social/composition";
 import { parseQuery } from "@social/core";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { REPO_ROOT, runAdmin } from "@social/testing";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Backend, openBackend } from "@social/backend";
+import { type Backend, openBackend } from "@social/composition";
 import { countWindow, parseQuery } from "@social/core";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { openDatabase } from "@social/store-sqlite";

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { parseQuery } from "@social/core";
 import { LARGE_WORLD } from "@social/fixtures";
 import { QUARTER_OF_MEMORY, startPostgres } from "@social/store-postgres/testing";

@@ -7,7 +7,7 @@
 import { createWriteStream, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { importSources } from "@social/core";
 import { generateWorld } from "@social/fixtures";
 import { startPostgres } from "@social/store-postgres/testing";

@@ -1,5 +1,5 @@
 // What `bun run start` says once it serves: where, and how to make a first call.
-import { describeDatabase, describeRedis } from "@social/backend";
+import { describeDatabase, describeRedis } from "@social/composition";
 import type { ServerConfig } from "./config.ts";
 
 /** `processes`: the worker pids when several serve the port. */

@@ -9,7 +9,7 @@ import {
   synchronousFrom,
   type WorldSource,
   worldSourceFrom,
-} from "@social/backend";
+} from "@social/composition";
 import { DEFAULT_RATE_LIMIT, parseDatabaseUrl, type RateLimitConfig, rateLimitFromEnv } from "@social/core";
 import { maxCharsFrom } from "@social/mcp";
 import { type BillingSettings, billingFromEnv } from "./dashboard/billing-page.ts";

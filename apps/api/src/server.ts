@@ -8,7 +8,7 @@ import {
   openBackend,
   openRateLimiter,
   prepareWorld,
-} from "@social/backend";
+} from "@social/composition";
 import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";

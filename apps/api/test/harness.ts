@@ -8,7 +8,7 @@ import type { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Backend, openBackend, type WorldSource } from "@social/backend";
+import { type Backend, openBackend, type WorldSource } from "@social/composition";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";

@@ -14,7 +14,7 @@ import {
   requestLogDaysFrom,
   synchronousFrom,
   worldSourceFrom,
-} from "@social/backend";
+} from "@social/composition";
 import { ApiError, parseDatabaseUrl, rateLimitFromEnv } from "@social/core";
 import { checkConnectionKey } from "./auth.ts";
 import { createMcpServer, maxCharsFrom } from "./server.ts";

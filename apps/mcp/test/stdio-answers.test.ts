@@ -4,7 +4,7 @@
 // calls run, leaves no charge for an answer that was not written.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { TOKEN_SECRET_SETTING } from "@social/core";
 import type { Subprocess } from "bun";
 import { examples } from "./examples.ts";

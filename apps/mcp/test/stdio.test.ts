@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { startPostgres } from "@social/store-postgres/testing";
 import { createAccount, createKey, openDatabase } from "@social/store-sqlite";
 import { toolSuite } from "./conformance.ts";

@@ -27,7 +27,7 @@ function unavailableIfOutage(error: unknown, isOutage: OutageTest): never {
 /**
  * `port` answering outages: an object with the same methods, each calling `port`'s own, whose outage,
  * thrown or rejected, becomes ApiError service_unavailable; every other error, and every result, passes
- * unchanged (a synchronous method stays synchronous). The composition of an adapter (packages/backend)
+ * unchanged (a synchronous method stays synchronous). The composition of an adapter (packages/composition)
  * hands out only such objects, so that no caller holds a port that answers an outage otherwise. A port
  * is its methods: a public property that is no method is refused, since it could not answer an outage.
  */

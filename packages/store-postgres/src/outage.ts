@@ -1,5 +1,5 @@
 // Which failures mean PostgreSQL cannot be reached or cannot serve now (retry later) rather than a bug:
-// the composition (packages/backend) hands out every port of this adapter through core's
+// the composition (packages/composition) hands out every port of this adapter through core's
 // answeringOutages with it, as on SQLite, so every surface answers an outage alike. Nothing here needs
 // to reconnect: Bun's pool opens new connections on the next query once the server is back.
 import { SQL } from "bun";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { type AccountsFixture, accountsConformance } from "@social/conformance";
 import { type Accounts, ApiError, answeringOutages } from "@social/core";
-import { hashApiKeySync } from "@social/store-kit";
+import { hashApiKeySync } from "@social/store-common";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";

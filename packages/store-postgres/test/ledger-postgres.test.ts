@@ -120,7 +120,7 @@ describe("outage", () => {
 
   test("a server killed mid-load: 503s, nothing charged for them, and the same ledger recovers", async () => {
     const fixture = await openPostgresFixture(server);
-    // As the composition hands it out (packages/backend), answering outages.
+    // As the composition hands it out (packages/composition), answering outages.
     const ledger = answeringOutages(fixture.ledger, isDatabaseOutage);
     const start = 100_000;
     const accountId = await fixture.createAccount(start);

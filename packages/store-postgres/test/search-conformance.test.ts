@@ -13,7 +13,7 @@ import {
   textSeed,
 } from "@social/conformance";
 import { parseQuery } from "@social/core";
-import { WORLD_TABLES } from "@social/store-kit";
+import { WORLD_TABLES } from "@social/store-common";
 import type { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";
 import { type Condition, compileSearch } from "../src/search/compile.ts";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { WorldRecord } from "@social/core";
 import { generateWorld, type WorldOptions } from "@social/fixtures";
-import { WORLD_TABLES } from "@social/store-kit";
+import { WORLD_TABLES } from "@social/store-common";
 import { snapshotDifference } from "@social/testing";
 import type { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";

@@ -15,7 +15,7 @@ export const DEFAULT_DATABASE_URL = "file:data/social.db";
 
 /**
  * `file:data/social.db`, `data/social.db` or `:memory:` → a path bun:sqlite opens. Any other DATABASE_URL
- * is refused here, so no caller can take a server URL for a file name (@social/backend's openBackend
+ * is refused here, so no caller can take a server URL for a file name (@social/composition's openBackend
  * sends postgres:// URLs to the PostgreSQL adapter and never here).
  */
 export function databasePath(url: string): string {

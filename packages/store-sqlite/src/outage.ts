@@ -1,5 +1,5 @@
 // Which failures mean the database cannot be reached (retry later) rather than a bug: the composition
-// (packages/backend) hands out every port of this adapter through core's answeringOutages with it, so
+// (packages/composition) hands out every port of this adapter through core's answeringOutages with it, so
 // that every surface (HTTP, MCP, the dashboard, the CLI) answers an outage alike. The ports make their
 // fixed statements with db.query, which close() finalizes; db.prepare's outlive it on a connection that
 // stays open and answering, so closing the database would be no outage at all.

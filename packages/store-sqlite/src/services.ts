@@ -1,6 +1,6 @@
 // The pipeline's services on one SQLite handle, for the tests and benches that hold one, each port
-// answering outages as @social/backend's composition makes it. The processes that serve (HTTP server,
-// MCP stdio server) use @social/backend's backendServices, which configures them the same way on either
+// answering outages as @social/composition's composition makes it. The processes that serve (HTTP server,
+// MCP stdio server) use @social/composition's backendServices, which configures them the same way on either
 // adapter.
 import type { Database } from "bun:sqlite";
 import {

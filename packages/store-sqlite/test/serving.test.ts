@@ -178,7 +178,7 @@ describe("a charge whose WAL sync fails", () => {
     const { path, db, account, keyId, walSync, sync } = servingFull();
     const failing = new WalSync("/dev/null");
     walSync.sync = () => failing.sync();
-    // As the composition hands the ledger out (packages/backend), answering outages.
+    // As the composition hands the ledger out (packages/composition), answering outages.
     const ledger = answeringOutages(new SqliteLedger(db), isDatabaseOutage);
     const charge = ledger.debit(account.id, { requestId: "r1", keyId, endpoint: "/v1/tweets/{id}", credits: 3 });
     expect(charge).rejects.toMatchObject({ code: "service_unavailable" });

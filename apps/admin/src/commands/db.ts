@@ -3,7 +3,7 @@
 // servers starting together never migrate twice), so this command opens and closes it: a step an
 // operator can run, and see succeed, before starting the servers of a new release.
 import { parseArgs } from "node:util";
-import { describeDatabase } from "@social/backend";
+import { describeDatabase } from "@social/composition";
 import { expectPositionals, subcommand, usageErrors } from "../cli.ts";
 import { databaseUrl, withOperator } from "../database.ts";
 

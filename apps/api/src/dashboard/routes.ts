@@ -3,7 +3,7 @@
 // repeats it; what it has to say rides in a sealed one-time cookie (flash.ts). Every page carries the
 // security headers of html.ts, and every signed-in page the balance alert.
 
-import { DAY_MS } from "@social/backend";
+import { DAY_MS } from "@social/composition";
 import {
   type Accounts,
   LedgerError,

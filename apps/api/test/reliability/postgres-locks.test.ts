@@ -4,7 +4,7 @@
 // or 503 service_unavailable with Retry-After past it (while the lock is still held), never the 400 that
 // tells the client to narrow its query. Nothing is charged for a 503, and the books balance afterwards.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { DEFAULT_SEARCH_LIMITS } from "@social/core";
 import { DEFAULT_WORLD, examples } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";

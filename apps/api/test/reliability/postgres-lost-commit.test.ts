@@ -4,7 +4,7 @@
 // for a debit that never committed). Made to happen on purpose: a proxy between the API and PostgreSQL
 // lets one COMMIT through, then drops its reply and closes the connection.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { DEFAULT_WORLD, examples } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import type { Socket, TCPSocketListener } from "bun";

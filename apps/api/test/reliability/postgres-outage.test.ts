@@ -11,7 +11,7 @@
 // 503, uncharged, and is refunded once the database is back (postgres-lost-commit.test.ts makes that
 // happen on purpose): the audit waits a few seconds for those refunds and then wants the books exact.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { selfConnectablePort } from "@social/testing";

@@ -7,7 +7,7 @@
 // clients, every usage row is a request some client got an answer for, and no answer broke the contract
 // (no 5xx, no 402 for a request the balance covered, see answer.ts).
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { type Backend, openBackend } from "@social/backend";
+import { type Backend, openBackend } from "@social/composition";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { auditDatabase, auditKeyLimits } from "./ledger-audit.ts";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openBackend } from "@social/backend";
+import { openBackend } from "@social/composition";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { type AccountObservations, auditDatabase } from "./ledger-audit.ts";

@@ -38,7 +38,7 @@ import {
   USAGE_GROUP_COLUMN,
   type UsageGroupRowOf,
   usageGroupsOf,
-} from "@social/store-kit";
+} from "@social/store-common";
 import type { SQL, TransactionSQL } from "bun";
 import { persistentSecret } from "../settings.ts";
 import { requestLogPage } from "./request-history.ts";

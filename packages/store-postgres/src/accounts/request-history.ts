@@ -4,7 +4,7 @@
 // its request-id index when one request is asked for, cut to the page before they are merged; a side
 // the status filter cannot keep is not read at all.
 import { CLIENT_CLOSED_STATUS, logPage, type RequestLogPage, type RequestLogQuery } from "@social/core";
-import { type ChargesKept, chargesKept, requestLogBindings } from "@social/store-kit";
+import { type ChargesKept, chargesKept, requestLogBindings } from "@social/store-common";
 import type { SQL } from "bun";
 
 interface Row {

@@ -19,7 +19,7 @@ import {
   type KeySpendRowOf,
   keyCheckOf,
   keySpendOf,
-} from "@social/store-kit";
+} from "@social/store-common";
 import { SQL, type TransactionSQL } from "bun";
 import { isDatabaseOutage } from "../outage.ts";
 import { KeyCache } from "./key-cache.ts";

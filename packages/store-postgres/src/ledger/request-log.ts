@@ -1,7 +1,7 @@
-// The RequestLog port on PostgreSQL (store-kit's WriteBehindRequestLog): each batch is one INSERT of
+// The RequestLog port on PostgreSQL (store-common's WriteBehindRequestLog): each batch is one INSERT of
 // unnested arrays, a single round trip whatever its size.
 import type { UnchargedRequest } from "@social/core";
-import { type WriteBehindOptions, WriteBehindRequestLog } from "@social/store-kit";
+import { type WriteBehindOptions, WriteBehindRequestLog } from "@social/store-common";
 import type { SQL } from "bun";
 
 export class PostgresRequestLog extends WriteBehindRequestLog {

@@ -71,7 +71,7 @@ export const ledgerMigrations: readonly Migration[] = [
   },
   async (tx) => {
     // A key's own limit (in total or per UTC day) and expiry, and what it has spent against the limit:
-    // in total, and on the UTC day of its latest charge (store-kit's key-spend.ts reads them).
+    // in total, and on the UTC day of its latest charge (store-common's key-spend.ts reads them).
     await tx`ALTER TABLE api_keys
       ADD COLUMN credit_limit BIGINT CHECK (credit_limit > 0),
       ADD COLUMN limit_per TEXT CHECK (limit_per IN ('total', 'day')),

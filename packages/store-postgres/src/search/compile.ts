@@ -13,7 +13,7 @@
 // positive text to score is ranked by recency. Only the words are scored: ts_rank of an AND weighs every
 // lexeme of it, and a lang:, from: or filter: lexeme, which no text holds, would score each match 0.
 import { boundMs, idBounds, type SearchNode, timeBounds } from "@social/core";
-import { nodeTag } from "@social/store-kit";
+import { nodeTag } from "@social/store-common";
 import type { FrequencyOf } from "./frequencies.ts";
 import { authorLexeme, langLexeme, lexemesOf, phraseQuery, tagLexeme } from "./lexemes.ts";
 

@@ -50,7 +50,7 @@ import {
   TWEET_COLUMNS,
   withinIds,
   worldIds,
-} from "@social/store-kit";
+} from "@social/store-common";
 import type { SQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import {

@@ -1,8 +1,8 @@
 // Searches run on the server, so they do not block this process, but each holds one of the pool's
 // connections for up to its budget: unchecked, a flood of expensive searches would take every
 // connection and lookups and charges would queue behind them. The gate lets a few searches run at once
-// and queues the rest, owners (accounts) taking turns (OwnerTurns in @social/store-kit).
-import { OwnerTurns } from "@social/store-kit";
+// and queues the rest, owners (accounts) taking turns (OwnerTurns in @social/store-common).
+import { OwnerTurns } from "@social/store-common";
 
 export class SearchGate {
   readonly #maxRunning: number;

@@ -9,7 +9,7 @@
 //   words is then one lexeme the GIN index answers exactly, and a longer one is narrowed down by its
 //   pairs before PostgreSQL reads positions from the table, which is what makes phrases of common
 //   words slow.
-// - The author, the language and the search tags (searchTags in @social/store-kit: filters, the
+// - The author, the language and the search tags (searchTags in @social/store-common: filters, the
 //   conversation, whom it replies to) are lexemes no text token can equal (a token holds only letters,
 //   numbers, marks, `#`, `$` and `_`): `@name`, `lang:<hex>`, `filter:links`, `filter:c<id>`. They
 //   carry no position, so they never take part in a phrase.
@@ -21,7 +21,7 @@
 //   word, or past the 256th repeat of one word).
 import { createHash } from "node:crypto";
 import { type SearchDocument, tokenize } from "@social/core";
-import { authorToken, langToken, searchTags } from "@social/store-kit";
+import { authorToken, langToken, searchTags } from "@social/store-common";
 import { hourOf, timeLexemes } from "./hours.ts";
 
 const MAX_LEXEME_BYTES = 2046;

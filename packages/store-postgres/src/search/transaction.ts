@@ -14,7 +14,7 @@
 //   every reply waits for the loop; counting that refused searches that had done little). Those times
 //   add up against the budget (ReadBudget), and each statement's `statement_timeout` is what is left.
 import { type BudgetedRead, databaseBusy, type SearchLimits, searchBudgetExceeded } from "@social/core";
-import { ReadBudget } from "@social/store-kit";
+import { ReadBudget } from "@social/store-common";
 import { SQL } from "bun";
 
 const STATEMENT_TIMEOUT = "57014";

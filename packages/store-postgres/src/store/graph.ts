@@ -10,7 +10,7 @@ import {
   type Relationship,
   type User,
 } from "@social/core";
-import { type BoundKey, idKey, keysetAfter, type StoredId } from "@social/store-kit";
+import { type BoundKey, idKey, keysetAfter, type StoredId } from "@social/store-common";
 import type { SQL } from "bun";
 import { asciiFold } from "../world/rows.ts";
 import { statement, userPage, usersNewestFirst } from "./reads.ts";

@@ -1,7 +1,7 @@
 // Lists: their members' tweets, their members and their subscribers.
 
 import type { Page, PageRequest, Tweet, User } from "@social/core";
-import { type StoredId, TWEET_COLUMNS } from "@social/store-kit";
+import { type StoredId, TWEET_COLUMNS } from "@social/store-common";
 import type { SQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import {

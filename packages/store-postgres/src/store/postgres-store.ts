@@ -25,7 +25,7 @@ import {
   type User,
   type UserLookup,
 } from "@social/core";
-import { showcaseOf } from "@social/store-kit";
+import { showcaseOf } from "@social/store-common";
 import type { SQL } from "bun";
 import { POOL_SIZE } from "../database.ts";
 import { CommunityReads } from "./communities.ts";

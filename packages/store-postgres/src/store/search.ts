@@ -1,6 +1,6 @@
 // Recent search: the rows of the compiled search plan (../search) as a page of tweets, and its counts.
 import type { CountWindow, Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
-import { searchCursor, tweetFromRow } from "@social/store-kit";
+import { searchCursor, tweetFromRow } from "@social/store-common";
 import type { SQL } from "bun";
 import { SearchExecutor, type SearchExecutorOptions } from "../search/execute.ts";
 import { pageOf } from "./reads.ts";

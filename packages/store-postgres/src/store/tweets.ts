@@ -11,7 +11,7 @@ import {
   USER_COLUMNS,
   type UserRow,
   userFromRow,
-} from "@social/store-kit";
+} from "@social/store-common";
 import type { SQL } from "bun";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { byIds, existingId, itemsByIds, pageOf, rowById, statement, tweetPage, tweetsNewestFirst } from "./reads.ts";

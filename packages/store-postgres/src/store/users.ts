@@ -1,7 +1,7 @@
 // Users: lookups by id and by username, and the timelines of their tweets.
 
 import type { Page, PageRequest, TimelineKind, Tweet, UserLookup } from "@social/core";
-import { type StoredId, USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-kit";
+import { type StoredId, USER_COLUMNS, type UserRow, userLookupFromRow } from "@social/store-common";
 import type { SQL } from "bun";
 import { asciiFold } from "../world/rows.ts";
 import {

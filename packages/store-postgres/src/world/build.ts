@@ -4,7 +4,7 @@
 
 import type { WorldSink } from "@social/core";
 import { generateWorld, type WorldOptions } from "@social/fixtures";
-import { WORLD_TABLES } from "@social/store-kit";
+import { WORLD_TABLES } from "@social/store-common";
 import type { SQL, TransactionSQL } from "bun";
 import { type WorldMeta, WorldWriter } from "./writer.ts";
 

@@ -25,7 +25,7 @@ import {
   type UserRow,
   userLookupFromRow,
   usersOfBatch,
-} from "@social/store-kit";
+} from "@social/store-common";
 import type { SQL, TransactionSQL } from "bun";
 import { searchVector } from "../search/lexemes.ts";
 import { copyRows } from "./copy.ts";

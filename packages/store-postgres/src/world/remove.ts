@@ -1,9 +1,9 @@
 // Removals from a PostgreSQL world (core's WorldRemoval port): one transaction, under the world's write
-// lock, gathers the ids and what goes with them into temporary tables, deletes the rows (@social/store-kit
+// lock, gathers the ids and what goes with them into temporary tables, deletes the rows (@social/store-common
 // world-removal.ts; the GIN index follows its rows), takes the to: tag of a removed user out of the
 // replies to them, as SQLite's index loses it with the user, and settles the world's meta.
 import { noRemovedRows, type Removal, type RemovalKind, type WorldRemoval } from "@social/core";
-import { DELETE_REMOVED, GATHER_REMOVED, replyTag } from "@social/store-kit";
+import { DELETE_REMOVED, GATHER_REMOVED, replyTag } from "@social/store-common";
 import type { SQL } from "bun";
 import { tagLexemeText } from "../search/lexemes.ts";
 import { settleWorld, WORLD_WRITE_LOCK } from "./settle.ts";

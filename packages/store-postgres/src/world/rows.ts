@@ -1,10 +1,10 @@
 // How PostgreSQL's rows of the world arrive: BIGINT columns as decimal strings (an id is then already the
 // model's string, exact past 2^53) and flags as booleans. The mapping back to the
-// model's objects is the one every adapter shares (@social/store-kit), so both answer byte for byte alike.
-import type { TweetRowOf } from "@social/store-kit";
+// model's objects is the one every adapter shares (@social/store-common), so both answer byte for byte alike.
+import type { TweetRowOf } from "@social/store-common";
 
 export type TweetRow = TweetRowOf<string, boolean>;
-export type { CommunityRow } from "@social/store-kit";
+export type { CommunityRow } from "@social/store-common";
 
 /** Folds ASCII letters only, as SQLite's NOCASE collation does: the key of a case-insensitive username. */
 export function asciiFold(text: string): string {

@@ -163,7 +163,7 @@ export const worldMigrations: readonly Migration[] = [
     )`;
   },
   // X's is:, has:, conversation_id: and to: operators (#19) search tags beyond links and replies
-  // (searchTags in @social/store-kit): a world built before them gets the lexemes a build now writes.
+  // (searchTags in @social/store-common): a world built before them gets the lexemes a build now writes.
   async (tx) => {
     await tx`UPDATE tweets t SET search_vector = t.search_vector || array_to_tsvector(array_remove(ARRAY[
         CASE WHEN t.retweeted_id IS NOT NULL THEN 'filter:retweets' END,

@@ -1,5 +1,5 @@
 // What an import or a removal leaves settled in world_meta once its rows are written, in the caller's
-// transaction (@social/store-kit imported-world.ts says what each part is): the counts, the clock,
+// transaction (@social/store-common imported-world.ts says what each part is): the counts, the clock,
 // whether ids follow time, and for a world that was not generated its trends and showcase. Writers of
 // the world take WORLD_WRITE_LOCK first, so two never decide on the same stored rows at once.
 import type { ImportedWorld, RemovedRows } from "@social/core";
@@ -13,7 +13,7 @@ import {
   TRENDS_WINDOW_MS,
   WORLDWIDE_WOEID,
   type WorldCounts,
-} from "@social/store-kit";
+} from "@social/store-common";
 import type { TransactionSQL } from "bun";
 
 /** The key of the advisory lock every import batch and removal holds for its transaction. */

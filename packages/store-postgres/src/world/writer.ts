@@ -1,15 +1,15 @@
 // Turns the generator's records into the world's rows, with the derived columns every adapter computes
-// alike (WorldDerivation in @social/store-kit), and sends them as multi-row INSERTs of a few
+// alike (WorldDerivation in @social/store-common), and sends them as multi-row INSERTs of a few
 // thousand rows each. The generator is synchronous, so inserts are not awaited one by one: they queue
 // on the caller's connection (one transaction) and `finished()` waits for all of them.
 
 import { type Tweet, tokenize, type UserLookup, type WorldRecord, type WorldSink } from "@social/core";
-import { boundId, WorldDerivation, type WorldTable } from "@social/store-kit";
+import { boundId, WorldDerivation, type WorldTable } from "@social/store-common";
 import type { TransactionSQL } from "bun";
 import { searchVector } from "../search/lexemes.ts";
 import { asciiFold } from "./rows.ts";
 
-export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-kit";
+export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-common";
 
 /** PostgreSQL takes at most 65,535 parameters in one statement; a chunk stays below that. */
 const MAX_PARAMETERS = 60_000;

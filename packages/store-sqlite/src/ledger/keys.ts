@@ -13,7 +13,7 @@ import {
   type NewKey,
   newId,
 } from "@social/core";
-import { hashApiKeySync, KEY_INFO_COLUMNS, type KeyInfoRowOf, keyInfoOf } from "@social/store-kit";
+import { hashApiKeySync, KEY_INFO_COLUMNS, type KeyInfoRowOf, keyInfoOf } from "@social/store-common";
 
 type KeyRow = KeyInfoRowOf<number>;
 

@@ -11,7 +11,7 @@ import {
   type RequestLogPage,
   type RequestLogQuery,
 } from "@social/core";
-import { type ChargesKept, chargesKept, type RequestLogBindings, requestLogBindings } from "@social/store-kit";
+import { type ChargesKept, chargesKept, type RequestLogBindings, requestLogBindings } from "@social/store-common";
 
 /**
  * The conditions both sides share, on the columns both name alike (`t` the side's table). With a

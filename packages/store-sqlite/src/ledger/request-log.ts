@@ -1,9 +1,9 @@
-// The RequestLog port on bun:sqlite (store-kit's WriteBehindRequestLog): each batch, and each chunk of
+// The RequestLog port on bun:sqlite (store-common's WriteBehindRequestLog): each batch, and each chunk of
 // a purge, is a write of the group commit, so it waits for another connection's write lock on a timer
 // like the ledger does, never inside SQLite where the wait would stop the event loop.
 import type { Database } from "bun:sqlite";
 import type { UnchargedRequest } from "@social/core";
-import { type WriteBehindOptions, WriteBehindRequestLog } from "@social/store-kit";
+import { type WriteBehindOptions, WriteBehindRequestLog } from "@social/store-common";
 import { GroupCommit } from "../group-commit.ts";
 
 type Row = [string, string, string, string, number, string | null, number, number];

@@ -62,7 +62,7 @@ export const ledgerMigrations: readonly Migration[] = [
   },
   (db) => {
     // A key's own limit (in total or per UTC day) and expiry, and what it has spent against the limit:
-    // in total, and on the UTC day of its latest charge (store-kit's key-spend.ts reads them).
+    // in total, and on the UTC day of its latest charge (store-common's key-spend.ts reads them).
     db.run("ALTER TABLE api_keys ADD COLUMN credit_limit INTEGER CHECK (credit_limit > 0)");
     db.run("ALTER TABLE api_keys ADD COLUMN limit_per TEXT CHECK (limit_per IN ('total', 'day'))");
     db.run("ALTER TABLE api_keys ADD COLUMN expires_at INTEGER");

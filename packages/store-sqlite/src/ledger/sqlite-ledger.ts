@@ -12,7 +12,7 @@ import {
   type KeySpendRowOf,
   keyCheckOf,
   keySpendOf,
-} from "@social/store-kit";
+} from "@social/store-common";
 import { WalSyncError } from "../durability/wal-sync.ts";
 import { GroupCommit, type Outcome } from "../group-commit.ts";
 import { KeyRows } from "./key-rows.ts";

@@ -1,7 +1,7 @@
 // Read-only summaries of what an account spent, for the dashboard chart and the operator CLI.
 import type { Database } from "bun:sqlite";
 import type { DailyUsage, RequestUsage, UsageGroup, UsageQuery } from "@social/core";
-import { USAGE_GROUP_COLUMN, type UsageGroupRowOf, usageGroupsOf } from "@social/store-kit";
+import { USAGE_GROUP_COLUMN, type UsageGroupRowOf, usageGroupsOf } from "@social/store-common";
 
 const DAY_MS = 86_400_000;
 

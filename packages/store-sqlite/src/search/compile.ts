@@ -18,7 +18,7 @@
 // bucket 0 and relevancy is recency. The ranked statement scores the driving matches from ?1 up; the
 // executor sets ?1 so that they are the newest few thousand (see `candidateQuery`).
 import { boundMs, idBounds, type SearchNode, type SearchSortOrder, timeBounds } from "@social/core";
-import { authorToken, langToken, nodeTag, TWEET_COLUMNS } from "@social/store-kit";
+import { authorToken, langToken, nodeTag, TWEET_COLUMNS } from "@social/store-common";
 import { VISIBLE } from "../world/rows.ts";
 import { ftsPhrase } from "./fts-columns.ts";
 

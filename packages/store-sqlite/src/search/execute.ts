@@ -25,7 +25,7 @@ import {
   type SearchNode,
   type SearchSortOrder,
 } from "@social/core";
-import { higherId, type IdRange, lowerId, ReadBudget, searchPosition, withinIds, worldIds } from "@social/store-kit";
+import { higherId, type IdRange, lowerId, ReadBudget, searchPosition, withinIds, worldIds } from "@social/store-common";
 import type { TweetRow } from "../world/rows.ts";
 import { compileCount, compileSearch, type SearchPlan, type SqlParam } from "./compile.ts";
 import { FairLane } from "./lane.ts";
@@ -92,7 +92,7 @@ export class SearchExecutor {
     this.#lane = new FairLane(limits.maxWaiting, limits.stepMs);
     this.#statements = new StatementCache(db, SEARCH_STATEMENTS);
     this.#idsFollowTime = db.query("SELECT ids_follow_time FROM world_meta WHERE id = 1");
-    // Ids are read as text and walked as bigints: see @social/store-kit ids.ts.
+    // Ids are read as text and walked as bigints: see @social/store-common ids.ts.
     this.#firstIdFrom = db.query(
       "SELECT CAST(id AS TEXT) AS id FROM tweets WHERE created_ms >= ? ORDER BY created_ms, id LIMIT 1",
     );

@@ -2,9 +2,9 @@
 // queries it, so both sides encode a value the same way.
 //
 // - text: the tweet's text, tokenized like the search language.
-// - author: the author's username as authorToken (@social/store-kit) encodes it, a single token.
+// - author: the author's username as authorToken (@social/store-common) encodes it, a single token.
 // - lang: the code as langToken encodes it, a single token.
-// - flags: the tweet's search tags (searchTags in @social/store-kit): the filters it passes, its
+// - flags: the tweet's search tags (searchTags in @social/store-common): the filters it passes, its
 //   conversation and whom it replies to.
 
 export type FtsColumn = "text" | "author" | "lang" | "flags";

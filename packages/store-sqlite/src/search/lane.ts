@@ -5,9 +5,9 @@
 // not a single step, per turn: under load many searches wait, and a turn of a loop with open sockets
 // costs about as much as a step, so one step per turn left a loaded server spending half its time
 // turning. (A search alone still takes one step per turn: its next step waits for the slice to end.)
-// Owners (accounts) take turns (OwnerTurns in @social/store-kit), so one account's flood of searches
+// Owners (accounts) take turns (OwnerTurns in @social/store-common), so one account's flood of searches
 // gets one step in N while N accounts are searching, instead of queueing everyone else's behind it.
-import { OwnerTurns } from "@social/store-kit";
+import { OwnerTurns } from "@social/store-common";
 
 export class FairLane {
   readonly #turns: OwnerTurns;

@@ -21,7 +21,7 @@ import {
   type StoredId,
   TWEET_COLUMNS,
   tweetFromRow,
-} from "@social/store-kit";
+} from "@social/store-common";
 import { ftsString } from "../search/fts-columns.ts";
 import { type CommunityRow, type TweetRow, VISIBLE } from "../world/rows.ts";
 import { pageOf, rowById, type UserWalk, userPage, usersNewestFirst } from "./reads.ts";

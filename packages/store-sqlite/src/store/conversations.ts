@@ -1,7 +1,7 @@
 // Conversations: the replies below a tweet, and the self-thread of a conversation's root author.
 import type { Database } from "bun:sqlite";
 import type { Page, PageRequest, SelfThread, Tweet } from "@social/core";
-import { boundId, type StoredId, selfChain, TWEET_COLUMNS } from "@social/store-kit";
+import { boundId, type StoredId, selfChain, TWEET_COLUMNS } from "@social/store-common";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { rowById, type TweetWalkParams, tweetPage } from "./reads.ts";
 import type { TweetReads } from "./tweets.ts";

@@ -10,7 +10,7 @@ import {
   type Relationship,
   type User,
 } from "@social/core";
-import { type BoundKey, boundId, idKey, keysetAfter, type StoredId } from "@social/store-kit";
+import { type BoundKey, boundId, idKey, keysetAfter, type StoredId } from "@social/store-common";
 import { userPage, usersNewestFirst } from "./reads.ts";
 import type { UserReads } from "./users.ts";
 

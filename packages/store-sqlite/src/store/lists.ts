@@ -1,7 +1,7 @@
 // Lists: their members' tweets, their members and their subscribers.
 import type { Database } from "bun:sqlite";
 import type { Page, PageRequest, Tweet, User } from "@social/core";
-import type { StoredId } from "@social/store-kit";
+import type { StoredId } from "@social/store-common";
 import { existingId, tweetPage, tweetsNewestFirst, type UserWalk, userPage, usersNewestFirst } from "./reads.ts";
 
 function statements(db: Database) {

@@ -16,10 +16,10 @@ import {
   USER_COLUMNS,
   type UserRow,
   userFromRow,
-} from "@social/store-kit";
+} from "@social/store-common";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 
-export { pageOf } from "@social/store-kit";
+export { pageOf } from "@social/store-common";
 
 // A tweet walk's cursor is its last row's id; a user walk's is its last row's (k1, k2): the time of the
 // relation and the user's id, as text.

@@ -1,7 +1,7 @@
 // Recent search: the rows of the compiled search plan (../search) as a page of tweets, and its counts.
 import type { Database } from "bun:sqlite";
 import type { CountWindow, Page, PageRequest, SearchLimits, SearchNode, SearchSortOrder, Tweet } from "@social/core";
-import { searchCursor, tweetFromRow } from "@social/store-kit";
+import { searchCursor, tweetFromRow } from "@social/store-common";
 import { SearchExecutor } from "../search/execute.ts";
 import { pageOf } from "./reads.ts";
 

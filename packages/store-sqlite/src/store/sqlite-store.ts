@@ -25,7 +25,7 @@ import {
   type User,
   type UserLookup,
 } from "@social/core";
-import { showcaseOf } from "@social/store-kit";
+import { showcaseOf } from "@social/store-common";
 import { CommunityReads } from "./communities.ts";
 import { ConversationReads } from "./conversations.ts";
 import { GraphReads } from "./graph.ts";

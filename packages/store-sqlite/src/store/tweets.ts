@@ -11,7 +11,7 @@ import {
   USER_COLUMNS,
   type UserRow,
   userFromRow,
-} from "@social/store-kit";
+} from "@social/store-common";
 import { type TweetRow, VISIBLE } from "../world/rows.ts";
 import { existingId, itemsByIds, pageOf, rowById, tweetPage, tweetsNewestFirst } from "./reads.ts";
 

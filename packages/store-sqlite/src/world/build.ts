@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import type { WorldSink } from "@social/core";
 import { generateWorld, type WorldOptions } from "@social/fixtures";
-import { WORLD_TABLES } from "@social/store-kit";
+import { WORLD_TABLES } from "@social/store-common";
 import { WORLD_FTS_TABLES } from "./schema.ts";
 import { type WorldCounts, type WorldMeta, WorldWriter } from "./writer.ts";
 

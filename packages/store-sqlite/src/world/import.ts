@@ -20,7 +20,7 @@ import {
   type UserRow,
   userLookupFromRow,
   usersOfBatch,
-} from "@social/store-kit";
+} from "@social/store-common";
 import { TWEET_INSERT_COLUMNS, type TweetRow, tweetValues } from "./rows.ts";
 import { settleWorld } from "./settle.ts";
 import { touchedTweets } from "./touched.ts";

@@ -1,10 +1,10 @@
 // Removals from a SQLite world (core's WorldRemoval port): one IMMEDIATE transaction gathers the ids and
 // what goes with them, forgets their search rows and those of the replies to a removed user (whose to:
-// tag goes with the user), deletes the rows (@social/store-kit world-removal.ts), indexes those replies
+// tag goes with the user), deletes the rows (@social/store-common world-removal.ts), indexes those replies
 // again and settles the world's meta.
 import type { Database } from "bun:sqlite";
 import { noRemovedRows, type Removal, type RemovalKind, type WorldRemoval } from "@social/core";
-import { DELETE_REMOVED, GATHER_REMOVED } from "@social/store-kit";
+import { DELETE_REMOVED, GATHER_REMOVED } from "@social/store-common";
 import { settleWorld } from "./settle.ts";
 import { TOUCHED, touchedTweets } from "./touched.ts";
 

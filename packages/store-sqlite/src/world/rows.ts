@@ -1,10 +1,10 @@
 // How SQLite's rows of the world arrive: timestamps and flags as INTEGER numbers, ids as text (they are
-// read with CAST, see @social/store-kit ids.ts). The mapping back to the model's objects is the one
-// every adapter shares (@social/store-kit).
-import type { TweetColumns, TweetRowOf } from "@social/store-kit";
+// read with CAST, see @social/store-common ids.ts). The mapping back to the model's objects is the one
+// every adapter shares (@social/store-common).
+import type { TweetColumns, TweetRowOf } from "@social/store-common";
 
 export type TweetRow = TweetRowOf<number, number>;
-export type { CommunityRow } from "@social/store-kit";
+export type { CommunityRow } from "@social/store-common";
 
 /**
  * The condition on every tweet read (the tweets table aliased `t`): a protected account's tweets are

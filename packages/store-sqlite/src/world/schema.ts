@@ -3,7 +3,7 @@
 // inside a tweet (reply, quote, retweet, media, links) become indexed columns.
 //
 // - Ids are INTEGER (int64), so rowid order is id order and keyset comparisons are numeric; X's ids
-//   pass 2^53, so they are bound as bigints and read as text (see @social/store-kit ids.ts).
+//   pass 2^53, so they are bound as bigints and read as text (see @social/store-common ids.ts).
 //   Timestamps are Unix epoch milliseconds.
 // - No foreign keys: the generator only refers to records emitted earlier, and checking each reference
 //   would slow the bulk build for nothing at read time.
@@ -43,7 +43,7 @@ const hideProtectedAuthors: Migration = (db) => {
 };
 
 /**
- * The search tags of @social/store-kit's searchTags, in its order, computed from the columns the writer
+ * The search tags of @social/store-common's searchTags, in its order, computed from the columns the writer
  * fills: the view must yield exactly what the writer indexed, or the index could not forget a row.
  */
 const SEARCH_TAGS = `trim(
@@ -72,7 +72,7 @@ const indexSearchTags: Migration = (db) => {
 /**
  * Imports (#21): a tweet keeps how many versions its edit history names, so that a later copy of an
  * edited post replaces it; the world says whether the generator built it or it holds only what was
- * imported, and for the latter what the demo shows of it (see @social/store-kit imported-world.ts).
+ * imported, and for the latter what the demo shows of it (see @social/store-common imported-world.ts).
  */
 const importWorlds: Migration = (db) => {
   db.run("ALTER TABLE tweets ADD COLUMN versions INTEGER NOT NULL DEFAULT 1");
@@ -241,5 +241,5 @@ export const worldMigrations: readonly Migration[] = [
   importWorlds,
 ];
 
-/** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-kit). */
+/** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-common). */
 export const WORLD_FTS_TABLES = ["tweets_fts", "communities_fts"] as const;

@@ -3,10 +3,10 @@
 // is filled by explicit inserts: FTS5 triggers cost three to four times as much in bulk.
 import type { Database } from "bun:sqlite";
 import type { Tweet, UserLookup, WorldRecord, WorldSink } from "@social/core";
-import { authorToken, boundId, langToken, searchTags, type WorldCounts, WorldDerivation } from "@social/store-kit";
+import { authorToken, boundId, langToken, searchTags, type WorldCounts, WorldDerivation } from "@social/store-common";
 import { TWEET_INSERT_COLUMNS, tweetValues } from "./rows.ts";
 
-export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-kit";
+export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-common";
 
 export class WorldWriter implements WorldSink {
   readonly #db: Database;

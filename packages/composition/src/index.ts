@@ -1,5 +1,5 @@
 export { checkedRedisUrl, describeRedis } from "@social/ratelimit-redis";
-export type { WorldMeta } from "@social/store-kit";
+export type { WorldMeta } from "@social/store-common";
 // The SQLite defaults every process reads its configuration with, so the apps need no adapter package.
 export { DEFAULT_DATABASE_URL, type Synchronous, synchronousFrom } from "@social/store-sqlite";
 export * from "./backend.ts";

@@ -1,4 +1,4 @@
-// What both adapters' request logs share: the RequestLog port over store-kit's WriteBehind (an adapter
+// What both adapters' request logs share: the RequestLog port over store-common's WriteBehind (an adapter
 // gives the statement that inserts a batch and the one that removes a chunk of old entries), which
 // charges a query can keep, and the positional values of the log query both adapters' SQL binds.
 import {

@@ -13,7 +13,7 @@ import type {
   WorldRemoval,
 } from "@social/core";
 import type { WorldOptions } from "@social/fixtures";
-import type { WorldMeta } from "@social/store-kit";
+import type { WorldMeta } from "@social/store-common";
 
 export interface BuildProgress {
   tweets: number;
