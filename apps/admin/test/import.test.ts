@@ -2,51 +2,27 @@
 // the README's sample file (X API v2's real shapes: media, note_tweet, withheld content, a deleted
 // referenced post, users without public_metrics) and files of bad lines, checked through the store the
 // servers read.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { type Backend, openBackend } from "@social/composition";
 import { parseQuery } from "@social/core";
-import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
-import { REPO_ROOT, runAdmin } from "@social/testing";
+import { runAdmin } from "@social/testing";
+import { type Json, SAMPLE, type SamplePage, samplePages, testDatabases } from "./databases.ts";
 
-const SAMPLE = join(REPO_ROOT, "fixtures/import/sample-pages.jsonl");
-type Json = Record<string, unknown>;
-
-const samplePages = readFileSync(SAMPLE, "utf8")
-  .trimEnd()
-  .split("\n")
-  .map((line) => JSON.parse(line) as { data: Json[]; includes?: { users?: Json[]; tweets?: Json[] } });
-const [first, second] = samplePages as [(typeof samplePages)[0], (typeof samplePages)[0]];
+const pages = samplePages();
+const [first, second] = pages as [SamplePage, SamplePage];
 const pour = first.data[0] as Json & { id: string; public_metrics: Json };
 const ada = first.includes?.users?.[0] as Json & { id: string; public_metrics: Json };
 const reply = first.data[1] as Json & { id: string };
 const long = second.data[1] as Json & { id: string; note_tweet: { text: string } };
 
-let dir: string;
-let postgres: PostgresServer | undefined;
-let databases = 0;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "admin-import-"));
-});
-
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await postgres?.stop();
-});
-
-async function newDatabase(adapter: "sqlite" | "postgres"): Promise<string> {
-  databases++;
-  if (adapter === "sqlite") return `file:${join(dir, `import-${databases}.db`)}`;
-  postgres ??= await startPostgres();
-  return postgres.createDatabase(`import_${databases}`);
-}
+const databases = testDatabases("import");
+const newDatabase = (adapter: "sqlite" | "postgres") => databases.create(adapter);
 
 function file(name: string, lines: readonly unknown[]): string {
-  const path = join(dir, name);
+  const path = join(databases.dir, name);
   writeFileSync(path, `${lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n")}\n`);
   return path;
 }
@@ -218,7 +194,7 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
 
   test("--strict imports nothing of a file with a bad line, and names it", async () => {
     const url = await newDatabase(adapter);
-    const path = file(`strict-${adapter}.jsonl`, [samplePages[0], "[1, 2]"]);
+    const path = file(`strict-${adapter}.jsonl`, [pages[0], "[1, 2]"]);
     const run = await adminImport(url, "--strict", path);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`${path}: nothing imported (--strict): line 2: not a JSON object`);
@@ -230,7 +206,7 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
 
   test("a gzip file imports as its plain lines do, with --format pages", async () => {
     const url = await newDatabase(adapter);
-    const path = join(dir, `sample-${adapter}.jsonl.gz`);
+    const path = join(databases.dir, `sample-${adapter}.jsonl.gz`);
     writeFileSync(path, gzipSync(readFileSync(SAMPLE)));
     const run = await adminImport(url, "--format", "pages", path);
     expect(run.code).toBe(0);
@@ -240,15 +216,15 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
 
 describe("import's command line", () => {
   test("a missing file is one line, exit 1, and no database is opened", async () => {
-    const url = `file:${join(dir, "never.db")}`;
-    const run = await adminImport(url, join(dir, "missing.jsonl"));
+    const url = `file:${join(databases.dir, "never.db")}`;
+    const run = await adminImport(url, join(databases.dir, "missing.jsonl"));
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe(`error: ${join(dir, "missing.jsonl")} cannot be read (ENOENT)`);
-    expect(await Bun.file(join(dir, "never.db")).exists()).toBe(false);
+    expect(run.stderr.trim()).toBe(`error: ${join(databases.dir, "missing.jsonl")} cannot be read (ENOENT)`);
+    expect(await Bun.file(join(databases.dir, "never.db")).exists()).toBe(false);
   });
 
   test("an unknown format or no file is a usage error", async () => {
-    const url = `file:${join(dir, "never.db")}`;
+    const url = `file:${join(databases.dir, "never.db")}`;
     expect((await adminImport(url, "--format", "csv", SAMPLE)).code).toBe(2);
     expect((await adminImport(url)).code).toBe(2);
   });

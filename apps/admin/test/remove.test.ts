@@ -2,25 +2,16 @@
 // PostgreSQL database, the same test body on both. What it prints, then what the servers' Store reads
 // after: lookups miss, search, counts and timelines no longer show it, and no row anywhere refers to what
 // was removed, while every other row stays. On SQLite the full-text index still agrees with its content.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type Backend, openBackend } from "@social/composition";
 import { countWindow, parseQuery } from "@social/core";
-import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { openDatabase } from "@social/store-sqlite";
-import { REPO_ROOT, runAdmin } from "@social/testing";
+import { runAdmin } from "@social/testing";
 import { SQL } from "bun";
+import { type Json, SAMPLE, type SamplePage, samplePages, testDatabases } from "./databases.ts";
 
-const SAMPLE = join(REPO_ROOT, "fixtures/import/sample-pages.jsonl");
-type Json = Record<string, unknown>;
-type Page = { data: (Json & { id: string })[]; includes?: { users?: (Json & { id: string })[] } };
-
-const [first, second] = readFileSync(SAMPLE, "utf8")
-  .trimEnd()
-  .split("\n")
-  .map((line) => JSON.parse(line) as Page) as [Page, Page];
+const [first, second] = samplePages() as [SamplePage, SamplePage];
 const pour = first.data[0] as Json & { id: string };
 const replyToAda = first.data[1] as Json & { id: string };
 const ada = first.includes?.users?.[0] as Json & { id: string };
@@ -28,25 +19,8 @@ const longPost = second.data[1] as Json & { id: string };
 /** The sample's retweet of `pour`, its newest post: the imported world's clock. */
 const retweet = second.data[3] as Json & { id: string; referenced_tweets: { type: string; id: string }[] };
 
-let dir: string;
-let postgres: PostgresServer | undefined;
-let databases = 0;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "admin-remove-"));
-});
-
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await postgres?.stop();
-});
-
-async function newDatabase(adapter: "sqlite" | "postgres"): Promise<string> {
-  databases++;
-  if (adapter === "sqlite") return `file:${join(dir, `remove-${databases}.db`)}`;
-  postgres ??= await startPostgres();
-  return postgres.createDatabase(`remove_${databases}`);
-}
+const databases = testDatabases("remove");
+const newDatabase = (adapter: "sqlite" | "postgres") => databases.create(adapter);
 
 async function withStore<T>(databaseUrl: string, read: (backend: Backend) => Promise<T>): Promise<T> {
   const backend = await openBackend(databaseUrl, { max: 2 });
@@ -286,7 +260,7 @@ describe.each(["sqlite", "postgres"] as const)("remove on %s", (adapter) => {
 
 describe("remove's command line", () => {
   test("a command line without a kind or ids, or with an id that is not one, is a usage error", async () => {
-    const url = `file:${join(dir, "never.db")}`;
+    const url = `file:${join(databases.dir, "never.db")}`;
     for (const args of [["remove"], ["remove", "posts", "1"], ["remove", "tweets"], ["remove", "users", "12a"]]) {
       const run = await runAdmin(url, args);
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
@@ -294,6 +268,6 @@ describe("remove's command line", () => {
     }
     const tooBig = await runAdmin(url, ["remove", "tweets", "9223372036854775808"]);
     expect(tooBig.stderr).toContain('error: "9223372036854775808" is not an id (digits, a 64-bit integer)');
-    expect(await Bun.file(join(dir, "never.db")).exists()).toBe(false);
+    expect(await Bun.file(join(databases.dir, "never.db")).exists()).toBe(false);
   });
 });
