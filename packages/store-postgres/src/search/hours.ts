@@ -11,7 +11,7 @@
 // (`worth`, 2.6% of tweets, over 14 hours: 0.43 ms). Merged into the query's tsquery they cost every
 // posting of the spans instead (3.6 ms): within one tsquery GIN goes through all the postings of the
 // side of an AND whose lexemes are rarer, and each span is rarer than a common word. Spans over most of
-// the world still cost about all their postings (./execute.ts names none then). When ids follow time,
+// the world still cost about all their postings (./by-hours.ts names none then). When ids follow time,
 // the spans from the newest down are the newest matches in order.
 import { COMMON, type Condition, type Match, withTimeFiltered } from "./compile.ts";
 
