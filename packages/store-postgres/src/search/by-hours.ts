@@ -45,9 +45,8 @@ export async function readByHours<R>(
     const planned = step === HOUR_STEPS ? hours.oldest : Math.max(hours.oldest, newest - stepHours + 1);
     // A step through most of the world's hours reads every hour left and names none: the index then
     // lists the matches of the hours outside too (left out by their ids, or read sooner than needed),
-    // which mostly costs less than going through the spans' postings (`autumn`'s 1,400 matches over
-    // 163 hours: 2.6 ms without, 4.6 ms with five spans; a word's 5,300 of which 3,200 lie in 103 of
-    // 168 hours: 9.6–10.4 ms without, 5.9–8.7 with).
+    // which mostly costs less than going through the spans' postings, nearly as many as the world's
+    // tweets when the spans cover most of it.
     const everyHour = (newest - planned + 1) * 2 > hours.worldLast - hours.worldFirst + 1;
     const oldest = everyHour ? hours.oldest : planned;
     const window = everyHour ? withTimeFiltered(condition) : withinHours(condition, oldest, newest);

@@ -24,8 +24,8 @@
 //   top-level since: / until: also becomes an id range, which the primary key seeks to.
 // - Otherwise the walk covers W tweets, then the rest is gathered: fewer than `limit` matches in W
 //   tweets leaves at most about world × limit / W, and a gathered row costs about ten walked ones
-//   (measured here), so the worst case of both is least for W = √(world × limit × 10): about 14,500
-//   tweets for a page of 20 in a million.
+//   (GATHER_COST, measured on PostgreSQL: docs/benchmark-log.md), so the worst case of both is least for
+//   W = √(world × limit × 10): about 14,500 tweets for a page of 20 in a million.
 // - Relevancy ranks the newest `relevancyCandidates` matches of the driving tsquery, found by hours as a
 //   recency page is (without the walk), so it scores a bounded set; only the page's rows are read whole.
 // - A gate (./gate.ts) keeps searches from taking every connection of the pool.
