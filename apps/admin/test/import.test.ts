@@ -1,7 +1,7 @@
 // `import` as an operator runs it: a real process on a SQLite file or a real PostgreSQL database, with
-// the README's sample file (X API v2's real shapes: media, note_tweet, withheld content, a deleted
-// referenced post, users without public_metrics) and files of bad lines, checked through the store the
-// servers read.
+// the sample file docs/operations.md imports (X API v2's real shapes: media, note_tweet, withheld
+// content, a deleted referenced post, users without public_metrics) and files of bad lines, checked
+// through the store the servers read.
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
 // unknown dashboard paths as pages.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { billingFromEnv } from "../src/dashboard/billing-page.ts";
-import { returnPath } from "../src/dashboard/routes.ts";
+import { returnPath } from "../src/dashboard/return-path.ts";
 import {
   csrfTokenIn,
   type Dashboard,

@@ -59,8 +59,8 @@ export type LoadSearchWorld = (world: SearchWorldRecords) => Promise<SearchWorld
 
 /**
  * The limits an adapter's store is given for the suite: it checks answers, not the budget (each adapter's
- * search-budget tests do), and on a machine loaded by the whole suite a search of a few dozen tweets
- * once took PostgreSQL past 100 ms and was refused.
+ * search-budget tests do), and on a machine loaded by the whole suite even a search of a few dozen
+ * tweets can outlast the default budget and be refused.
  */
 export const SEARCH_ORACLE_LIMITS = { budgetMs: 10_000, countBudgetMs: 10_000 } satisfies Partial<SearchLimits>;
 

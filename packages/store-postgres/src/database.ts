@@ -12,8 +12,8 @@ import { worldMigrations } from "./world/schema.ts";
 
 /**
  * Connections in a process's pool by default (Bun's own default). More only adds server processes that
- * each wake for one query: with 64 lookups in flight, a pool of 20 cost the server an eighth to a third
- * more CPU per lookup than one of 10, whose connections each carry a few queries per round trip.
+ * each wake for one query: with many lookups in flight, fewer connections each carry a few queries per
+ * round trip, and the server spends less CPU per lookup.
  */
 export const POOL_SIZE = 10;
 

@@ -55,7 +55,7 @@ function asApiError(code: string, error: unknown, requestId: string): ApiError {
 
 export function httpContext({ services, helpUrl, log }: HttpContextOptions) {
   // Each request's id and start, kept only until its log line is written. Not in set.headers: Elysia
-  // would then copy every answer's headers to merge them in (measured: about a tenth of lookup throughput).
+  // would then copy every answer's headers to merge them in, work added to every answer.
   const begun = new WeakMap<Request, { id: string; at: number }>();
   const idOf = (request: Request) => begun.get(request)?.id ?? newRequestId();
   return (

@@ -1,8 +1,8 @@
 // X API v2 tweet and user objects, as collectors store them, mapped onto the model. X leaves out every
-// field the request did not ask for, so each one has a rule for when it is missing (the README's
-// operator section lists them); an object that cannot become a model object at all (no id, an id that
-// is not one, no text) is refused with the reason, and what is made is checked against the model's
-// schema, so nothing the API could not serve is ever stored.
+// field the request did not ask for, so each one has a rule for when it is missing (docs/operations.md
+// lists them under "Importing X API v2 archives"); an object that cannot become a model object at all
+// (no id, an id that is not one, no text) is refused with the reason, and what is made is checked
+// against the model's schema, so nothing the API could not serve is ever stored.
 import * as v from "valibot";
 import {
   type Entities,

@@ -252,11 +252,11 @@ export class PostgresLedger implements Ledger {
     const [[settings], locked, alreadyCharged, keyRows] = await Promise.all([
       // A charge reported to a client must survive a crash of the server, whatever its default. Every
       // statement of a batch finds its rows by key, yet left to choose, the planner plans some anew for
-      // each batch (arrays of another length): one generic plan per connection saves the server about
-      // a quarter of a batch's work. Made by index whatever the statistics say: planned while the usage
-      // table was new, the check for charged request ids scanned all of it on every batch (6.7 ms
-      // each once it held 30,000 rows). The transaction's id is what tells later whether a batch whose
-      // connection died committed.
+      // each batch (arrays of another length): one generic plan per connection spares the server that
+      // planning on every batch. Made by index whatever the statistics say: planned while the usage
+      // table was new, the check for charged request ids would scan all of it on every batch, however
+      // large it grew. The transaction's id is what tells later whether a batch whose connection died
+      // committed.
       tx<{ xid: string }[]>`
         SELECT set_config('synchronous_commit', 'on', true), set_config('plan_cache_mode', 'force_generic_plan', true),
           set_config('enable_seqscan', 'off', true), txid_current()::text AS xid`,

@@ -200,14 +200,15 @@ function highest(frequencies: readonly (number | undefined)[]): { frequency?: nu
 
 /**
  * A lexeme in at least this share of tweets, beside a rarer one, costs the index more to read than the
- * rows it rules out cost to test (`lang:en read`: 3 ms of postings read to rule out no row).
+ * rows it rules out cost to test (`lang:en read`: every posting of `lang:en` read, to rule out none of
+ * the rows of `read`).
  */
 export const COMMON = 0.2;
 /**
  * A negated lexeme in at most this share of tweets costs the index less than the rows it may rule out:
- * reading the postings of `filter:replies` (32%) costs `such -filter:replies` 2 ms and saves reading the
- * 7,000 of `such`'s 8,200 rows that are replies (17 → 7 ms); `lang:en` (54%) costs 2 ms to save none in
- * `plus -lang:en`.
+ * reading the postings of `filter:replies` (32% of tweets) spares `such -filter:replies` reading the
+ * rows of `such` that are replies, most of them; reading those of `lang:en` (54%) costs as much and
+ * spares none in `plus -lang:en`.
  */
 const RARE = 1 / 3;
 

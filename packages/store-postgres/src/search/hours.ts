@@ -2,17 +2,16 @@
 // in: `time1h:<n>`, `time4h:<n>`, … `time256h:<n>` (n counts the spans since 1970; ./lexemes.ts). GIN
 // keeps no order, so without them the newest matches of a query are found either by walking the newest
 // tweets, which costs every tweet walked, or by gathering every match through the index, which costs
-// reading every match's row (tens of milliseconds for a query in 3% of a million tweets) to find the
-// newest few.
+// reading every match's row to find the newest few.
 //
 // ANDed with the lexemes of the spans that cover some hours, a query reads only those hours' matches.
 // The spans are asked of the index as a tsquery of their own, beside the query's: GIN intersects the
-// two by leaping from one's next posting to the other's, decoding only the pages of postings it lands on
-// (`worth`, 2.6% of tweets, over 14 hours: 0.43 ms). Merged into the query's tsquery they cost every
-// posting of the spans instead (3.6 ms): within one tsquery GIN goes through all the postings of the
-// side of an AND whose lexemes are rarer, and each span is rarer than a common word. Spans over most of
-// the world still cost about all their postings (./execute.ts names none then). When ids follow time,
-// the spans from the newest down are the newest matches in order.
+// two by leaping from one's next posting to the other's, decoding only the pages of postings it lands
+// on. Merged into the query's tsquery they cost every posting of the spans instead: within one tsquery
+// GIN goes through all the postings of the side of an AND whose lexemes are rarer, and each span is
+// rarer than a common word. Spans over most of the world still cost about all their postings
+// (./by-hours.ts names none then). When ids follow time, the spans from the newest down are the newest
+// matches in order.
 import { COMMON, type Condition, type Match, withTimeFiltered } from "./compile.ts";
 
 const HOUR_MS = 3_600_000;
@@ -50,11 +49,11 @@ function narrowedOr(condition: Condition): boolean {
  * `spans` ANDed where they narrow `condition` most: beside its narrow tsquery, or, when that tsquery is
  * common (./compile.ts) and an OR beside it is narrowed by the index in every arm, in each arm of the OR.
  * The planner then gathers each arm through its own index and the spans (a BitmapOr): `(plus OR
- * min_faves:20) lang:en` over two hours read the 7,400 rows of `lang:en` there with the spans beside it
- * (13 ms), 41 with the spans in the arms (2 ms). Beside a rarer tsquery (`lang:pt`) the arms read more
- * than it: over 60 hours the spans and `lang:pt` are 32,000 postings, which the planner reads to narrow
- * the arm of a count down (9 ms). The planner takes a clause that every arm holds out of the OR, so the
- * arms after the first hold the spans as a synonym (@@@).
+ * min_faves:20) lang:en` over two hours reads every English tweet of those hours with the spans beside
+ * `lang:en`, and only the arms' few matches with the spans in the arms. Beside a rarer tsquery
+ * (`lang:pt`) the arms read more than it: to narrow the arm of a count down, the planner reads every
+ * posting of the spans and `lang:pt`. The planner takes a clause that every arm holds out of the OR, so
+ * the arms after the first hold the spans as a synonym (@@@).
  */
 function narrowedBy(condition: Condition, spans: Match): Condition {
   if (condition.kind === "or") {
@@ -81,8 +80,7 @@ function narrowedBy(condition: Condition, spans: Match): Condition {
  * `condition` among the tweets of the hours [oldest, newest], named exactly by spans from `newest` down,
  * each the longest that ends where the hours above it begin and fits in the hours left: the hours above,
  * which earlier steps read, are not read again, and the spans are few (the index skips through each
- * span's postings for every match it finds: `whatever` over 63 hours named by 9 spans, 0.6 µs a match;
- * `worth` over 4 hours named by one, 0.3 µs).
+ * span's postings for every match it finds, so every span named adds to the cost of each match).
  */
 export function withinHours(condition: Condition, oldest: number, newest: number): Condition {
   const spans: string[] = [];

@@ -186,9 +186,9 @@ export const worldMigrations: readonly Migration[] = [
     await tx`ALTER TABLE world_meta ADD COLUMN showcase TEXT`;
   },
   // The spans of hours each tweet was created in, as lexemes (search/hours.ts): a world built before gets
-  // the lexemes a build now writes (the spans are those of TIME_SPANS then). Every row is rewritten, which leaves the indexes twice their size and
-  // their scans slower until they are rebuilt (a GIN scan took twice as long): about a minute and a half
-  // for a million tweets, once.
+  // the lexemes a build now writes (the spans are those of TIME_SPANS then). Every row is rewritten,
+  // once, in time that grows with the world, which leaves the indexes twice their size and their scans
+  // slower until they are rebuilt.
   async (tx) => {
     await tx`UPDATE tweets SET search_vector = search_vector || array_to_tsvector(ARRAY(
       SELECT 'time' || span || 'h:' || floor(created_ms / (3600000.0 * span))::bigint

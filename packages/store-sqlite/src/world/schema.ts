@@ -9,9 +9,9 @@
 //   would slow the bulk build for nothing at read time.
 // - The search index `tweets_fts` is external-content over the view `tweet_search_content`; the writer
 //   fills it with explicit inserts (see ../search/fts-columns.ts for what each column holds). It keeps
-//   its per-row token counts (columnsize=1, 18 MB per million generated tweets): bm25 needs them for every
-//   match it ranks, and without them FTS5 reads and re-tokenizes each row through the view, which made
-//   relevancy pages three to five times slower.
+//   its per-row token counts (columnsize=1, a little disk per tweet): bm25 needs them for every match it
+//   ranks, and without them FTS5 reads and re-tokenizes each ranked row through the view, far more work
+//   than reading its stored counts.
 import type { Migration } from "../migrate.ts";
 
 /** The FTS5 tokenizer of the search language (see @social/core search/ast.ts). */

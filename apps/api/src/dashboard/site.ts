@@ -1,0 +1,161 @@
+// What every dashboard route shares: its settings, who is signed in, the checks a form passes before it
+// acts, and the answers it ends with. Every form needs the session's CSRF token and answers with a
+// redirect (303), so a reload never repeats it; what it has to say rides in a sealed one-time cookie
+// (flash.ts). Every page carries the security headers of html.ts, and every signed-in page the balance
+// alert.
+import { DAY_MS } from "@social/composition";
+import { type Accounts, lowBalanceThreshold, requestPath, requestSearch, type Sessions } from "@social/core";
+import type { BillingSettings } from "./billing-page.ts";
+import { type CookieNames, cookie, cookieNames, readCookie } from "./cookies.ts";
+import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";
+import { FLASH_LIFETIME_SECONDS, type Flash, FlashSeal } from "./flash.ts";
+import { type BalanceAlert, htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
+import { OidcClient, type OidcSettings } from "./oidc.ts";
+import { dashboardPage, errorPage, type FormRefusal, signInHref } from "./pages.ts";
+import { returnPath } from "./return-path.ts";
+import { SessionStore } from "./sessions.ts";
+
+export interface DashboardOptions {
+  accounts: Accounts;
+  sessions: Sessions;
+  /** The address people reach the server at: the OIDC redirect URI and the cookies' Secure flag follow it. */
+  publicUrl: string;
+  /** How many days the request log covers (REQUEST_LOG_DAYS); 0: there is no log to show. */
+  requestLogDays: number;
+  /** Prices and where to buy credits (BILLING_URL, BILLING_CONTACT, BILLING_PLANS). */
+  billing: BillingSettings;
+  /** Keys the digests under which sessions are stored, and the seal of one-time messages. */
+  sessionSecret: string;
+  /** Absent: the dashboard explains how to configure sign-in, and the CLI remains the way to make keys. */
+  oidc?: OidcSettings;
+}
+
+/** The 402s a banner counts: past it, it says "1,000 or more". */
+const REFUSALS_COUNTED = 1000;
+
+export const CALLBACK_PATH = "/dashboard/callback";
+
+export interface SignedIn {
+  viewer: Viewer;
+  accountId: string;
+  /** The session's cookie token: what a one-time message is bound to. */
+  token: string;
+}
+
+export function field(body: unknown, name: string): unknown {
+  return typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+/** A form field as text: absent and non-text values (a field sent twice) are empty. */
+export function textField(body: unknown, name: string): string {
+  const value = field(body, name);
+  return typeof value === "string" ? value : "";
+}
+
+export function redirect(location: string, cookies: readonly string[] = []): Response {
+  const headers = new Headers({ location, "cache-control": "no-store", ...SECURITY_HEADERS });
+  for (const value of cookies) headers.append("set-cookie", value);
+  return new Response(null, { status: 303, headers });
+}
+
+export class DashboardSite {
+  readonly options: DashboardOptions;
+  readonly accounts: Accounts;
+  /** Whether the site is reached over https: the cookies' Secure flag and prefixes follow it. */
+  readonly secure: boolean;
+  readonly names: CookieNames;
+  readonly sessions: SessionStore;
+  readonly flashSeal: FlashSeal;
+  readonly oidc: OidcClient | undefined;
+
+  constructor(options: DashboardOptions) {
+    this.options = options;
+    this.accounts = options.accounts;
+    this.secure = options.publicUrl.startsWith("https:");
+    this.names = cookieNames(this.secure);
+    this.sessions = new SessionStore(options.sessions, options.sessionSecret);
+    this.flashSeal = new FlashSeal(options.sessionSecret);
+    this.oidc = options.oidc ? new OidcClient(options.oidc, `${options.publicUrl}${CALLBACK_PATH}`) : undefined;
+  }
+
+  /** A Set-Cookie of this site: `name`'s value for `maxAgeSeconds` (0 clears it). */
+  cookie(name: string, value: string, maxAgeSeconds: number): string {
+    return cookie(name, value, maxAgeSeconds, this.secure);
+  }
+
+  /**
+   * Where a balance stands: below the warning, and how many requests ran out of credits today (known
+   * only while the request log is kept).
+   */
+  async #alertOf(accountId: string, balance: number, setting: number | null): Promise<BalanceAlert> {
+    const [lastTopUp, refused] = await Promise.all([
+      this.accounts.lastTopUp(accountId),
+      this.options.requestLogDays > 0
+        ? this.accounts.countRefused(accountId, 402, Date.now() - DAY_MS, REFUSALS_COUNTED)
+        : Promise.resolve(0),
+    ]);
+    return { balance, threshold: lowBalanceThreshold(setting, lastTopUp), refused, refusedCap: REFUSALS_COUNTED };
+  }
+
+  async signedIn(request: Request): Promise<SignedIn | undefined> {
+    const token = readCookie(request, this.names.session);
+    const session = await this.sessions.find(token);
+    const account = session && (await this.accounts.account(session.accountId));
+    if (!session || !account || token === undefined) return undefined;
+    const alert = await this.#alertOf(account.id, account.balance, account.lowBalanceWarning);
+    return { viewer: { name: account.name, csrfToken: session.csrfToken, alert }, accountId: account.id, token };
+  }
+
+  /** A page for the signed-in only: a visitor is sent to sign in, and back here after. */
+  signInFirst(request: Request): Response {
+    if (!this.oidc) return redirect("/dashboard");
+    return redirect(signInHref(returnPath(`${requestPath(request.url)}${requestSearch(request.url)}`)));
+  }
+
+  /** The signed-in person behind a form post, or the page that refuses it. */
+  async formPoster(request: Request, body: unknown): Promise<SignedIn | Response> {
+    const who = await this.signedIn(request);
+    if (!who) return htmlResponse(errorPage("Signed out", "Your session has ended: sign in again."), 403);
+    if (!csrfTokenMatches(who.viewer.csrfToken, field(body, CSRF_FIELD))) {
+      return htmlResponse(
+        errorPage("Form expired", "This form is out of date: reload the page and try again.", who.viewer),
+        403,
+      );
+    }
+    return who;
+  }
+
+  /** Back to the dashboard, saying what the form did, to this session only. */
+  async done(who: SignedIn, flash: Flash): Promise<Response> {
+    return redirect("/dashboard", [
+      this.cookie(this.names.flash, await this.flashSeal.seal(flash, who.token), FLASH_LIFETIME_SECONDS),
+    ]);
+  }
+
+  /** The dashboard's own page: the keys and the warning, with the form `refused` shown refused. */
+  async home(request: Request, who: SignedIn, refused?: FormRefusal, status = 200): Promise<Response> {
+    const account = await this.accounts.account(who.accountId);
+    if (!account) return htmlResponse(errorPage("No account", "This account no longer exists."), 404);
+    const sealed = readCookie(request, this.names.flash);
+    const [keys, lastTopUp, flash] = await Promise.all([
+      this.accounts.listKeys(who.accountId),
+      this.accounts.lastTopUp(who.accountId),
+      this.flashSeal.open(sealed, who.token),
+    ]);
+    const page = dashboardPage({
+      viewer: who.viewer,
+      account,
+      keys,
+      defaultWarning: lowBalanceThreshold(null, lastTopUp),
+      ...(flash?.newKey ? { newKey: flash.newKey } : {}),
+      ...(flash?.notice ? { notice: flash.notice } : {}),
+      ...(refused ? { refused } : {}),
+    });
+    // Shown once: the cookie goes with this page.
+    return htmlResponse(
+      page,
+      status,
+      sealed === undefined ? {} : { "set-cookie": this.cookie(this.names.flash, "", 0) },
+    );
+  }
+}

@@ -1,0 +1,49 @@
+// checkKey, the read every request starts with: the balance it shows, and revocations and grants,
+// which reach it shortly after their commit.
+import { expect } from "bun:test";
+import type { LedgerTest } from "./modelled-ledger.ts";
+import { eventually, usage } from "./support.ts";
+
+/** Key checks, and a key revoked between its check and its debit. */
+export function keyCheckConformance(ledgerTest: LedgerTest): void {
+  ledgerTest(
+    "checkKey answers active with the balance, revoked, or unknown",
+    async ({ ledger, setUp, debit, revokeKey }) => {
+      const { accountId, keyId, keyHash } = await setUp(50);
+      await debit(accountId, usage(keyId, "r1", 8));
+      expect(await ledger.checkKey(keyHash)).toEqual({ status: "active", accountId, keyId, balance: 42 });
+      expect(await ledger.checkKey("0".repeat(64))).toEqual({ status: "unknown" });
+      expect(await ledger.checkKey("not a digest")).toEqual({ status: "unknown" });
+      expect(await ledger.checkKey(keyHash.toUpperCase())).toEqual({ status: "unknown" });
+      await revokeKey(keyId);
+      // PostgreSQL keeps active keys in memory until the database's notification of the revocation
+      // arrives (a moment after the commit); SQLite reads every check.
+      const check = await eventually(
+        () => ledger.checkKey(keyHash),
+        (value) => value.status !== "active",
+      );
+      expect(check).toEqual({ status: "revoked", keyId });
+    },
+  );
+
+  ledgerTest("credits granted show in the next checks of the account's keys", async ({ ledger, setUp, grant }) => {
+    const { accountId, keyHash } = await setUp(0);
+    expect(await ledger.checkKey(keyHash)).toMatchObject({ status: "active", balance: 0 });
+    await grant(accountId, 100);
+    const check = await eventually(
+      () => ledger.checkKey(keyHash),
+      (value) => value.status === "active" && value.balance !== 0,
+    );
+    expect(check).toMatchObject({ status: "active", balance: 100 });
+  });
+
+  ledgerTest(
+    "a key revoked after its check is refused at the debit, and nothing is charged",
+    async ({ ledger, setUp, debit, revokeKey }) => {
+      const { accountId, keyId, keyHash } = await setUp(50);
+      expect((await ledger.checkKey(keyHash)).status).toBe("active");
+      await revokeKey(keyId);
+      expect(await debit(accountId, usage(keyId, "late", 5))).toEqual({ error: "revoked_key" });
+    },
+  );
+}
