@@ -12,17 +12,18 @@ import type { LogSink } from "./http/request-log.ts";
  */
 export const MAX_HEADER_BYTES = 64 * 1024;
 /**
- * `--smol`: the garbage collector runs more often. Pages of 5,000 follower ids leave about 400 KB of
- * strings per answer; at 64 connections the peak RSS went from 228 to 202 MB with it, at the same
- * throughput for lookups, searches and follower pages (`bun run bench` prints both per scenario).
+ * `--smol`: the garbage collector runs more often. A page of 5,000 follower ids leaves many short-lived
+ * strings behind it, which the default collector lets pile up under many connections; with the flag the
+ * peak RSS is lower at the same throughput (`bun run bench` prints both per scenario; the figures are in
+ * docs/benchmark-log.md).
  */
 export const SERVER_RUNTIME_FLAGS = [`--max-http-header-size=${MAX_HEADER_BYTES}`, "--smol"];
 /**
- * The memory JavaScriptCore sizes its heap for, in place of the machine's (24 GiB here): with it the
- * garbage collector keeps the server near 150 MB RSS where its own heuristics let 5,000-id pages take it
- * to 220–280 MB, at the same throughput for lookups and searches and 7% less for those pages (`bun run
- * bench`). JavaScriptCore reads it from the environment when the process starts, so `npm start` sets
- * it (an operator may set their own); a server started without it works the same, with more memory.
+ * The memory JavaScriptCore sizes its heap for, in place of the machine's: sized for the whole machine,
+ * its heuristics let large follower pages grow the server's RSS far past what it needs; this budget keeps
+ * it down for a little more collection work (the figures are in docs/benchmark-log.md). JavaScriptCore
+ * reads it from the environment when the process starts, so `npm start` sets it (an operator may set
+ * their own); a server started without it works the same, with more memory.
  */
 export const SERVER_HEAP_BUDGET = { BUN_JSC_forceRAMSize: VARIABLES.BUN_JSC_forceRAMSize.default.value };
 
