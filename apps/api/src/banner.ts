@@ -1,6 +1,5 @@
 // What `bun run start` says once it serves: where, and how to make a first call.
-import { describeDatabase, describeRedis } from "@social/composition";
-import type { ServerConfig } from "./config.ts";
+import { describeDatabase, describeRedis, type ServerConfig } from "@social/composition";
 
 /** `processes`: the worker pids when several serve the port. */
 export function banner(config: ServerConfig, url: string, processes: readonly number[] = [process.pid]): string {

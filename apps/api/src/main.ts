@@ -1,8 +1,8 @@
 // `bun run start`: serve the API on HOST:PORT over DATABASE_URL until SIGTERM or SIGINT, from one
 // process, or from WEB_CONCURRENCY worker processes under a supervisor (supervisor.ts).
 import { maxHeaderSize } from "node:http";
+import { readServerConfig, type ServerConfig } from "@social/composition";
 import { banner } from "./banner.ts";
-import { configFromEnv, type ServerConfig } from "./config.ts";
 import { MAX_HEADER_BYTES, type RunningServer, SERVER_RUNTIME_FLAGS, startServer } from "./server.ts";
 import { supervise, type WorkerReady } from "./supervisor.ts";
 
@@ -45,7 +45,7 @@ function stopOn(server: RunningServer, events: { signals: readonly NodeJS.Signal
 
 const config = (() => {
   try {
-    return configFromEnv(process.env);
+    return readServerConfig(process.env);
   } catch (error) {
     cannotStart(error);
   }

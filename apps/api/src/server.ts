@@ -1,16 +1,7 @@
-// Opens the backend DATABASE_URL selects (SQLite or PostgreSQL), gives it a world on first start (the
-// default fixture world, or an empty one with WORLD=empty), and serves the app.
-import {
-  type Backend,
-  backendServices,
-  DEFAULT_REQUEST_LOG_DAYS,
-  keepRequestLog,
-  openBackend,
-  openRateLimiter,
-  prepareWorld,
-} from "@social/composition";
+// Serves the app on the runtime every serving process opens (openRuntime: the backend DATABASE_URL
+// selects, its world on first start, the rate limiter, the services) with the dashboard's settings.
+import { httpUrl, openRuntime, type Runtime, type ServerConfig, VARIABLES } from "@social/composition";
 import { createApp } from "./app.ts";
-import type { ServerConfig } from "./config.ts";
 import type { LogSink } from "./http/request-log.ts";
 
 /**
@@ -21,19 +12,20 @@ import type { LogSink } from "./http/request-log.ts";
  */
 export const MAX_HEADER_BYTES = 64 * 1024;
 /**
- * `--smol`: the garbage collector runs more often. Pages of 5,000 follower ids leave about 400 KB of
- * strings per answer; at 64 connections the peak RSS went from 228 to 202 MB with it, at the same
- * throughput for lookups, searches and follower pages (`bun run bench` prints both per scenario).
+ * `--smol`: the garbage collector runs more often. A page of 5,000 follower ids leaves many short-lived
+ * strings behind it, which the default collector lets pile up under many connections; with the flag the
+ * peak RSS is lower at the same throughput (`bun run bench` prints both per scenario; the figures are in
+ * docs/benchmark-log.md).
  */
 export const SERVER_RUNTIME_FLAGS = [`--max-http-header-size=${MAX_HEADER_BYTES}`, "--smol"];
 /**
- * The memory JavaScriptCore sizes its heap for, in place of the machine's (24 GiB here): with it the
- * garbage collector keeps the server near 150 MB RSS where its own heuristics let 5,000-id pages take it
- * to 220–280 MB, at the same throughput for lookups and searches and 7% less for those pages (`bun run
- * bench`). JavaScriptCore reads it from the environment when the process starts, so `npm start` sets
- * it (an operator may set their own); a server started without it works the same, with more memory.
+ * The memory JavaScriptCore sizes its heap for, in place of the machine's: sized for the whole machine,
+ * its heuristics let large follower pages grow the server's RSS far past what it needs; this budget keeps
+ * it down for a little more collection work (the figures are in docs/benchmark-log.md). JavaScriptCore
+ * reads it from the environment when the process starts, so `npm start` sets it (an operator may set
+ * their own); a server started without it works the same, with more memory.
  */
-export const SERVER_HEAP_BUDGET = { BUN_JSC_forceRAMSize: String(512 * 1024 * 1024) };
+export const SERVER_HEAP_BUDGET = { BUN_JSC_forceRAMSize: VARIABLES.BUN_JSC_forceRAMSize.default.value };
 
 export interface RunningServer {
   url: string;
@@ -50,47 +42,32 @@ export interface ServerOptions {
 }
 
 export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
-  const backend = await openBackend(config.databaseUrl, {
-    ...(config.synchronous ? { synchronous: config.synchronous } : {}),
-    serving: true,
+  const runtime = await openRuntime(config, {
+    warn: options.warn ?? ((message: string) => console.error(`Warning: ${message}`)),
+    ...(options.onWorldBuild ? { onWorldBuild: options.onWorldBuild } : {}),
   });
-  // Whatever fails between opening and listening closes the backend again: a PostgreSQL pool left
-  // open would keep a process that reported the failure alive.
+  // Whatever fails between opening and listening closes the runtime again.
   try {
-    return await serve(config, options, backend);
+    return await serve(config, options, runtime);
   } catch (error) {
-    await backend.close();
+    await runtime.close();
     throw error;
   }
 }
 
-async function serve(config: ServerConfig, options: ServerOptions, backend: Backend): Promise<RunningServer> {
-  await prepareWorld(backend, config.world ?? "generated", options.onWorldBuild);
-  const warn = options.warn ?? ((message: string) => console.error(`Warning: ${message}`));
-  const rateLimiter = await openRateLimiter({
-    rateLimit: config.rateLimit,
-    redisUrl: config.redisUrl,
-    processes: config.workers ?? 1,
-    warn,
-  });
-  const requestLogDays = config.requestLogDays ?? DEFAULT_REQUEST_LOG_DAYS;
-  const services = await backendServices(backend, {
-    tokenSecret: config.tokenSecret,
-    limiter: rateLimiter.limiter,
-    logRequests: requestLogDays > 0,
-  });
-  const retention = requestLogDays > 0 ? keepRequestLog(backend.requestLog, requestLogDays, warn) : undefined;
+async function serve(config: ServerConfig, options: ServerOptions, runtime: Runtime): Promise<RunningServer> {
+  const { backend } = runtime;
   const dashboard = {
     accounts: backend.accounts,
     sessions: backend.sessions,
     publicUrl: config.publicUrl,
-    requestLogDays,
+    requestLogDays: runtime.requestLogDays,
     billing: config.billing ?? { plans: [] },
     sessionSecret: config.sessionSecret ?? (await backend.secret("session_secret")),
     ...(config.oidc ? { oidc: config.oidc } : {}),
   };
   const app = createApp({
-    services,
+    services: runtime.services,
     publicUrl: config.publicUrl,
     dashboard,
     ...(config.mcpMaxChars === undefined ? {} : { mcpMaxChars: config.mcpMaxChars }),
@@ -103,13 +80,11 @@ async function serve(config: ServerConfig, options: ServerOptions, backend: Back
   if (!server) throw new Error("the server did not start");
   const port = server.port ?? config.port;
   return {
-    url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
+    url: httpUrl(config.host, port),
     port,
     async stop() {
       await server.stop(false);
-      retention?.stop();
-      rateLimiter.close();
-      await backend.close();
+      await runtime.close();
     },
   };
 }

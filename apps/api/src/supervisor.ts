@@ -4,9 +4,9 @@
 // reported; restarts a worker that dies; forwards SIGTERM/SIGINT so that every worker drains; and gives
 // up with exit 1 when workers keep dying before they serve (a configuration or database that cannot).
 import { join } from "node:path";
+import type { ServerConfig, VariableName } from "@social/composition";
 import type { Subprocess } from "bun";
 import { banner } from "./banner.ts";
-import { type ServerConfig, WORKER_ENV } from "./config.ts";
 import { SERVER_RUNTIME_FLAGS } from "./server.ts";
 
 const MAIN = join(import.meta.dir, "main.ts");
@@ -25,6 +25,11 @@ interface Slot {
   child?: Subprocess<"ignore", "inherit", "inherit">;
   /** Deaths before serving since this slot last served. */
   failures: number;
+}
+
+/** What a worker is told through its environment: the port to share, and which worker it is. */
+function workerEnvironment(port: number, index: number): Partial<Record<VariableName, string>> {
+  return { PORT: String(port), SOCIAL_API_WORKER: String(index) };
 }
 
 function say(message: string): void {
@@ -68,7 +73,7 @@ export async function supervise(config: ServerConfig, workers: number): Promise<
     return new Promise((resolve, reject) => {
       let ready = false;
       const child = Bun.spawn([process.execPath, ...SERVER_RUNTIME_FLAGS, MAIN], {
-        env: { ...process.env, PORT: String(port), [WORKER_ENV]: String(slot.index) },
+        env: { ...process.env, ...workerEnvironment(port, slot.index) },
         stdin: "ignore",
         stdout: "inherit",
         stderr: "inherit",

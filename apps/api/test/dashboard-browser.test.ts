@@ -8,10 +8,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readServerConfig } from "@social/composition";
 import { DEFAULT_RATE_LIMIT } from "@social/core";
 import { examples } from "@social/fixtures";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { billingFromEnv } from "../src/dashboard/billing-page.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
 import { freePort } from "./harness.ts";
 import { startTestProvider, type TestProvider } from "./oidc-provider.ts";
@@ -48,10 +48,10 @@ beforeAll(async () => {
       databaseUrl: join(dir, "social.db"),
       rateLimit: { ...DEFAULT_RATE_LIMIT, ratePerSecond: 0 },
       publicUrl: baseUrl,
-      billing: billingFromEnv({
+      billing: readServerConfig({
         BILLING_URL: "https://pay.example/buy",
         BILLING_PLANS: '[{"name":"Starter","credits":10000,"price":"$10","note":"Credits never expire"}]',
-      }),
+      }).billing,
       oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
     },
     { log: () => {} },

@@ -3,7 +3,7 @@
 // filters and pages, billing as the operator configures it, sign-in coming back where it started, and
 // unknown dashboard paths as pages.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { billingFromEnv } from "../src/dashboard/billing-page.ts";
+import { readServerConfig } from "@social/composition";
 import { returnPath } from "../src/dashboard/return-path.ts";
 import {
   csrfTokenIn,
@@ -230,7 +230,7 @@ describe("billing", () => {
 
   test("with a checkout, a Buy button to it, the operator's plans, and the history of grants", async () => {
     const you = await customer({
-      billing: billingFromEnv({ BILLING_URL: "https://pay.example/buy", BILLING_PLANS: plans }),
+      billing: readServerConfig({ BILLING_URL: "https://pay.example/buy", BILLING_PLANS: plans }).billing,
     });
     const { text } = await you.page("/billing");
     expect(text).toContain('<a class="button" href="https://pay.example/buy" id="buy">Buy credits</a>');
@@ -242,19 +242,23 @@ describe("billing", () => {
   });
 
   test("with a contact, where to write; an e-mail address as a mailto link", async () => {
-    const mail = await customer({ billing: billingFromEnv({ BILLING_CONTACT: "sales@example.com" }) });
+    const mail = await customer({ billing: readServerConfig({ BILLING_CONTACT: "sales@example.com" }).billing });
     expect((await mail.page("/billing")).text).toContain('href="mailto:sales@example.com"');
-    const web = await customer({ billing: billingFromEnv({ BILLING_CONTACT: "https://example.com/contact" }) });
+    const web = await customer({
+      billing: readServerConfig({ BILLING_CONTACT: "https://example.com/contact" }).billing,
+    });
     expect((await web.page("/billing")).text).toContain('href="https://example.com/contact"');
   });
 
   test("settings that cannot be right stop the server at start with what is wrong", () => {
-    expect(() => billingFromEnv({ BILLING_URL: "javascript:alert(1)" })).toThrow("BILLING_URL must be an http(s) URL");
-    expect(() => billingFromEnv({ BILLING_PLANS: "[{" })).toThrow("BILLING_PLANS must be JSON");
-    expect(() => billingFromEnv({ BILLING_PLANS: '[{"name":"A","credits":0,"price":"$1"}]' })).toThrow(
+    expect(() => readServerConfig({ BILLING_URL: "javascript:alert(1)" })).toThrow(
+      "BILLING_URL must be an http(s) URL",
+    );
+    expect(() => readServerConfig({ BILLING_PLANS: "[{" })).toThrow("BILLING_PLANS must be JSON");
+    expect(() => readServerConfig({ BILLING_PLANS: '[{"name":"A","credits":0,"price":"$1"}]' })).toThrow(
       "BILLING_PLANS 0.credits",
     );
-    expect(() => billingFromEnv({ BILLING_CONTACT: "call us" })).toThrow("BILLING_CONTACT");
+    expect(() => readServerConfig({ BILLING_CONTACT: "call us" })).toThrow("BILLING_CONTACT");
   });
 });
 

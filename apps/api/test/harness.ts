@@ -8,13 +8,12 @@ import type { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Backend, openBackend, type WorldSource } from "@social/composition";
+import { type Backend, type OidcSettings, openBackend, type WorldSource } from "@social/composition";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { buildWorld, openDatabase } from "@social/store-sqlite";
 import { afterProcessExit, freePort } from "@social/testing";
-import type { OidcSettings } from "../src/dashboard/oidc.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
 
 export { freePort };

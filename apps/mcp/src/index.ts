@@ -1,3 +1,2 @@
 // What the HTTP app mounts at /mcp.
 export { handleMcpRequest, type McpHttpOptions } from "./http.ts";
-export { maxCharsFrom } from "./server.ts";

@@ -10,6 +10,7 @@ import {
   McpError,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_MCP_MAX_CHARS } from "@social/composition";
 import {
   ApiError,
   executeAccountRead,
@@ -25,24 +26,6 @@ import { IDEMPOTENCY_ARGUMENT, type ReadTool, type ToolSelection, VIEW_ARGUMENT 
 import { VIEWS, type View } from "./views.ts";
 
 const SERVER_INFO = { name: "social-data-api", version: "1.0.0" };
-
-/** The most characters a result's text holds unless SOCIAL_MCP_MAX_CHARS says otherwise. */
-export const DEFAULT_MAX_CHARS = 40_000;
-/** Below this a page of full tweets could not hold one item beside its first line. */
-export const MIN_MAX_CHARS = 4_000;
-const MAX_MAX_CHARS = 1_000_000;
-
-/** SOCIAL_MCP_MAX_CHARS: a whole number of characters; unset, the default; anything else is an error at start. */
-export function maxCharsFrom(text: string | undefined): number {
-  if (text === undefined || text === "") return DEFAULT_MAX_CHARS;
-  const chars = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(chars >= MIN_MAX_CHARS && chars <= MAX_MAX_CHARS)) {
-    throw new Error(
-      `SOCIAL_MCP_MAX_CHARS must be a whole number from ${MIN_MAX_CHARS} to ${MAX_MAX_CHARS}, not ${text}`,
-    );
-  }
-  return chars;
-}
 
 export interface McpServerOptions {
   /** The caller's key: every call is authenticated and billed with it. */
@@ -91,7 +74,7 @@ function readArguments(tool: ReadTool, args: Record<string, unknown>) {
 
 export function createMcpServer(services: Services, options: McpServerOptions): Server {
   const { selection } = options;
-  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  const maxChars = options.maxChars ?? DEFAULT_MCP_MAX_CHARS;
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: selection.instructions });
   const toolsByName = new Map(selection.tools.map((tool) => [tool.name, tool]));
 

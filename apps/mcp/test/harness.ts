@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { rateLimitFromEnv, requestPath } from "@social/core";
+import { readMcpStdioConfig } from "@social/composition";
+import { requestPath } from "@social/core";
 import { DEFAULT_WORLD, type WorldOptions } from "@social/fixtures";
 import {
   buildWorld,
@@ -144,7 +145,7 @@ export async function startMcpHttpServer(
   maxChars?: number,
 ): Promise<McpHttpServer> {
   const services = await sqliteServices(openDatabase(world.databaseUrl), {
-    rateLimit: rateLimitFromEnv(rateLimit.RATE_LIMIT_RPS, rateLimit.RATE_LIMIT_BURST),
+    rateLimit: readMcpStdioConfig(rateLimit).rateLimit,
   });
   const server = Bun.serve({
     hostname: "127.0.0.1",

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_MCP_MAX_CHARS, MIN_MCP_MAX_CHARS } from "@social/composition";
 import { DEFAULT_CLOCK, LARGE_WORLD, worldExamples } from "@social/fixtures";
-import { DEFAULT_MAX_CHARS, MIN_MAX_CHARS } from "../src/server.ts";
 import { ALL_TOOLS } from "../src/tools.ts";
 import { type McpHttpServer, openTestWorld, startMcpHttpServer, type TestWorld } from "./harness.ts";
 import { structuredOf, textOf } from "./tool-results.ts";
@@ -42,7 +42,7 @@ async function connect(server: McpHttpServer, key: string): Promise<Client> {
 beforeAll(async () => {
   world = openTestWorld(WORLD, LARGE_FILE);
   budgeted = await startMcpHttpServer(world);
-  smallest = await startMcpHttpServer(world, undefined, MIN_MAX_CHARS);
+  smallest = await startMcpHttpServer(world, undefined, MIN_MCP_MAX_CHARS);
   whole = await startMcpHttpServer(world, undefined, WHOLE);
   const { key } = world.account(10_000_000);
   clients = {
@@ -140,8 +140,8 @@ async function hundredTweetIds(): Promise<string> {
 
 describe("the largest answers of every tool", () => {
   test.each([
-    ["the default budget", DEFAULT_MAX_CHARS, () => clients.budgeted],
-    ["the smallest budget", MIN_MAX_CHARS, () => clients.smallest],
+    ["the default budget", DEFAULT_MCP_MAX_CHARS, () => clients.budgeted],
+    ["the smallest budget", MIN_MCP_MAX_CHARS, () => clients.smallest],
   ] as const)("within %s (%d characters), each leading with its charge and next_token", async (_, maxChars, client) => {
     const calls = largestCalls(await hundredTweetIds(), await hundredUsernames());
     const asked = new Set(calls.map(([tool]) => tool));

@@ -105,6 +105,19 @@ describe("stdio: the connection fails at start", () => {
     expect(run.stderr).toContain("Unknown tool post_tweet: choose from search_recent_tweets");
   });
 
+  test("with a TOKEN_SECRET too short: the variable named, as the HTTP server names it", () => {
+    const run = Bun.spawnSync([process.execPath, STDIO_ENTRY], {
+      env: { ...stdioEnvironment(world, { key: world.account().key }), TOKEN_SECRET: "short" },
+      stdin: "ignore",
+      timeout: 10_000,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr.toString().trim()).toBe(
+      "social-data-api MCP server: TOKEN_SECRET must be at least 32 characters (or unset: one is generated)",
+    );
+    expect(run.stdout.toString()).toBe("");
+  });
+
   test("with a SOCIAL_MCP_MAX_CHARS too small to hold a page", () => {
     const run = startBinary({ key: world.account().key, maxChars: 100 });
     expect(run.exitCode).not.toBe(0);

@@ -1,6 +1,6 @@
 // node:crypto's HMAC-SHA-256 for pagination tokens: synchronous and native, where WebCrypto's (core's
-// default) hands each MAC to another thread and back: measured at about a tenth of a search's server
-// time, two MACs per page with a next_token.
+// default) hands each MAC to another thread and back, a cost a page with a next_token pays twice (one
+// MAC to check the token it came with, one to sign the next); docs/benchmark-log.md has the figure.
 import { createHmac, createSecretKey } from "node:crypto";
 import type { HmacFactory } from "@social/core";
 

@@ -8,14 +8,6 @@ import type { Backend } from "./backend.ts";
 export const WORLD_SOURCES = ["generated", "empty"] as const;
 export type WorldSource = (typeof WORLD_SOURCES)[number];
 
-export function worldSourceFrom(value: string | undefined): WorldSource {
-  if (value === undefined || value === "") return "generated";
-  const source = WORLD_SOURCES.find((name) => name === value);
-  if (source === undefined)
-    throw new Error(`WORLD must be ${WORLD_SOURCES.join(" or ")}, not ${JSON.stringify(value)}`);
-  return source;
-}
-
 /** Gives the database a world when it has none; `onBuild` is told before a generated world is built. */
 export async function prepareWorld(backend: Backend, source: WorldSource, onBuild?: () => void): Promise<void> {
   if (await backend.hasWorld()) return;

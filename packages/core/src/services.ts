@@ -41,15 +41,5 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   };
 }
 
-/** Rate-limit settings from RATE_LIMIT_RPS and RATE_LIMIT_BURST (strings from the environment). */
-export function rateLimitFromEnv(rps: string | undefined, burst: string | undefined): RateLimitConfig {
-  const ratePerSecond = rps === undefined || rps === "" ? DEFAULT_RATE_LIMIT.ratePerSecond : Number(rps);
-  const capacity =
-    burst === undefined || burst === "" ? Math.max(DEFAULT_RATE_LIMIT.burst, ratePerSecond) : Number(burst);
-  if (!Number.isFinite(ratePerSecond) || ratePerSecond < 0) throw new Error("RATE_LIMIT_RPS must be a number >= 0");
-  if (!Number.isInteger(capacity) || capacity < 1) throw new Error("RATE_LIMIT_BURST must be an integer >= 1");
-  return { ratePerSecond, burst: capacity };
-}
-
 /** 20 requests per second sustained per key, bursts of 40. */
 export const DEFAULT_RATE_LIMIT: RateLimitConfig = { ratePerSecond: 20, burst: 40 };

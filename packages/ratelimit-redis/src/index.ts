@@ -1,2 +1,2 @@
 export { RedisRateLimiter, type RedisRateLimiterOptions } from "./redis-rate-limiter.ts";
-export { checkedRedisUrl, describeRedis } from "./redis-url.ts";
+export { describeRedis } from "./redis-url.ts";

@@ -10,9 +10,6 @@ import { migrate } from "./migrate.ts";
 import { sessionMigrations } from "./sessions/schema.ts";
 import { worldMigrations } from "./world/schema.ts";
 
-/** Where every process (server, MCP stdio server, CLI) finds the database unless DATABASE_URL says otherwise. */
-export const DEFAULT_DATABASE_URL = "file:data/social.db";
-
 /**
  * `file:data/social.db`, `data/social.db` or `:memory:` → a path bun:sqlite opens. Any other DATABASE_URL
  * is refused here, so no caller can take a server URL for a file name (@social/composition's openBackend
@@ -31,12 +28,6 @@ export function databasePath(url: string): string {
  * mid-load), but the last commits can be lost in a power failure; `bun run bench` prints what it saves.
  */
 export type Synchronous = "NORMAL" | "FULL";
-
-export function synchronousFrom(value: string | undefined): Synchronous {
-  const mode = (value || "FULL").toUpperCase();
-  if (mode !== "NORMAL" && mode !== "FULL") throw new Error("SQLITE_SYNCHRONOUS must be FULL or NORMAL");
-  return mode;
-}
 
 const PAGE_CACHE_KIB = 16 * 1024;
 

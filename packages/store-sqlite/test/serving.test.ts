@@ -4,7 +4,7 @@
 
 import type { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { answeringOutages } from "@social/core";
@@ -192,5 +192,26 @@ describe("a charge whose WAL sync fails", () => {
     observer.close();
     await failing.close();
     await closeDatabase(db);
+  });
+});
+
+describe("closing a serving connection", () => {
+  test("keeps a process with nothing else to wait for alive until it is closed, and what follows runs", () => {
+    const path = databaseFile();
+    // As a server that fails before it serves closes its database and then says why: no top-level
+    // await, which would itself keep the process alive.
+    const script = join(path, "..", "close.ts");
+    writeFileSync(
+      script,
+      `import { closeDatabase, openDatabase } from ${JSON.stringify(join(import.meta.dir, "../src/index.ts"))};
+void (async () => {
+  await closeDatabase(openDatabase(${JSON.stringify(path)}, { serving: true }));
+  console.log("closed");
+  process.exit(7);
+})();
+`,
+    );
+    const child = Bun.spawnSync([process.execPath, script], { stdin: "ignore", timeout: 30_000 });
+    expect({ exitCode: child.exitCode, stdout: child.stdout.toString() }).toEqual({ exitCode: 7, stdout: "closed\n" });
   });
 });

@@ -2,65 +2,10 @@
 // address to write to, BILLING_CONTACT), the balance, and the history of grants and charges. The
 // operator's prices are theirs to state (BILLING_PLANS); without a way to buy, the page says plainly
 // that the operator grants credits. The operator's own tools are never shown to customers.
+import { type BillingSettings, isEmailAddress, type Plan } from "@social/composition";
 import type { DailyUsage, Grant } from "@social/core";
-import * as v from "valibot";
 import { plural, scrollable, toMinute } from "./format.ts";
 import { type Html, html, layout, type Viewer } from "./html.ts";
-
-const Plan = v.strictObject({
-  name: v.pipe(v.string(), v.minLength(1), v.maxLength(60)),
-  credits: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  price: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
-  note: v.optional(v.pipe(v.string(), v.maxLength(200))),
-});
-const Plans = v.pipe(v.array(Plan), v.maxLength(12));
-export type Plan = v.InferOutput<typeof Plan>;
-
-export interface BillingSettings {
-  /** The operator's checkout: a customer is sent there to buy credits. */
-  url?: string;
-  /** Where to ask for credits: an e-mail address or a web page. */
-  contact?: string;
-  plans: readonly Plan[];
-}
-
-const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
-
-function webAddress(value: string, name: string): string {
-  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
-    throw new Error(`${name} must be an http(s) URL`);
-  }
-  return value;
-}
-
-/** BILLING_URL, BILLING_CONTACT and BILLING_PLANS (a JSON array of {name, credits, price, note?}), checked at start. */
-export function billingFromEnv(env: Record<string, string | undefined>): BillingSettings {
-  const { BILLING_URL: url, BILLING_CONTACT: contact, BILLING_PLANS: plans } = env;
-  let parsed: Plan[] = [];
-  if (plans) {
-    let json: unknown;
-    try {
-      json = JSON.parse(plans);
-    } catch {
-      throw new Error("BILLING_PLANS must be JSON: an array of {name, credits, price, note?}");
-    }
-    const result = v.safeParse(Plans, json);
-    if (!result.success) {
-      const issue = result.issues[0];
-      const where = issue.path?.map((item) => String(item.key)).join(".") ?? "";
-      throw new Error(
-        `BILLING_PLANS ${where ? `${where} ` : ""}${issue.message}: expected an array of {name, credits, price, note?}`,
-      );
-    }
-    parsed = result.output;
-  }
-  if (contact && !EMAIL.test(contact)) webAddress(contact, "BILLING_CONTACT (an e-mail address or a URL)");
-  return {
-    ...(url ? { url: webAddress(url, "BILLING_URL") } : {}),
-    ...(contact ? { contact } : {}),
-    plans: parsed,
-  };
-}
 
 function howToBuy(settings: BillingSettings, accountId: string | undefined): Html {
   const quote = accountId ? html` Quote your account id, <code id="account-id">${accountId}</code>.` : "";
@@ -69,7 +14,7 @@ function howToBuy(settings: BillingSettings, accountId: string | undefined): Htm
 <p class="muted">The checkout is the operator's own site; credits bought there are added to this account.${quote}</p>`;
   }
   if (settings.contact) {
-    const href = EMAIL.test(settings.contact) ? `mailto:${settings.contact}` : settings.contact;
+    const href = isEmailAddress(settings.contact) ? `mailto:${settings.contact}` : settings.contact;
     return html`<p>To get credits, write to <a href="${href}" id="contact">${settings.contact}</a>.${quote}</p>`;
   }
   return html`<p id="granted">Credits on this server are granted by its operator, who has not published a way to buy

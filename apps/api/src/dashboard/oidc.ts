@@ -1,14 +1,9 @@
 // The relying-party side of OpenID Connect, on openid-client: authorization code flow with PKCE (S256),
 // state and nonce, and an ID token whose signature, issuer, audience, expiry and nonce the library checks.
 
+import type { OidcSettings } from "@social/composition";
 import type { SignInChecks } from "@social/core";
 import * as client from "openid-client";
-
-export interface OidcSettings {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-}
 
 export interface Identity {
   issuer: string;

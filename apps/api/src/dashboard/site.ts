@@ -3,14 +3,13 @@
 // redirect (303), so a reload never repeats it; what it has to say rides in a sealed one-time cookie
 // (flash.ts). Every page carries the security headers of html.ts, and every signed-in page the balance
 // alert.
-import { DAY_MS } from "@social/composition";
+import { type BillingSettings, DAY_MS, type OidcSettings } from "@social/composition";
 import { type Accounts, lowBalanceThreshold, requestPath, requestSearch, type Sessions } from "@social/core";
-import type { BillingSettings } from "./billing-page.ts";
 import { type CookieNames, cookie, cookieNames, readCookie } from "./cookies.ts";
 import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";
 import { FLASH_LIFETIME_SECONDS, type Flash, FlashSeal } from "./flash.ts";
 import { type BalanceAlert, htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
-import { OidcClient, type OidcSettings } from "./oidc.ts";
+import { OidcClient } from "./oidc.ts";
 import { dashboardPage, errorPage, type FormRefusal, signInHref } from "./pages.ts";
 import { returnPath } from "./return-path.ts";
 import { SessionStore } from "./sessions.ts";

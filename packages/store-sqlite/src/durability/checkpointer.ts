@@ -23,8 +23,13 @@ export class Checkpointer {
     this.#worker.unref();
   }
 
-  /** Lets a checkpoint in progress finish, closes the thread's connection, and ends the thread. */
+  /**
+   * Lets a checkpoint in progress finish, closes the thread's connection, and ends the thread. The thread
+   * keeps the process alive while it stops: otherwise a process with nothing else to wait for would
+   * end here, before the database is closed and before whatever its caller does next.
+   */
   async stop(): Promise<void> {
+    this.#worker.ref();
     this.#worker.postMessage("stop");
     await this.#stopped;
     await this.#worker.terminate();
