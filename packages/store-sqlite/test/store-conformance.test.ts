@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { storeConformance } from "@social/conformance";
+import { SEARCH_ORACLE_LIMITS, storeConformance } from "@social/conformance";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { buildWorld, openDatabase, SqliteStore } from "../src/index.ts";
 
@@ -12,7 +12,8 @@ storeConformance("SQLite", async () => {
   const db = openDatabase(join(dir, "world.db"));
   buildWorld(db, DEFAULT_WORLD);
   return {
-    store: new SqliteStore(db),
+    // The search oracle's budgets: a busy machine must not turn an answer the suite checks into a refusal.
+    store: new SqliteStore(db, { search: SEARCH_ORACLE_LIMITS }),
     async close() {
       db.close();
       rmSync(dir, { recursive: true, force: true });
