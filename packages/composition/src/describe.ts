@@ -4,7 +4,14 @@ import { parseDatabaseUrl } from "@social/core";
 
 export function describeDatabase(url: string): string {
   const location = parseDatabaseUrl(url);
-  if (location.kind === "sqlite") return `SQLite ${location.path}`;
-  const { hostname, port, pathname } = new URL(location.url);
-  return `PostgreSQL ${hostname}:${port || "5432"}/${decodeURIComponent(pathname.slice(1))}`;
+  switch (location.kind) {
+    case "sqlite":
+      return `SQLite ${location.path}`;
+    case "postgres": {
+      const { hostname, port, pathname } = new URL(location.url);
+      return `PostgreSQL ${hostname}:${port || "5432"}/${decodeURIComponent(pathname.slice(1))}`;
+    }
+    default:
+      return location satisfies never;
+  }
 }

@@ -7,5 +7,12 @@ import { openSqliteBackend } from "./sqlite.ts";
 
 export async function openBackend(url: string, options: BackendOptions = {}): Promise<Backend> {
   const location = parseDatabaseUrl(url);
-  return location.kind === "postgres" ? openPostgresBackend(location.url, options) : openSqliteBackend(url, options);
+  switch (location.kind) {
+    case "sqlite":
+      return openSqliteBackend(url, options);
+    case "postgres":
+      return openPostgresBackend(location.url, options);
+    default:
+      return location satisfies never;
+  }
 }
