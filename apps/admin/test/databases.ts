@@ -5,6 +5,7 @@ import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Backend, openBackend } from "@social/composition";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { REPO_ROOT } from "@social/testing";
 
@@ -51,4 +52,14 @@ export function testDatabases(name: string): TestDatabases {
       return postgres.createDatabase(`${name}_${created}`);
     },
   };
+}
+
+/** `read` run on the database at `databaseUrl` as the servers open it, closed afterwards. */
+export async function withStore<T>(databaseUrl: string, read: (backend: Backend) => Promise<T>): Promise<T> {
+  const backend = await openBackend(databaseUrl, { max: 2 });
+  try {
+    return await read(backend);
+  } finally {
+    await backend.close();
+  }
 }

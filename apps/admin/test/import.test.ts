@@ -6,10 +6,10 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { type Backend, openBackend } from "@social/composition";
+import type { Backend } from "@social/composition";
 import { parseQuery } from "@social/core";
 import { runAdmin } from "@social/testing";
-import { type Json, SAMPLE, type SamplePage, samplePages, testDatabases } from "./databases.ts";
+import { type Json, SAMPLE, type SamplePage, samplePages, testDatabases, withStore } from "./databases.ts";
 
 const pages = samplePages();
 const [first, second] = pages as [SamplePage, SamplePage];
@@ -38,15 +38,6 @@ function adminImport(databaseUrl: string, ...args: string[]) {
 function outcomes(run: { stdout: string; stderr: string }, kind: "users" | "tweets") {
   const row = run.stdout.split("\n").find((line) => line.startsWith(`${kind} `));
   return { [kind]: (row ?? "").trim().split(/\s+/).slice(1).map(Number), output: `${run.stdout}${run.stderr}` };
-}
-
-async function withStore<T>(databaseUrl: string, read: (backend: Backend) => Promise<T>): Promise<T> {
-  const backend = await openBackend(databaseUrl, { max: 2 });
-  try {
-    return await read(backend);
-  } finally {
-    await backend.close();
-  }
 }
 
 async function searchIds(backend: Backend, query: string): Promise<string[]> {

@@ -4,12 +4,12 @@
 // was removed, while every other row stays. On SQLite the full-text index still agrees with its content.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type Backend, openBackend } from "@social/composition";
+import type { Backend } from "@social/composition";
 import { countWindow, parseQuery } from "@social/core";
 import { openDatabase } from "@social/store-sqlite";
 import { runAdmin } from "@social/testing";
 import { SQL } from "bun";
-import { type Json, SAMPLE, type SamplePage, samplePages, testDatabases } from "./databases.ts";
+import { type Json, SAMPLE, type SamplePage, samplePages, testDatabases, withStore } from "./databases.ts";
 
 const [first, second] = samplePages() as [SamplePage, SamplePage];
 const pour = first.data[0] as Json & { id: string };
@@ -21,15 +21,6 @@ const retweet = second.data[3] as Json & { id: string; referenced_tweets: { type
 
 const databases = testDatabases("remove");
 const newDatabase = (adapter: "sqlite" | "postgres") => databases.create(adapter);
-
-async function withStore<T>(databaseUrl: string, read: (backend: Backend) => Promise<T>): Promise<T> {
-  const backend = await openBackend(databaseUrl, { max: 2 });
-  try {
-    return await read(backend);
-  } finally {
-    await backend.close();
-  }
-}
 
 /** The rows of plain SQL both databases run. */
 async function rowsOf(databaseUrl: string, text: string): Promise<Record<string, unknown>[]> {
