@@ -13,16 +13,22 @@ export interface ServerCounters {
   /** The server's CPU seconds; undefined when its processes are not visible from here. */
   cpu: number | undefined;
   /** Statements run in this database, by pg_stat_statements; undefined without the extension. */
-  statements: Map<string, number> | undefined;
+  statements: Map<string, StatementUse> | undefined;
   walBytes: number;
   /** Transactions that wrote (each takes a transaction id). */
   writeTransactions: number;
 }
 
+/** A statement's calls, and the time the server spent executing them (planning not included). */
+export interface StatementUse {
+  calls: number;
+  execMs: number;
+}
+
 export interface ServerCost {
   cpuSeconds: number | undefined;
-  /** Calls per statement text, most called first. */
-  statements: [string, number][] | undefined;
+  /** By statement text, most called first. */
+  statements: [string, StatementUse][] | undefined;
   walBytes: number;
   writeTransactions: number;
 }
@@ -69,13 +75,22 @@ export class PostgresProbe {
     const [{ lsn, xid }] = await this.sql`
       SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS lsn,
              pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xid`;
-    let statements: Map<string, number> | undefined;
+    let statements: Map<string, StatementUse> | undefined;
     if (this.statementsReadable) {
       const rows = (await this.sql`
-        SELECT query, calls FROM pg_stat_statements
+        SELECT query, calls, total_exec_time AS exec_ms FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND userid = (SELECT oid FROM pg_roles WHERE rolname = current_user)`) as { query: string; calls: number }[];
-      statements = new Map(rows.map((row) => [row.query.replace(/\s+/g, " ").trim(), Number(row.calls)]));
+          AND userid = (SELECT oid FROM pg_roles WHERE rolname = current_user)`) as {
+        query: string;
+        calls: number;
+        exec_ms: number;
+      }[];
+      statements = new Map(
+        rows.map((row) => [
+          row.query.replace(/\s+/g, " ").trim(),
+          { calls: Number(row.calls), execMs: Number(row.exec_ms) },
+        ]),
+      );
     }
     const cpu = this.postmaster === undefined ? undefined : cpuSeconds(this.postmaster, { withExited: true });
     return { cpu, statements, walBytes: Number(lsn), writeTransactions: Number(xid) };
@@ -83,12 +98,17 @@ export class PostgresProbe {
 
   /** What the server did between two readings, less this probe's own statements. */
   static cost(before: ServerCounters, after: ServerCounters): ServerCost {
-    let statements: [string, number][] | undefined;
+    let statements: [string, StatementUse][] | undefined;
     if (before.statements && after.statements) {
       statements = [...after.statements]
-        .map(([query, calls]): [string, number] => [query, calls - (before.statements?.get(query) ?? 0)])
-        .filter(([query, calls]) => calls > 0 && !/pg_stat_statements|pg_stat_activity|pg_current_wal_lsn/.test(query))
-        .sort((a, b) => b[1] - a[1]);
+        .map(([query, use]): [string, StatementUse] => {
+          const earlier = before.statements?.get(query);
+          return [query, { calls: use.calls - (earlier?.calls ?? 0), execMs: use.execMs - (earlier?.execMs ?? 0) }];
+        })
+        .filter(
+          ([query, use]) => use.calls > 0 && !/pg_stat_statements|pg_stat_activity|pg_current_wal_lsn/.test(query),
+        )
+        .sort((a, b) => b[1].calls - a[1].calls);
     }
     return {
       cpuSeconds: before.cpu === undefined || after.cpu === undefined ? undefined : after.cpu - before.cpu,

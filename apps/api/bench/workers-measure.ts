@@ -24,8 +24,10 @@ export interface Figures {
   commits?: number;
   writeTransactions?: number;
   walBytes?: number;
-  /** Statement texts and their calls per request, most called first. */
-  topStatements?: [string, number][];
+  /** Statement texts, their calls per request and their execution µs per call, most called first. */
+  topStatements?: [string, number, number][];
+  /** Execution time of all statements per request, µs: the rest of the server's CPU is protocol and overhead. */
+  execUs?: number;
   /** Samples of the other backends' states and wait events, by what they were doing. */
   activity?: Record<string, number>;
 }
@@ -96,11 +98,18 @@ export async function measureWorkers(options: MeasureOptions): Promise<Figures> 
     const commits = (await probe.commits()) - commitsBefore;
     Object.assign(figures, {
       databaseCpuUs: cost.cpuSeconds === undefined ? undefined : perRequest(cost.cpuSeconds) * 1e6,
-      statements: cost.statements ? perRequest(cost.statements.reduce((sum, [, calls]) => sum + calls, 0)) : undefined,
+      statements: cost.statements
+        ? perRequest(cost.statements.reduce((sum, [, use]) => sum + use.calls, 0))
+        : undefined,
+      execUs: cost.statements
+        ? perRequest(cost.statements.reduce((sum, [, use]) => sum + use.execMs, 0)) * 1e3
+        : undefined,
       commits: commits / (result.requests + warm.requests),
       writeTransactions: perRequest(cost.writeTransactions),
       walBytes: perRequest(cost.walBytes),
-      topStatements: cost.statements?.slice(0, 8).map(([query, calls]) => [query, perRequest(calls)]),
+      topStatements: cost.statements
+        ?.slice(0, 8)
+        .map(([query, use]) => [query, perRequest(use.calls), (use.execMs * 1e3) / use.calls]),
       activity: Object.fromEntries(activity ?? []),
     });
   }
@@ -118,7 +127,7 @@ function spread(values: number[], digits = 0): string {
 
 export function printTable(figures: Figures[], workerCounts: number[]): void {
   const columns = ["adapter", "workers", "req/s", "p99 ms", "API µs/req", "DB µs/req", "total µs/req", "ratio"];
-  columns.push("reads/req", "stmts/req", "xacts/req", "writes/req", "WAL B/req", "failures");
+  columns.push("reads/req", "stmts/req", "exec µs/req", "xacts/req", "writes/req", "WAL B/req", "failures");
   const rows: string[][] = [columns];
   const adapters = [...new Set(figures.map((figure) => figure.adapter))];
   for (const adapter of adapters) {
@@ -142,6 +151,7 @@ export function printTable(figures: Figures[], workerCounts: number[]): void {
         (middle(runs.map(total)) / baseline).toFixed(2),
         pick((f) => f.readsPerRequest, 2),
         pick((f) => f.statements, 2),
+        pick((f) => f.execUs),
         pick((f) => f.commits, 2),
         pick((f) => f.writeTransactions, 2),
         pick((f) => f.walBytes),
