@@ -139,7 +139,8 @@ export class PostgresProbe {
 
   /**
    * Samples what the other backends of this database are doing until `stop` is called: per sample, each
-   * backend's state, and for an active one its wait event ("CPU" when it waits on nothing).
+   * backend's state, and for an active one its wait event ("CPU" when it waits on nothing), with the
+   * statement that waits when it waits for a lock.
    */
   sampleActivity(): { stop: () => Promise<Map<string, number>> } {
     const seen = new Map<string, number>();
@@ -147,15 +148,23 @@ export class PostgresProbe {
     const sampling = (async () => {
       while (running) {
         const rows = (await this.sql`
-          SELECT state, wait_event_type, wait_event FROM pg_stat_activity
+          SELECT state, wait_event_type, wait_event, left(regexp_replace(query, '\s+', ' ', 'g'), 48) AS query
+          FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`) as {
           state: string | null;
           wait_event_type: string | null;
           wait_event: string | null;
+          query: string;
         }[];
         for (const row of rows) {
+          // A lock wait names the statement that waits: which rows the backends queue for.
+          const waiting = row.wait_event_type === "Lock" ? ` (${row.query})` : "";
           const what =
-            row.state === "active" ? (row.wait_event ? `${row.wait_event_type}:${row.wait_event}` : "CPU") : row.state;
+            row.state === "active"
+              ? row.wait_event
+                ? `${row.wait_event_type}:${row.wait_event}${waiting}`
+                : "CPU"
+              : row.state;
           seen.set(what ?? "unknown", (seen.get(what ?? "unknown") ?? 0) + 1);
         }
         await Bun.sleep(SAMPLE_EVERY_MS);

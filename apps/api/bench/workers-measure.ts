@@ -26,7 +26,10 @@ export interface Figures {
   walBytes?: number;
   /** Statement texts, their calls per request and their execution µs per call, most called first. */
   topStatements?: [string, number, number][];
-  /** Execution time of all statements per request, µs: the rest of the server's CPU is protocol and overhead. */
+  /**
+   * Execution time of all statements per request, µs: wall time, so a statement waiting for a lock
+   * counts its wait.
+   */
   execUs?: number;
   /** Samples of the other backends' states and wait events, by what they were doing. */
   activity?: Record<string, number>;
@@ -168,7 +171,8 @@ export function printTable(figures: Figures[], workerCounts: number[]): void {
       .slice(0, 6)
       .map(([what, count]) => `${what} ${((count / samples) * 100).toFixed(0)}%`);
     console.log(`\n${figure.adapter}, ${figure.workers} worker(s), round 1: backends ${top.join(", ")}`);
-    for (const [query, calls] of figure.topStatements ?? [])
-      console.log(`  ${calls.toFixed(2)}/req  ${query.slice(0, 110)}`);
+    for (const [query, calls, us] of figure.topStatements ?? []) {
+      console.log(`  ${calls.toFixed(2)}/req ${us.toFixed(0).padStart(5)} µs  ${query.slice(0, 100)}`);
+    }
   }
 }
