@@ -39,14 +39,6 @@ export function synchronousFrom(value: string | undefined): Synchronous {
 }
 
 const PAGE_CACHE_KIB = 16 * 1024;
-/**
- * Pages of the database file are read through a memory map rather than read() into the page cache.
- * SQLite drops a connection's whole page cache when another connection (another worker) has committed
- * to the file, and the world shares the file with the ledger: mapped, a dropped page is found again in
- * the OS's cache without a system call or a copy. SQLite caps the map at its compiled maximum (2 GB in
- * Bun's build); pages past it, and pages still in the WAL, are read as before.
- */
-const MMAP_BYTES = 2 ** 40;
 
 // Owner-only, because `settings` holds the token and session secrets and the ledger holds every key's
 // hash and every account's usage.
@@ -92,7 +84,6 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   // indexes stay in memory; the pages below come from the OS's cache. 32 MiB served no more lookups or
   // searches per second on the 1M-tweet world and kept the server's RSS 20 MB higher under every load.
   db.run(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
-  db.run(`PRAGMA mmap_size = ${MMAP_BYTES}`);
   migrate(db, "world", worldMigrations);
   migrate(db, "ledger", ledgerMigrations);
   migrate(db, "dashboard", sessionMigrations);
