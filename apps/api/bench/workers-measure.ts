@@ -1,9 +1,10 @@
 // One figure of the workers scenario (workers.ts) and the table of them: a fresh API with N workers,
 // warmed up, then a measured load, with what it cost the API processes and the database server.
-import { startApi, stopApi } from "./api-process.ts";
+import { join } from "node:path";
+import { type ApiOptions, startApi, stopApi, waitFor } from "./api-process.ts";
 import { load } from "./generator.ts";
 import { PostgresProbe } from "./postgres-probe.ts";
-import { cpuSeconds, readCalls } from "./proc.ts";
+import { cpuSeconds, processTree, readCalls } from "./proc.ts";
 
 export interface Figures {
   adapter: string;
@@ -52,13 +53,32 @@ export interface MeasureOptions {
   loadThreads: number;
 }
 
+/**
+ * The control: bare Bun.serve processes sharing the port, answering a fixed body. What their CPU per
+ * request does from 1 to N processes is what the machine does to any server split over processes.
+ */
+export const BARE = "bare Bun.serve";
+
+async function startBare(options: ApiOptions): Promise<Bun.Subprocess> {
+  const argv = [process.execPath, join(import.meta.dir, "bare-server.ts"), String(options.port), "600"];
+  argv.push(String(options.workers ?? 1));
+  const child = Bun.spawn(options.cores === undefined ? argv : ["taskset", "-c", options.cores, ...argv], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  await waitFor(`http://127.0.0.1:${options.port}/`);
+  // Every process listens before the load: each has its own socket on the port.
+  while (processTree(child.pid).length < (options.workers ?? 1)) await Bun.sleep(100);
+  await Bun.sleep(500);
+  return child;
+}
+
 /** How long the server's backends may take to exit once the API has closed its connections. */
 const BACKENDS_EXIT_MS = 10_000;
 
 export async function measureWorkers(options: MeasureOptions): Promise<Figures> {
   const { probe } = options;
   const commitsBefore = await probe?.commits();
-  const api = await startApi({
+  const api = await (options.adapter === BARE ? startBare : startApi)({
     port: options.port,
     databaseUrl: options.databaseUrl,
     workers: options.workers,

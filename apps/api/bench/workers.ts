@@ -10,12 +10,12 @@ import { parseArgs } from "node:util";
 import { pinned } from "./generator.ts";
 import { PostgresProbe } from "./postgres-probe.ts";
 import { pinTree } from "./proc.ts";
-import { type Figures, measureWorkers, printTable } from "./workers-measure.ts";
+import { BARE, type Figures, measureWorkers, printTable } from "./workers-measure.ts";
 import { benchFolder, benchKey, postgresWorld, removeSqliteCopy, sqliteCopy } from "./worlds.ts";
 
 const USAGE = `bun bench/workers.ts [options]
   --workers 1,2            worker counts to measure (WEB_CONCURRENCY)
-  --adapters sqlite,postgres
+  --adapters bare,sqlite,postgres   bare: Bun.serve processes answering a fixed body, the control
   --seconds 5              load per figure, after --warmup seconds of load on a fresh server
   --warmup 2
   --rounds 3               rounds, interleaved; medians and spread (min-max) are printed
@@ -32,7 +32,7 @@ const USAGE = `bun bench/workers.ts [options]
 const { values } = parseArgs({
   options: {
     workers: { type: "string", default: "1,2" },
-    adapters: { type: "string", default: "sqlite,postgres" },
+    adapters: { type: "string", default: "bare,sqlite,postgres" },
     seconds: { type: "string", default: "5" },
     warmup: { type: "string", default: "2" },
     rounds: { type: "string", default: "3" },
@@ -89,6 +89,7 @@ interface Target {
 }
 const targets: Target[] = [];
 let closePostgres = async () => {};
+if (adapters.includes("bare")) targets.push({ adapter: BARE, databaseUrl: "", key: "" });
 if (adapters.includes("sqlite")) {
   targets.push({ adapter: "sqlite", databaseUrl: sqlitePath, key: await benchKey(sqlitePath, "bench-workers") });
 }
