@@ -1,6 +1,7 @@
 // One figure of the workers scenario (workers.ts) and the table of them: a fresh API with N workers,
 // warmed up, then a measured load, with what it cost the API processes and the database server.
 import { join } from "node:path";
+import type { Synchronous } from "@social/composition";
 import { type ApiOptions, startApi, stopApi, waitFor } from "./api-process.ts";
 import { load } from "./generator.ts";
 import { PostgresProbe } from "./postgres-probe.ts";
@@ -51,6 +52,7 @@ export interface MeasureOptions {
   serverCores: string | undefined;
   loadCores: string;
   loadThreads: number;
+  synchronous: Synchronous;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function measureWorkers(options: MeasureOptions): Promise<Figures> 
     port: options.port,
     databaseUrl: options.databaseUrl,
     workers: options.workers,
+    synchronous: options.synchronous,
     ...(options.serverCores === undefined ? {} : { cores: options.serverCores }),
   });
   const urls = options.paths.map((path) => `http://127.0.0.1:${options.port}${path}`);

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { synchronousFrom } from "@social/composition";
 import { pinned } from "./generator.ts";
 import { PostgresProbe } from "./postgres-probe.ts";
 import { pinTree } from "./proc.ts";
@@ -27,6 +28,7 @@ const USAGE = `bun bench/workers.ts [options]
   --postgres-url URL       measure an already running PostgreSQL (the large world is built there when
                            missing, and a bench account charged); otherwise a cluster of the bench's own
   --database PATH          the SQLite world (default data/bench/large.db)
+  --synchronous FULL       SQLITE_SYNCHRONOUS for the SQLite workers (FULL or NORMAL)
   --json PATH              also write every round's figures as JSON`;
 
 const { values } = parseArgs({
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     "load-threads": { type: "string", default: "1" },
     "postgres-url": { type: "string" },
     database: { type: "string", default: join(benchFolder, "large.db") },
+    synchronous: { type: "string", default: "FULL" },
     json: { type: "string" },
     help: { type: "boolean", default: false },
   },
@@ -63,6 +66,7 @@ const settings = {
   serverCores: values["server-cores"],
   loadCores: values["load-cores"] === "all" ? allCores : (values["load-cores"] as string),
   loadThreads: Number(values["load-threads"]),
+  synchronous: synchronousFrom(values.synchronous),
   port: 4100 + Math.floor(Math.random() * 100),
 };
 
