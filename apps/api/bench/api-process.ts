@@ -28,7 +28,7 @@ export async function waitFor(url: string): Promise<void> {
 
 /** The API on options.port; once every worker serves (the banner, printed when all of them do). */
 export async function startApi(options: ApiOptions): Promise<Bun.Subprocess> {
-  const said = join(root, `data/bench/api-${options.port}.err`);
+  const said = join(root, "data/bench/api.err");
   const argv = [process.execPath, ...SERVER_RUNTIME_FLAGS, join(root, "apps/api/src/main.ts")];
   const workers = options.workers ?? 1;
   const child = Bun.spawn(options.cores === undefined ? argv : ["taskset", "-c", options.cores, ...argv], {
