@@ -20,9 +20,12 @@ export interface LoadOptions {
   connections: number;
   /** Sent as `authorization: Bearer <key>` on every request. */
   key?: string;
+  /** The cores wrk runs on (a taskset list) and its thread count; the generator's core and 1 by default. */
+  cores?: string;
+  threads?: number;
 }
 
-const SERVER_CORE = "0";
+export const SERVER_CORE = "0";
 const GENERATOR_CORE = "1";
 
 /** True when the pinned method can run: two cores, `taskset` and `wrk` on PATH. */
@@ -75,7 +78,8 @@ async function wrkLoad(urls: string[], options: LoadOptions): Promise<LoadResult
   const script = join(folder, "paths.lua");
   writeFileSync(script, WRK_SCRIPT(urls.map((url) => new URL(url).pathname + new URL(url).search)));
   try {
-    const argv = ["taskset", "-c", GENERATOR_CORE, "wrk", "-t1", `-c${options.connections}`];
+    const argv = ["taskset", "-c", options.cores ?? GENERATOR_CORE, "wrk", `-t${options.threads ?? 1}`];
+    argv.push(`-c${options.connections}`);
     argv.push(`-d${options.seconds}s`, "--timeout", "10s", "-s", script);
     if (options.key) argv.push("-H", `authorization: Bearer ${options.key}`);
     argv.push(first.origin);

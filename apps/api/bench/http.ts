@@ -3,22 +3,19 @@
 // the floor server (floor-server.ts: only the charged work, on this stack), and for search the store
 // called in-process on the same core. Pinned when it can be (generator.ts): server on core 0, wrk on
 // core 1. Each scenario runs `--rounds` times, the rounds interleaved, and its median is printed.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { openBackend } from "@social/composition";
 import { parseQuery } from "@social/core";
-import { LARGE_WORLD } from "@social/fixtures";
-import { QUARTER_OF_MEMORY, startPostgres } from "@social/store-postgres/testing";
-import { buildWorld, createAccount, createKey, hasWorld, openDatabase, SqliteStore } from "@social/store-sqlite";
-import { SQL } from "bun";
-import { SERVER_HEAP_BUDGET, SERVER_RUNTIME_FLAGS } from "../src/server.ts";
-import { type LoadResult, load, median, onServerCore, onServerCoreHere, pinned } from "./generator.ts";
+import { createAccount, createKey, openDatabase, SqliteStore } from "@social/store-sqlite";
+import { startApi as startApiProcess, stopApi, waitFor } from "./api-process.ts";
+import { type LoadResult, load, median, onServerCore, onServerCoreHere, pinned, SERVER_CORE } from "./generator.ts";
+import { cpuSeconds, readCalls, rssBytes } from "./proc.ts";
+import { benchFolder, benchKey, postgresWorld, removeSqliteCopy, sqliteCopy } from "./worlds.ts";
 
-const root = resolve(import.meta.dir, "../../..");
 const { values } = parseArgs({
   options: {
-    database: { type: "string", default: join(root, "data/bench/large.db") },
+    database: { type: "string", default: join(benchFolder, "large.db") },
     seconds: { type: "string", default: "8" },
     rounds: { type: "string", default: "3" },
     "wal-seconds": { type: "string", default: "60" },
@@ -31,22 +28,9 @@ const connections = Number(values.connections);
 const worldPath = values.database as string;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-// 1. The large world, built once and kept for later runs; each run serves a copy of it, so that no run
-// measures on the millions of usage rows the runs before it charged.
-mkdirSync(join(worldPath, ".."), { recursive: true });
-const world = openDatabase(worldPath);
-if (!hasWorld(world)) {
-  const started = performance.now();
-  buildWorld(world, LARGE_WORLD);
-  console.log(`built the large world in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-}
-world.run("PRAGMA wal_checkpoint(TRUNCATE)");
-world.close();
-const databasePath = join(worldPath, "../run.db");
-for (const file of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`]) rmSync(file, { force: true });
-copyFileSync(worldPath, databasePath);
+// 1. The large world, built once and kept for later runs; each run serves a copy of it (worlds.ts).
+const databasePath = sqliteCopy(worldPath, "run.db");
 const db = openDatabase(databasePath);
-console.log(`database ${databasePath}: ${mb(statSync(databasePath).size)}, a copy of ${worldPath}`);
 const account = createAccount(db, "bench", 1_000_000_000);
 const { key } = createKey(db, account.id, "bench");
 // Public posts of active authors: every lookup is a charged 200, none a 404 for a hidden post.
@@ -82,54 +66,16 @@ function inProcessSearches(): Promise<number> {
 }
 
 // 2. The servers, each in its own process.
-async function waitFor(url: string) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {}
-    await Bun.sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 const apiPort = 3900 + Math.floor(Math.random() * 50);
 const barePort = apiPort + 50;
 const floorPort = apiPort + 100;
 const apiUrl = `http://127.0.0.1:${apiPort}`;
 const floorUrl = `http://127.0.0.1:${floorPort}`;
 
-interface ApiOptions {
-  synchronous?: "NORMAL" | "FULL";
-  /** WEB_CONCURRENCY: with more than one, the server is not pinned (it has the cores wrk leaves). */
-  workers?: number;
-}
-
-/** The API on apiPort; once every worker serves (its banner). */
-async function startApi(databaseUrl: string, options: ApiOptions = {}) {
-  const said = join(root, "data/bench/api.err");
-  const argv = [process.execPath, ...SERVER_RUNTIME_FLAGS, join(root, "apps/api/src/main.ts")];
-  const child = Bun.spawn((options.workers ?? 1) > 1 ? argv : onServerCore(argv), {
-    env: {
-      ...process.env,
-      ...SERVER_HEAP_BUDGET,
-      PORT: String(apiPort),
-      HOST: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      RATE_LIMIT_RPS: "0",
-      SQLITE_SYNCHRONOUS: options.synchronous ?? "FULL",
-      WEB_CONCURRENCY: String(options.workers ?? 1),
-    },
-    stdout: "ignore",
-    stderr: Bun.file(said),
-  });
-  await waitFor(`${apiUrl}/openapi.json`);
-  while (!(await Bun.file(said).text()).includes("listening on")) await Bun.sleep(100);
-  return child;
-}
-
-async function stopApi(child: Bun.Subprocess) {
-  child.kill("SIGTERM");
-  await child.exited;
+/** The API on apiPort; pinned to the server's core with one worker, unpinned with more. */
+function startApi(databaseUrl: string, options: { synchronous?: "NORMAL" | "FULL"; workers?: number } = {}) {
+  const cores = pinned && (options.workers ?? 1) === 1 ? { cores: SERVER_CORE } : {};
+  return startApiProcess({ port: apiPort, databaseUrl, ...options, ...cores });
 }
 
 const sample = await (async () => {
@@ -164,41 +110,7 @@ async function withFloor<T>(measure: () => Promise<T>): Promise<T> {
   }
 }
 
-// 3. What each scenario cost the server, read from /proc around the load.
-/** The server's process and, with workers, its children. */
-function serverPids(pid: number): number[] {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
-  return [pid, ...(children === "" ? [] : children.split(" ").map(Number))];
-}
-
-/** CPU seconds (user + system) the server has used: fields 14 and 15 of /proc/PID/stat, 100 ticks/s. */
-function serverCpuSeconds(pid: number): number {
-  const ticks = serverPids(pid).map((one) => {
-    const fields = readFileSync(`/proc/${one}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return Number(fields[11]) + Number(fields[12]);
-  });
-  return ticks.reduce((sum, tick) => sum + tick, 0) / 100;
-}
-
-/**
- * read() calls the server has made (/proc/PID/io syscr). SQLite reads a page with one pread when it
- * is not in the connection's page cache, so reads per request say whether that cache survives
- * checkpoints and commits (a cache dropped by each one would show as reads on every lookup).
- */
-function serverReads(pid: number): number {
-  return serverPids(pid).reduce((sum, one) => {
-    const io = readFileSync(`/proc/${one}/io`, "utf8");
-    return sum + Number(io.match(/syscr:\s+(\d+)/)?.[1] ?? 0);
-  }, 0);
-}
-
-function vmRss(pid: number): number {
-  return serverPids(pid).reduce((sum, one) => {
-    const text = readFileSync(`/proc/${one}/status`, "utf8");
-    return sum + Number(text.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
-  }, 0);
-}
-
+// 3. What each scenario cost the server, read from /proc around the load (proc.ts).
 const walPath = `${databasePath}-wal`;
 const walSize = () => statSync(walPath, { throwIfNoEntry: false })?.size ?? 0;
 
@@ -215,29 +127,23 @@ let api: Bun.Subprocess | undefined;
 
 async function measured(urls: string[], withKey: string, options: { seconds?: number } = {}): Promise<Measured> {
   const pid = (api as Bun.Subprocess).pid;
-  const cpu = serverCpuSeconds(pid);
-  const reads = serverReads(pid);
+  const cpu = cpuSeconds(pid);
+  const reads = readCalls(pid);
   let walPeak = walSize();
-  let rssPeak = vmRss(pid);
+  let rssPeak = rssBytes(pid);
   const sampler = setInterval(() => {
     walPeak = Math.max(walPeak, walSize());
-    rssPeak = Math.max(rssPeak, vmRss(pid));
+    rssPeak = Math.max(rssPeak, rssBytes(pid));
   }, 50);
   const result = await load(urls, { seconds: options.seconds ?? seconds, connections, key: withKey });
   clearInterval(sampler);
   return {
     ...result,
-    cpuUs: ((serverCpuSeconds(pid) - cpu) / result.requests) * 1e6,
-    readsPerRequest: (serverReads(pid) - reads) / result.requests,
+    cpuUs: ((cpuSeconds(pid) - cpu) / result.requests) * 1e6,
+    readsPerRequest: (readCalls(pid) - reads) / result.requests,
     walPeak,
     rssPeak,
   };
-}
-
-async function checkpoint(url: string): Promise<void> {
-  const admin = new SQL(url, { max: 1 });
-  await admin`CHECKPOINT`;
-  await admin.close();
 }
 
 function medianMeasured(results: Measured[]): Measured {
@@ -295,9 +201,9 @@ const longFull = await measured(lookupUrls(apiUrl), key, { seconds: walSeconds }
 await stopApi(api);
 api = await startApi(databasePath, { synchronous: "NORMAL" });
 const longNormal = await measured(lookupUrls(apiUrl), key, { seconds: walSeconds });
-const rss = vmRss(api.pid);
+const rss = rssBytes(api.pid);
 await Bun.sleep(5000); // idle, which lets the garbage collector give memory back
-const settledRss = vmRss(api.pid);
+const settledRss = rssBytes(api.pid);
 await stopApi(api);
 
 // Two worker processes on the port (WEB_CONCURRENCY=2), unpinned: they share the cores with wrk.
@@ -309,29 +215,9 @@ await stopApi(api);
 // cluster kept in data/bench/postgres (built on the first run, as the SQLite file is). Each run serves
 // a copy of it, as on SQLite: charged on the world itself, every run would add half a million usage
 // rows to the ledger the next one writes into. The database server is not pinned: it shares wrk's core.
-const postgres = await startPostgres({
-  durable: true,
-  sharedBuffers: QUARTER_OF_MEMORY,
-  hugePages: true,
-  keepIn: join(root, "data/bench/postgres"),
-});
-console.log(
-  `PostgreSQL: shared_buffers ${postgres.hugePages ? "in huge pages" : "not in huge pages (reserving them needs root and free memory)"}`,
-);
-const worldBackend = await openBackend(await postgres.createDatabase("large", { reuse: true }));
-if (!(await worldBackend.hasWorld())) {
-  const started = performance.now();
-  await worldBackend.buildWorld(LARGE_WORLD);
-  console.log(`built the large world into PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-}
-await worldBackend.close();
-await postgres.dropDatabase("run");
-const postgresUrl = await postgres.createDatabase("run", { template: "large" });
-// The copy's pages are written out now rather than by the checkpointer during the first round.
-await checkpoint(postgres.url);
-const backend = await openBackend(postgresUrl);
-const postgresKey = (await backend.accounts.openAccount("bench", 1_000_000_000)).key.key;
-await backend.close();
+const postgres = await postgresWorld({ copyName: "run" });
+const postgresUrl = postgres.url;
+const postgresKey = await benchKey(postgresUrl, "bench");
 api = await startApi(postgresUrl);
 // The copy is read into the server's buffers once, as the floor server reads SQLite's before its rounds.
 await load(lookupUrls(apiUrl), { seconds: 2, connections, key: postgresKey });
@@ -343,10 +229,9 @@ const lookupsPostgresTwoWorkers = await measured(lookupUrls(apiUrl), postgresKey
 await stopApi(api);
 bare.kill("SIGTERM");
 await bare.exited;
-await postgres.dropDatabase("run");
-postgres.stop();
+await postgres.close();
 db.close();
-for (const file of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`]) rmSync(file, { force: true });
+removeSqliteCopy(databasePath);
 
 // 6. The table.
 const baseline = median(runs.bare);

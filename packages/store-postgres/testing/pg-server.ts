@@ -110,6 +110,8 @@ export interface PostgresServerOptions {
    * default (huge_pages=try) has it, and `hugePages` is false.
    */
   hugePages?: boolean;
+  /** More server settings, each `name=value` (e.g. `shared_preload_libraries=pg_stat_statements`). */
+  settings?: string[];
 }
 
 const NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages";
@@ -167,6 +169,7 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
     "-c",
     "max_connections=200",
     ...(options.sharedBuffers === undefined ? [] : ["-c", `shared_buffers=${options.sharedBuffers}`]),
+    ...(options.settings ?? []).flatMap((setting) => ["-c", setting]),
   ];
   const huge = options.hugePages === true ? hugePagesFor(bin, data, settings) : { on: false };
   if (huge.on) settings.push("-c", "huge_pages=on");
