@@ -3,7 +3,7 @@
 // holds its debit, so a response never reports a charge the ledger does not have.
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
 import type { DebitAccount, DebitKey, DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
-import { decideDebit, GRANT_REASONS, LedgerError, refunded } from "@social/core";
+import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded } from "@social/core";
 import {
   idempotencyHolderOf,
   isKeyDigest,
@@ -60,7 +60,6 @@ export class SqliteLedger implements Ledger {
   readonly #writeKey: Statement<void, [number | null, number, number, number | null, string]>;
   readonly #keyForDebit: Statement<KeyDebitRow, [string]>;
   readonly #usageOf: Statement<{ key_id: string; created_at: number }, [string, string]>;
-  readonly #requestCharged: Statement<{ found: 1 }, [string]>;
   readonly #refundUsage: Statement<{ credits: number }, [string, number, string, string]>;
   readonly #idempotencyOwner: Statement<{ request_id: string; answered: number }, [string, string]>;
 
@@ -83,7 +82,6 @@ export class SqliteLedger implements Ledger {
       "SELECT revoked_at, expires_at, credit_limit, limit_per, spent_total, spent_today, spent_day FROM api_keys WHERE id = ?",
     );
     this.#usageOf = db.query("SELECT key_id, created_at FROM usage WHERE request_id = ? AND account_id = ?");
-    this.#requestCharged = db.query("SELECT 1 AS found FROM usage WHERE request_id = ?");
     // The grant takes its amount from the usage row itself, so a refund can never exceed the charge,
     // and the unique index on refund_of makes a second refund of the same request a no-op.
     this.#refundUsage = db.query(
@@ -202,7 +200,9 @@ export class SqliteLedger implements Ledger {
       {
         account: this.#batchAccount(accountId, accounts) ?? undefined,
         key: this.#batchKey(usage.keyId, keys) ?? undefined,
-        alreadyCharged: this.#requestCharged.get(usage.requestId) !== null,
+        // The last thing decideDebit asks: the usage table's unique index answers it at the insert below,
+        // so a debit pays no lookup for it.
+        alreadyCharged: false,
         idempotencyHolder:
           idempotencyKey === undefined
             ? undefined
@@ -216,6 +216,7 @@ export class SqliteLedger implements Ledger {
       this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now, duration);
     } catch (error) {
       if (!(error instanceof SQLiteError) || !error.code?.startsWith("SQLITE_CONSTRAINT")) throw error;
+      if (error.code === "SQLITE_CONSTRAINT_UNIQUE") return { error: duplicateRequest(usage) };
       return { error: new LedgerError("invalid_usage", error.message) };
     }
     const { account, key, remaining, spend } = decision.charge;
