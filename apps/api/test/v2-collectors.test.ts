@@ -507,7 +507,7 @@ describe("tweet counts", () => {
       400,
     );
     expect(future.error.details[0]?.parameter).toBe("start_time");
-    expect(future.error.details[0]?.message).toStartWith("must be before end_time, and before now (");
+    expect(future.error.details[0]?.message).toStartWith("must be before end_time, and not after now (");
     const spent = START - (await server.balance(accountId));
     expect(spent).toBe(1);
   });

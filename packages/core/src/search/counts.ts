@@ -1,6 +1,6 @@
 // Counts of the tweets a query matches, per minute, hour or day, as X API v2's counts/recent gives them:
 // so a customer can size a query before paying per item. A window runs from start_time (by default the
-// range's length before the end) to end_time (by default the world's clock); its buckets are the whole
+// range's length before the end) to end_time (by default just after the world's clock); its buckets are the whole
 // units it touches, the first starting at the window's start and the last ending at its end, as X
 // labels them (twarc2 checks that the first bucket starts at the start_time it sent). A minute's buckets
 // cover at most a day, so that one answer holds at most 1,441 of them.
@@ -65,16 +65,18 @@ export function withinCountRange(params: {
 }
 
 /**
- * The window of a request. Without end_time it ends at the world's clock, or the longest range after
- * start_time if that comes first; a window that would end before it starts (a start_time past the
- * clock) is refused, naming start_time.
+ * The window of a request. Without end_time it ends at the whole second after the world's clock, so
+ * that the newest post (which is the clock of an imported world) is counted as search finds it, or at
+ * the longest range after start_time if that comes first; a start_time past the clock, or a window that
+ * would end before it starts, is refused, naming start_time.
  */
 export function countWindow(granularity: Granularity, clockMs: number, startMs?: number, endMs?: number): CountWindow {
   const range = COUNT_RANGE_MS[granularity];
-  const end = endMs ?? (startMs === undefined ? clockMs : Math.min(clockMs, startMs + range));
+  const afterClock = Math.floor(clockMs / 1000) * 1000 + 1000;
+  const end = endMs ?? (startMs === undefined ? afterClock : Math.min(afterClock, startMs + range));
   const start = startMs ?? end - range;
-  if (start >= end) {
-    const message = `must be before end_time, and before now (${new Date(clockMs).toISOString()})`;
+  if (start >= end || start > clockMs) {
+    const message = `must be before end_time, and not after now (${new Date(clockMs).toISOString()})`;
     throw invalidRequest(`Invalid request: start_time ${message}`, [{ parameter: "start_time", message }]);
   }
   return { startMs: start, endMs: end, sizeMs: GRANULARITY_MS[granularity] };
