@@ -46,8 +46,10 @@ export interface BackendOptions {
   /** SQLite: how commits reach the disk (see openDatabase); FULL when absent. */
   synchronous?: "NORMAL" | "FULL";
   /**
-   * SQLite: this process answers requests (the HTTP and MCP servers), so checkpoints and the fsyncs of
+   * This process answers requests (the HTTP and MCP servers). SQLite: checkpoints and the fsyncs of
    * group commits run off its event loop; a command (the CLI) commits and checkpoints as SQLite does.
+   * PostgreSQL: a statement waits for another session's lock at most a search's wait bound, then
+   * fails as an outage; a command waits as long as it must.
    */
   serving?: boolean;
   /** PostgreSQL: connections in this process's pool. */

@@ -1,4 +1,5 @@
 // The Backend on the operator's PostgreSQL: one pool per process, every schema migrated as it opens.
+import { DEFAULT_SEARCH_LIMITS } from "@social/core";
 import {
   buildWorld,
   hasWorld,
@@ -23,7 +24,12 @@ import { describeDatabase } from "./describe.ts";
  * host nor the database.
  */
 export async function openPostgresBackend(url: string, options: BackendOptions): Promise<Backend> {
-  const sql = await openPostgres(url, options.max === undefined ? {} : { max: options.max }).catch((error: unknown) => {
+  // A serving process bounds every lock wait as a search bounds its own: a request is never kept
+  // waiting without end behind an operator's REINDEX, ALTER TABLE or migration.
+  const sql = await openPostgres(url, {
+    ...(options.max === undefined ? {} : { max: options.max }),
+    ...(options.serving === true ? { lockWaitMs: DEFAULT_SEARCH_LIMITS.waitMs } : {}),
+  }).catch((error: unknown) => {
     if (!isDatabaseOutage(error)) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`${describeDatabase(url)} cannot be reached (${reason})`, { cause: error });

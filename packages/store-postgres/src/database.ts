@@ -20,10 +20,17 @@ export const POOL_SIZE = 10;
 export interface PostgresOptions {
   /** Connections in this process's pool. */
   max?: number;
+  /**
+   * How long any statement may wait for a lock another session holds (an operator's REINDEX, ALTER
+   * TABLE or import), after which it fails as an outage: a serving process answers 503 rather than
+   * keep a request waiting without end. Migrations wait as long as they must. None when absent.
+   */
+  lockWaitMs?: number;
 }
 
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<SQL> {
-  const sql = probedPool(url, options.max ?? POOL_SIZE);
+  const settings: Record<string, number> = options.lockWaitMs === undefined ? {} : { lock_timeout: options.lockWaitMs };
+  const sql = probedPool(url, options.max ?? POOL_SIZE, settings);
   try {
     await migrate(sql, "world", worldMigrations);
     await migrate(sql, "ledger", ledgerMigrations);

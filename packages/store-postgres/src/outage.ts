@@ -26,9 +26,10 @@ const SOCKET_OUTAGE_CODES = new Set([
 ]);
 
 /**
- * SQLSTATEs of a server that is going away, starting, out of resources or, after a failover, read-only:
- * class 08 (connection exception), 57P01-57P03 (shutdown, crash, starting up), class 53 (too many
- * connections, disk full, out of memory), 25006 (read-only transaction).
+ * SQLSTATEs of a server that is going away, starting, out of resources or, after a failover, read-only,
+ * or that kept a statement waiting for a lock past the pool's bound: class 08 (connection exception),
+ * 57P01-57P03 (shutdown, crash, starting up), class 53 (too many connections, disk full, out of
+ * memory), 25006 (read-only transaction), 55P03 (lock not available).
  */
 function isServerOutage(sqlState: string): boolean {
   return (
@@ -37,7 +38,8 @@ function isServerOutage(sqlState: string): boolean {
     sqlState === "57P01" ||
     sqlState === "57P02" ||
     sqlState === "57P03" ||
-    sqlState === "25006"
+    sqlState === "25006" ||
+    sqlState === "55P03"
   );
 }
 

@@ -91,18 +91,20 @@ class ServerProbe {
 
 /**
  * A pool on `url` that opens a connection only after a probe met the server. A pool on a unix socket
- * needs none: such a connection cannot reach itself.
+ * needs none: such a connection cannot reach itself. `connection` holds server settings each of its
+ * connections starts with.
  */
-export function probedPool(url: string, max: number): SQL {
+export function probedPool(url: string, max: number, connection: Record<string, number> = {}): SQL {
   // What Bun makes of the URL and the environment, read from a pool that never opens a connection.
   const unused = new SQL(url);
   const settings = unused.options;
   void unused.close();
-  if (settings.path !== undefined || settings.hostname === undefined) return new SQL(url, { max });
+  if (settings.path !== undefined || settings.hostname === undefined) return new SQL(url, { max, connection });
   const probe = new ServerProbe({ host: settings.hostname, port: Number(settings.port) });
   const password = settings.password;
   return new SQL(url, {
     max,
+    connection,
     password: async () => {
       await probe.admit();
       return typeof password === "function" ? password() : (password ?? "");

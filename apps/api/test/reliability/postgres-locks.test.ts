@@ -1,8 +1,9 @@
 // Another session holds `LOCK tweets IN ACCESS EXCLUSIVE MODE` (what an operator's REINDEX, ALTER TABLE
-// or VACUUM FULL takes) while clients search and count over HTTP, on /v1 and /2. Waiting for the lock is
-// not the query's cost: each answer is the usual 200 once the lock goes within the server's wait bound,
-// or 503 service_unavailable with Retry-After past it (while the lock is still held), never the 400 that
-// tells the client to narrow its query. Nothing is charged for a 503, and the books balance afterwards.
+// or VACUUM FULL takes) while clients search, count and look up over HTTP, on /v1 and /2. Waiting for the
+// lock is not the query's cost: each answer is the usual 200 once the lock goes within the server's wait
+// bound, or 503 service_unavailable with Retry-After past it (while the lock is still held), never the
+// 400 that tells a search to narrow its query, nor a request kept waiting for as long as the lock lasts.
+// Nothing is charged for a 503, and the books balance afterwards.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { openBackend } from "@social/composition";
 import { DEFAULT_SEARCH_LIMITS } from "@social/core";
@@ -22,6 +23,13 @@ const READS = [
   `/2/tweets/search/recent?query=${query}&max_results=10&sort_order=relevancy`,
   `/v1/search/counts?query=${query}`,
   `/2/tweets/counts/recent?query=${query}&granularity=minute`,
+];
+/** Lookups and timelines, which have no budget of their own but the same bound on waiting. */
+const LOOKUPS = [
+  `/v1/tweets/${examples.tweet_id}`,
+  `/2/tweets/${examples.tweet_id}`,
+  `/v1/users/${examples.user_id}/tweets`,
+  `/2/users/${examples.user_id}/tweets?max_results=10`,
 ];
 /** Past a count's budget (500 ms) and well within the wait bound, after the reads are seen waiting. */
 const HOLD_PAST_BUDGETS_MS = 700;
@@ -76,12 +84,20 @@ function outcome(answer: Read): string {
   return `${answer.status} ${answer.errorCode ?? ""} ${answer.path} retry-after ${answer.retryAfter}: ${answer.problems.join("; ")}`;
 }
 
-/** Sends READS while `lock` is held, and releases it once they all wait for it and `hold()` has ended. */
-async function readWhileHeld(lock: HeldLock, hold: (answers: Promise<Read[]>) => Promise<unknown>): Promise<string[]> {
+/**
+ * Sends `reads` while `lock` is held, and releases it once `waiters` sessions wait for it (lookups of a
+ * moment share statements) and `hold()` has ended.
+ */
+async function readWhileHeld(
+  lock: HeldLock,
+  hold: (answers: Promise<Read[]>) => Promise<unknown>,
+  reads: readonly string[] = READS,
+  waiters = reads.length,
+): Promise<string[]> {
   let answers: Promise<Read[]> | undefined;
   try {
-    answers = Promise.all(READS.map(read));
-    await waitersOnLocks(admin, READS.length);
+    answers = Promise.all(reads.map(read));
+    await waitersOnLocks(admin, waiters);
     await hold(answers);
   } finally {
     await lock.release();
@@ -102,6 +118,13 @@ describe("a lock on tweets held by another session, over HTTP", () => {
     expect(outcomes).toEqual(READS.map(() => "503"));
     // Once it is gone, the same searches answer again.
     expect((await Promise.all(READS.map(read))).map(outcome)).toEqual(READS.map(() => "200"));
+  }, 30_000);
+
+  it("held past the wait bound: lookups and timelines are 503 with Retry-After too, uncharged", async () => {
+    const lock = await holdLock(databaseUrl, LOCKS.table);
+    const wait = (answers: Promise<Read[]>) => Promise.race([answers, Bun.sleep(OUTLASTS_MS)]);
+    expect(await readWhileHeld(lock, wait, LOOKUPS, 1)).toEqual(LOOKUPS.map(() => "503"));
+    expect((await Promise.all(LOOKUPS.map(read))).map(outcome)).toEqual(LOOKUPS.map(() => "200"));
   }, 30_000);
 
   it("left the books exact: every 200 charged and recorded, no 503 charged", async () => {
