@@ -1,24 +1,17 @@
 // The attack of a free flood: the most expensive searches a client can send (negations and numeric
 // filters that no index serves, phrases and negations of the commonest words, relevancy over them),
 // from 32 connections at once, half of them with a key whose account has no credits. Meanwhile another
-// customer's lookups must all be answered (their p99 is printed: how fast is the benchmarks' to hold,
-// not a test's, which must pass on a machine of any speed), every flood answer must be bounded (200,
-// 400 over budget, 402, never a 5xx), and the ledger must match what clients were told.
+// customer's lookups must all be answered (their p99 is printed; how fast they stay is measured by
+// `bun run bench`, not here, since a test must pass on a machine of any speed), every flood answer must
+// be bounded (200, 400 over budget, 402, never a 5xx), and the ledger must match what clients were told.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { examples } from "@social/fixtures";
 import { readAnswer } from "./answer.ts";
+import { EXPENSIVE_SEARCHES as EXPENSIVE } from "./expensive-searches.ts";
 import { auditLedger } from "./ledger-audit.ts";
 import { type LoadAccount, openAccounts, quantile } from "./load.ts";
 import { type ServerProcess, spawnServer, worldCopy } from "./server-process.ts";
 
-const EXPENSIVE = [
-  "-the min_faves:999999999",
-  "the min_faves:999999999",
-  "the -the",
-  '"the the the"',
-  "-a -the -to min_retweets:999999",
-  "(the OR a OR to) -the -a -to",
-];
 const FLOOD_CONNECTIONS = 32;
 const LOOKUPS = 300;
 
@@ -56,7 +49,7 @@ describe("a flood of the most expensive searches", () => {
     world.remove();
   });
 
-  it("leaves another key's lookups under 50 ms at p99, bounded and billed exactly", async () => {
+  it("leaves another key's lookups answered, every flood answer bounded and billed exactly", async () => {
     const quiet = await lookupLatencies(server.url, victim.key);
 
     const statuses = new Map<number, number>();
