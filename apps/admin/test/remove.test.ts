@@ -150,6 +150,34 @@ describe.each(["sqlite", "postgres"] as const)("remove on %s", (adapter) => {
     checkSearchIndex(url);
   });
 
+  test("mentions: an imported tweet naming a user by id is in their mentions; removed, it leaves them", async () => {
+    const url = await newDatabase(adapter);
+    expect((await runAdmin(url, ["import", SAMPLE])).code).toBe(0);
+    // Importing the same file again writes every tweet's index rows anew, to the same rows.
+    expect((await runAdmin(url, ["import", SAMPLE])).code).toBe(0);
+    const mentionsOf = async (backend: Backend, id: string) =>
+      (await backend.store.timeline(id, "mentions", { size: 100 }))?.items.map((tweet) => tweet.id);
+    await withStore(url, async (backend) => {
+      // The reply opens with @ada_writes, the retweet with RT @ada_writes: both carry her id.
+      expect(await mentionsOf(backend, ada.id)).toEqual([retweet.id, replyToAda.id]);
+    });
+
+    expect((await runAdmin(url, ["remove", "tweets", replyToAda.id])).code).toBe(0);
+    await withStore(url, async (backend) => {
+      expect(await mentionsOf(backend, ada.id)).toEqual([retweet.id]);
+    });
+    // Her removal takes her posts and their retweets, and her timelines with her.
+    expect((await runAdmin(url, ["remove", "users", ada.id])).code).toBe(0);
+    await withStore(url, async (backend) => {
+      expect(await mentionsOf(backend, ada.id)).toBeUndefined();
+    });
+    const [left] = await query(
+      url,
+      `SELECT count(*) AS n FROM tweet_mentions m WHERE NOT EXISTS (SELECT 1 FROM tweets t WHERE t.id = m.tweet_id)`,
+    );
+    expect(left?.n).toBe(0);
+  });
+
   test("in a generated world: every row that refers to a user, or to a post that goes, goes; nothing else", async () => {
     const url = await newDatabase(adapter);
     expect((await runAdmin(url, ["fixtures", "build", "--tweets", "5000"])).code).toBe(0);

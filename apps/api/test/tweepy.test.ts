@@ -27,6 +27,19 @@ interface Report {
   /** Ids page by page. */
   paginator: string[][];
   timeline: { everything: number; originals: string[]; since_id: string; polled: string[][] };
+  mentions: {
+    pages: string[][];
+    named: string[][];
+    authors: string[];
+    included_users: string[];
+    metas: { result_count: number; newest_id: string; oldest_id: string; next_token?: string }[];
+    since_id: string;
+    until_id: string;
+    start_time: string;
+    end_time: string;
+    created: string[];
+    window: string[];
+  };
   users: { usernames: string[]; followers: number[]; errors: { parameter: string; value: string }[] };
   counts: { week: Counts; hours: Counts; start_time: string; end_time: string };
   payment: { raised: string | null; status: number; reason: string; fits: Record<string, number> | null };
@@ -121,6 +134,34 @@ it("get_users_tweets with since_id and exclude: only the newer originals, throug
   );
 });
 
+it("get_users_mentions through tweepy.Paginator: every page of /v1's mentions, each naming the user", async () => {
+  const { pages, named, authors, included_users, metas } = report.mentions;
+  const all = pages.flat();
+  expect(pages.length).toBeGreaterThan(1);
+  expect(new Set(all).size).toBe(all.length);
+  expect(all).toEqual(await v1Ids(`/v1/users/${examples.user_id}/mentions`));
+  for (const ids of named) expect(ids).toContain(examples.user_id);
+  expect(included_users).toEqual([...new Set(authors)].sort());
+  metas.forEach((meta, index) => {
+    const page = pages[index] ?? [];
+    expect(meta).toMatchObject({ result_count: page.length, newest_id: page[0], oldest_id: page.at(-1) });
+    expect(meta.next_token === undefined).toBe(index === pages.length - 1);
+  });
+});
+
+it("get_users_mentions with since_id, until_id, start_time and end_time: only the tweets within all four", async () => {
+  const { pages, since_id, until_id, start_time, end_time, created, window } = report.mentions;
+  const [start, end] = [Date.parse(start_time), Date.parse(end_time)];
+  const within = pages.flat().filter((id, index) => {
+    const at = Date.parse(created[index] ?? "");
+    return BigInt(id) > BigInt(since_id) && BigInt(id) < BigInt(until_id) && at >= start && at < end;
+  });
+  expect(within.length).toBeGreaterThan(5);
+  expect(window).toEqual(within);
+  const range = new URLSearchParams({ since_id, until_id, start_time, end_time });
+  expect(window).toEqual(await v1Ids(`/v1/users/${examples.user_id}/mentions?${range}`));
+});
+
 it("get_users(usernames=…): found users in any case, the missing one in errors", async () => {
   expect(report.users.usernames.map((name) => name.toLowerCase())).toEqual([
     examples.username.toLowerCase(),
@@ -178,6 +219,8 @@ it("the collector was charged by the /v1 rules for each request it made, and not
     report.paginator.reduce((sum, page) => sum + perItem(page.length), 0) +
     perItem(report.timeline.everything) +
     report.timeline.polled.reduce((sum, page) => sum + perItem(page.length), 0) +
+    report.mentions.pages.reduce((sum, page) => sum + perItem(page.length), 0) +
+    perItem(report.mentions.window.length) +
     perItem(report.users.usernames.length) +
     2 * costOf(FLAT, 0);
   expect(report.paginator.length).toBeGreaterThan(1);

@@ -107,6 +107,15 @@ describe("twitter-api-v2 paginators, to the last page", () => {
       },
     },
     {
+      name: "mentions timeline",
+      v1: `/v1/users/${examples.user_id}/mentions`,
+      ids: async (client) => {
+        const paginator = await client.v2.userMentionTimeline(examples.user_id, { max_results: 20 });
+        await toLastPage(paginator);
+        return paginator.tweets.map((tweet) => tweet.id);
+      },
+    },
+    {
       name: "followers",
       v1: `/v1/users/${examples.user_id}/followers`,
       ids: async (client) => {

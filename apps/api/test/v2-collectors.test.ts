@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { examples } from "@social/fixtures";
 import type { TweetV2 } from "twitter-api-v2";
 import { startTestServer, type TestServer } from "./harness.ts";
-import { charging, twitterClient, xdkClient } from "./x-clients.ts";
+import { charging, TWARC_EVERYTHING, twitterClient, xdkClient } from "./x-clients.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -23,27 +23,6 @@ async function getJson<T>(path: string, key: string, status = 200): Promise<T> {
   expect([path, response.status]).toEqual([path, status]);
   return body;
 }
-
-/** twarc2's defaults for tweet reads (twarc/expansions.py EVERYTHING), sent on every search and timeline. */
-const TWARC_EVERYTHING = new URLSearchParams({
-  expansions: [
-    "author_id",
-    "in_reply_to_user_id",
-    "referenced_tweets.id",
-    "referenced_tweets.id.author_id",
-    "entities.mentions.username",
-    "attachments.poll_ids",
-    "attachments.media_keys",
-    "geo.place_id",
-  ].join(","),
-  "user.fields":
-    "created_at,description,entities,id,location,name,pinned_tweet_id,profile_image_url,protected,public_metrics,url,username,verified,withheld",
-  "tweet.fields":
-    "attachments,author_id,context_annotations,conversation_id,created_at,entities,geo,id,in_reply_to_user_id,lang,public_metrics,text,possibly_sensitive,referenced_tweets,reply_settings,source,withheld",
-  "media.fields": "duration_ms,height,media_key,preview_image_url,type,url,width,public_metrics",
-  "poll.fields": "duration_minutes,end_datetime,id,options,voting_status",
-  "place.fields": "contained_within,country,country_code,full_name,geo,id,name,place_type",
-}).toString();
 
 /** twarc2's defaults for user reads (USER_EVERYTHING). */
 const TWARC_USER_EVERYTHING = new URLSearchParams({

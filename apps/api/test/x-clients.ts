@@ -27,3 +27,24 @@ export async function charging<T>(
   const result = await read(key);
   return { result, charged: credits - (await server.balance(accountId)) };
 }
+
+/** twarc2's defaults for tweet reads (twarc/expansions.py EVERYTHING), sent on every search and timeline. */
+export const TWARC_EVERYTHING = new URLSearchParams({
+  expansions: [
+    "author_id",
+    "in_reply_to_user_id",
+    "referenced_tweets.id",
+    "referenced_tweets.id.author_id",
+    "entities.mentions.username",
+    "attachments.poll_ids",
+    "attachments.media_keys",
+    "geo.place_id",
+  ].join(","),
+  "user.fields":
+    "created_at,description,entities,id,location,name,pinned_tweet_id,profile_image_url,protected,public_metrics,url,username,verified,withheld",
+  "tweet.fields":
+    "attachments,author_id,context_annotations,conversation_id,created_at,entities,geo,id,in_reply_to_user_id,lang,public_metrics,text,possibly_sensitive,referenced_tweets,reply_settings,source,withheld",
+  "media.fields": "duration_ms,height,media_key,preview_image_url,type,url,width,public_metrics",
+  "poll.fields": "duration_minutes,end_datetime,id,options,voting_status",
+  "place.fields": "contained_within,country,country_code,full_name,geo,id,name,place_type",
+}).toString();

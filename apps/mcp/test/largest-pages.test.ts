@@ -114,6 +114,7 @@ function largestCalls(tweetIds: string, usernames: string): [tool: string, args:
     ["get_users_by_usernames", { usernames }],
     // A day of minutes: 1,441 buckets, over three times the default budget.
     ["count_recent_tweets", { query: examples.search_query, granularity: "minute" }],
+    ["get_user_mentions", user],
   ];
 }
 

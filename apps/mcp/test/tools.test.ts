@@ -120,13 +120,14 @@ describe("tool definitions", () => {
     }
   });
 
-  test("tools/list of every tool holds at most 40,000 bytes; each toolset's is printed", () => {
+  test("tools/list of every tool holds at most 42,000 bytes; each toolset's is printed", () => {
     const sizes = Object.fromEntries([
       ["all", listBytes()],
       ...TOOLSETS.map((toolset) => [toolset, listBytes({ toolsets: [toolset] })]),
     ]);
     console.log(`tools/list bytes: ${JSON.stringify(sizes)}`);
-    expect(sizes.all).toBeLessThanOrEqual(40_000);
+    // The budget and why it is what it is: docs/mcp.md, "A small tools/list".
+    expect(sizes.all).toBeLessThanOrEqual(42_000);
   });
 });
 

@@ -27,7 +27,7 @@ export interface StoreFixture {
 }
 
 const MISSING_IDS = ["1", "0", "abc", "", " 1000000001", "01000000001", "9007199254740993", "-1"];
-const TIMELINES: TimelineKind[] = ["tweets", "originals", "replies", "media"];
+const TIMELINES: TimelineKind[] = ["tweets", "originals", "replies", "media", "mentions"];
 const DIRECTIONS: GraphDirection[] = ["followers", "following"];
 const SORTS: CommunityTweetSort[] = ["relevance", "recency", "likes"];
 const TIME_FILTERS: TimeFilter[] = ["day", "week", "month", "year", "all"];

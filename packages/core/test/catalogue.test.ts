@@ -72,6 +72,7 @@ describe("the catalogue against SPEC.md", { skip: specMissing }, () => {
       [
         ["/v1/users/by-usernames", "/2/users/by"],
         ["/v1/search/counts", "/2/tweets/counts/recent"],
+        ["/v1/users/{id}/mentions", "/2/users/{id}/mentions"],
       ],
     );
   });

@@ -2,8 +2,10 @@
 // databases run alike. The adapter creates two temporary tables of ids, `removed_users` and
 // `removed_tweets` (a primary key `id`), puts the ids it was given that the world holds in them, runs
 // GATHER_REMOVED, then each of DELETE_REMOVED counting the rows it deleted; its search index is its own
-// to keep in step.
+// to keep in step. The mentions index (./mentions.ts) is derived from the tweets, and its rows go with
+// theirs uncounted, as a search index's do.
 import type { RemovedRows } from "@social/core";
+import { MENTIONS_TABLE } from "./mentions.ts";
 
 const USERS = "(SELECT id FROM removed_users)";
 const TWEETS = "(SELECT id FROM removed_tweets)";
@@ -32,3 +34,6 @@ export const DELETE_REMOVED: readonly { rows: keyof RemovedRows; sql: string }[]
   { rows: "community_members", sql: `DELETE FROM community_members WHERE user_id IN ${USERS}` },
   { rows: "users", sql: `DELETE FROM users WHERE id IN ${USERS}` },
 ];
+
+/** The mentions index rows of the removed tweets; a removed user's own timeline is gone with the user. */
+export const FORGET_REMOVED_MENTIONS = `DELETE FROM ${MENTIONS_TABLE} WHERE tweet_id IN ${TWEETS}`;

@@ -11,6 +11,7 @@ export const WORLD_TABLES = [
   "world_meta",
   "users",
   "tweets",
+  "tweet_mentions",
   "follows",
   "lists",
   "list_members",

@@ -20,6 +20,7 @@ const KEYS: Record<(typeof WORLD_TABLES)[number], string> = {
   world_meta: "id",
   users: "id",
   tweets: "id",
+  tweet_mentions: "tweet_id, user_id",
   follows: "follower_id, created_ms, followee_id",
   lists: "id",
   list_members: "list_id, created_ms, user_id",
@@ -194,5 +195,19 @@ describe("a world built before the time lexemes", () => {
       await sql`UPDATE schema_migrations SET version = 3 WHERE component = 'world'`;
       await migrate(sql, "world", worldMigrations.slice(0, 4));
       expect(await vectors()).toEqual(built);
+    }));
+});
+
+describe("a world built before the mentions index", () => {
+  test("gets from its migration the rows a build now writes", () =>
+    withBuiltWorld("mentions_migration", async (sql) => {
+      const rows = () => sql<{ tweet_id: string; user_id: string }[]>`
+        SELECT tweet_id, user_id FROM tweet_mentions ORDER BY tweet_id, user_id`;
+      const built = await rows();
+      expect(built.length).toBeGreaterThan(100);
+      await sql`DROP TABLE tweet_mentions`;
+      await sql`UPDATE schema_migrations SET version = 4 WHERE component = 'world'`;
+      await migrate(sql, "world", worldMigrations.slice(0, 5));
+      expect(await rows()).toEqual(built);
     }));
 });

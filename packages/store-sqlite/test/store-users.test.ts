@@ -13,7 +13,15 @@ import {
 } from "@social/core";
 import { examples } from "@social/fixtures";
 import * as v from "valibot";
-import { type BuiltWorld, buildDefaultWorld, byIdDesc, newestFirst, plainUser, walk } from "./world-helpers.ts";
+import {
+  type BuiltWorld,
+  buildDefaultWorld,
+  byIdDesc,
+  isVisible,
+  newestFirst,
+  plainUser,
+  walk,
+} from "./world-helpers.ts";
 
 let world: BuiltWorld;
 // Building the default world takes a few seconds, more on a busy machine.
@@ -54,16 +62,24 @@ describe("user lookups", () => {
 
 describe("timelines", () => {
   const isRetweet = (tweet: Tweet) => tweet.referenced_tweets?.some((ref) => ref.type === "retweeted") ?? false;
-  const kinds: Record<TimelineKind, (tweet: Tweet) => boolean> = {
-    tweets: (tweet) => tweet.in_reply_to_user_id === undefined,
-    originals: (tweet) => tweet.in_reply_to_user_id === undefined && !isRetweet(tweet),
-    replies: () => true,
-    media: (tweet) => (tweet.media?.length ?? 0) > 0,
+  type Belongs = (tweet: Tweet, userId: string) => boolean;
+  const own =
+    (belongs: (tweet: Tweet) => boolean): Belongs =>
+    (tweet, userId) =>
+      tweet.author_id === userId && belongs(tweet);
+  const kinds: Record<TimelineKind, Belongs> = {
+    tweets: own((tweet) => tweet.in_reply_to_user_id === undefined),
+    originals: own((tweet) => tweet.in_reply_to_user_id === undefined && !isRetweet(tweet)),
+    replies: own(() => true),
+    media: own((tweet) => (tweet.media?.length ?? 0) > 0),
+    // Anyone's tweets that name the user, protected authors' left out as everywhere.
+    mentions: (tweet, userId) =>
+      isVisible(world.truth, tweet) && tweet.entities.mentions.some((mention) => mention.id === userId),
   };
-  for (const [kind, belongs] of Object.entries(kinds) as [TimelineKind, (tweet: Tweet) => boolean][]) {
+  for (const [kind, belongs] of Object.entries(kinds) as [TimelineKind, Belongs][]) {
     test(`${kind}: every page, newest first, exactly the user's ${kind}`, async () => {
       for (const userId of [examples.user_id, examples.media_user_id]) {
-        const truth = world.truth.tweets.filter((tweet) => tweet.author_id === userId && belongs(tweet)).sort(byIdDesc);
+        const truth = world.truth.tweets.filter((tweet) => belongs(tweet, userId)).sort(byIdDesc);
         expect(truth.length).toBeGreaterThan(3);
         const { items, pages } = await walk((page) => world.store.timeline(userId, kind, page), 3);
         expect(pages).toBeGreaterThan(1);

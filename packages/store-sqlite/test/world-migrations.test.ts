@@ -55,7 +55,7 @@ const ranked = (db: Database, query: string) =>
 
 describe("world migrations", () => {
   test(
-    "protected authors leave the search index and X's search tags enter it, as in a fresh build",
+    "protected authors leave the search index, X's search tags enter it, mentions are indexed, as in a fresh build",
     () => {
       const dir = tempDir();
       const builtPath = join(dir, "built.db");
@@ -89,6 +89,10 @@ describe("world migrations", () => {
         expect(ranked(migrated, query)).toEqual(ranked(built, query));
       }
       expect(ranked(migrated, "flags : retweets").length).toBeGreaterThan(0);
+      // The mentions index holds what a build writes.
+      const mentions = "SELECT tweet_id, user_id FROM tweet_mentions ORDER BY tweet_id, user_id";
+      expect(built.query(mentions).all().length).toBeGreaterThan(100);
+      expect(migrated.query(mentions).all()).toEqual(built.query(mentions).all());
     },
     BUILD_TIMEOUT,
   );

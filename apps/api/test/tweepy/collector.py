@@ -87,6 +87,41 @@ def main():
     )
     report["timeline"] = {"everything": len(everything.data), "originals": originals, "since_id": since, "polled": polled}
 
+    mentions = list(
+        tweepy.Paginator(
+            api.get_users_mentions,
+            user_id,
+            max_results=100,
+            expansions=["author_id"],
+            tweet_fields=["entities", "author_id", "created_at"],
+        )
+    )
+    walked = [tweet for response in mentions for tweet in response.data or []]
+    # A window of fewer tweets than one page holds.
+    newest, oldest = walked[len(walked) // 4], walked[len(walked) // 4 + 40]
+    window = api.get_users_mentions(
+        user_id,
+        max_results=100,
+        since_id=oldest.id,
+        until_id=newest.id,
+        start_time=oldest.created_at,
+        end_time=newest.created_at,
+    )
+    report["mentions"] = {
+        "pages": [ids(response.data) for response in mentions],
+        "named": [sorted(str(m["id"]) for m in tweet.entities["mentions"]) for tweet in walked],
+        "authors": [str(tweet.author_id) for tweet in walked],
+        "included_users": sorted({str(user.id) for response in mentions for user in response.includes["users"]}),
+        "metas": [response.meta for response in mentions],
+        "since_id": str(oldest.id),
+        "until_id": str(newest.id),
+        # As tweepy sends a datetime: in whole seconds.
+        "start_time": oldest.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "end_time": newest.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created": [tweet.created_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ") for tweet in walked],
+        "window": ids(window.data),
+    }
+
     names = [examples["username"].upper(), examples["source_username"], "nobody_here_x"]
     users = api.get_users(usernames=names, user_fields=["public_metrics"])
     report["users"] = {

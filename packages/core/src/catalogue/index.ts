@@ -7,7 +7,16 @@ import { followers, following, relationship, verifiedFollowers } from "./graph.t
 import { listMembers, listSubscribers, listTweets } from "./lists.ts";
 import { searchCounts, searchRecent, searchRecentEnriched, trends } from "./search.ts";
 import { article, quotes, retweeters, tweet, tweets } from "./tweets.ts";
-import { user, userByUsername, userMedia, userReplies, users, usersByUsernames, userTweets } from "./users.ts";
+import {
+  user,
+  userByUsername,
+  userMedia,
+  userMentions,
+  userReplies,
+  users,
+  usersByUsernames,
+  userTweets,
+} from "./users.ts";
 import { conversation, profile, profileByUsername, thread, tweetContext } from "./workflows.ts";
 
 export { PAGE_SIZE, THREAD_MAX_TWEETS, WORKFLOW_SECTION_SIZE } from "./shared.ts";
@@ -48,6 +57,7 @@ const entries = [
   // Beyond SPEC.md: what X API v2 code calls that /2 maps onto (see each entry's `beyond`).
   usersByUsernames,
   searchCounts,
+  userMentions,
 ] as const;
 
 /** Every entry's id, so that a `Record<EndpointId, …>` must name each endpoint and nothing else. */

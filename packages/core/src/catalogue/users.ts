@@ -101,6 +101,9 @@ const excludeParam = v.optional(
   ),
 );
 
+/** X's max_results of a user's timelines, with SPEC.md's default for /2/users/{id}/tweets. */
+const TIMELINE_MAX_RESULTS = { min: 5, max: 100, fallback: 20 };
+
 const timelineParams = withReadRange({ id: idParam, next_token: nextTokenParam });
 type TimelineParams = v.InferOutput<typeof timelineParams>;
 
@@ -111,6 +114,7 @@ interface TimelineShape<Id extends string, P extends ParamsSchema> {
   summary: string;
   guidance: Guidance;
   user: ExampleName;
+  beyond?: string;
   v2?: V2Mapping<model.Tweet[]>;
   params: P;
   /** Which of the user's timelines a request reads. */
@@ -157,7 +161,7 @@ export const userTweets = timeline({
   v2: {
     path: "/2/users/{id}/tweets",
     ...TWEET_LIST,
-    maxResults: { min: 5, max: 100, fallback: 20 },
+    maxResults: TIMELINE_MAX_RESULTS,
     idRange: true,
     passThrough: ["exclude", "since_id", "until_id", "start_time", "end_time"],
   },
@@ -183,4 +187,23 @@ export const userMedia = timeline({
   user: "media_user_id",
   params: timelineParams,
   kind: () => "media",
+});
+
+export const userMentions = timeline({
+  id: "user_mentions",
+  path: "/v1/users/{id}/mentions",
+  tool: "get_user_mentions",
+  beyond: "X API v2's GET /2/users/{id}/mentions",
+  summary: "Recent tweets by anyone that @mention a user, newest first.",
+  guidance: ["Use it to see what people say to or about a user.", "since_id reads only what is new."],
+  user: "user_id",
+  params: timelineParams,
+  kind: () => "mentions",
+  v2: {
+    path: "/2/users/{id}/mentions",
+    ...TWEET_LIST,
+    maxResults: TIMELINE_MAX_RESULTS,
+    idRange: true,
+    passThrough: ["since_id", "until_id", "start_time", "end_time"],
+  },
 });

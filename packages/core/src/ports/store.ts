@@ -42,7 +42,7 @@ export interface Page<T> {
   next?: Cursor;
 }
 
-export type TimelineKind = "tweets" | "originals" | "replies" | "media";
+export type TimelineKind = "tweets" | "originals" | "replies" | "media" | "mentions";
 export type GraphDirection = "followers" | "following";
 export type CommunityTweetSort = "relevance" | "recency" | "likes";
 export type TimeFilter = "day" | "week" | "month" | "year" | "all";
@@ -74,7 +74,7 @@ export interface Store {
   /**
    * Reverse-chronological, within `page.range`. tweets: original tweets and retweets (no replies);
    * originals: original tweets only; replies: everything the user posted, replies included; media:
-   * tweets with media.
+   * tweets with media; mentions: anyone's tweets whose entities.mentions name the user by id.
    */
   timeline(userId: string, kind: TimelineKind, page: PageRequest): Promise<Page<Tweet> | undefined>;
   /** Newest relationship first. */

@@ -125,12 +125,16 @@ type RangedWalkParams = [
 ];
 type RangedTweetWalk = Statement<TweetRow, RangedWalkParams>;
 
-/** The tweets of `tweets t` that meet `where`, newest first, within a read range (see rangedTweetPage). */
-export function tweetsNewestFirstWithin(sql: SQL, where: string): RangedTweetWalk {
+/**
+ * The tweets of `from` that meet `where`, newest first, within a read range (see rangedTweetPage), walked
+ * by `key`: the tweet id as the walked index holds it.
+ */
+export function tweetsNewestFirstWithin(sql: SQL, where: string, from = "tweets t", key = "t.id"): RangedTweetWalk {
   return newestFirst<RangedWalkParams>(
     sql,
-    `${where} AND t.id > $4::bigint AND t.id < $5::bigint AND t.created_ms >= $6::bigint AND t.created_ms < $7::bigint`,
-    "tweets t",
+    `${where} AND ${key} > $4::bigint AND ${key} < $5::bigint AND t.created_ms >= $6::bigint AND t.created_ms < $7::bigint`,
+    from,
+    key,
   );
 }
 
@@ -158,11 +162,11 @@ export function tweetsNewestFirst(sql: SQL, where: string, from = "tweets t"): T
 }
 
 /** Every walk down a parent's tweets: $2 the id to continue below, $3 how many rows. */
-function newestFirst<Params extends unknown[]>(sql: SQL, where: string, from: string) {
+function newestFirst<Params extends unknown[]>(sql: SQL, where: string, from: string, key = "t.id") {
   return statement<TweetRow, Params>(
     sql,
-    `SELECT ${TWEET_COLUMNS} FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < $2::bigint
-     ORDER BY t.id DESC LIMIT $3`,
+    `SELECT ${TWEET_COLUMNS} FROM ${from} WHERE ${where} AND ${VISIBLE} AND ${key} < $2::bigint
+     ORDER BY ${key} DESC LIMIT $3`,
   );
 }
 

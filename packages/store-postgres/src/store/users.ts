@@ -31,6 +31,12 @@ function statements(sql: SQL) {
       originals: tweetsNewestFirstWithin(sql, "t.author_id = $1::bigint AND NOT t.is_reply AND t.retweeted_id IS NULL"),
       replies: tweetsNewestFirstWithin(sql, "t.author_id = $1::bigint"),
       media: tweetsNewestFirstWithin(sql, "t.author_id = $1::bigint AND t.has_media"),
+      mentions: tweetsNewestFirstWithin(
+        sql,
+        "m.user_id = $1::bigint",
+        "tweet_mentions m JOIN tweets t ON t.id = m.tweet_id",
+        "m.tweet_id",
+      ),
     },
   };
 }

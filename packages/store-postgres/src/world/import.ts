@@ -1,7 +1,8 @@
 // Imports into a PostgreSQL world (core's WorldImport port): each batch is one transaction that reads the
 // stored copies, COPYs what planImport decided into temporary tables and upserts it from there, and
 // writes the search vector of every tweet whose terms changed: the batch's own, and those of a replaced
-// user whose username, verified or protected flag changed (their tweets, and replies naming them).
+// user whose username, verified or protected flag changed (their tweets, and replies naming them), and
+// the mentions index rows of every tweet it writes.
 // Batches take the world's write lock (./settle.ts), so two imports never decide on the same stored copy
 // at once; the last settles the world's meta.
 import {
@@ -21,6 +22,7 @@ import {
   type StoredTweet,
   TWEET_COLUMNS,
   tweetFromRow,
+  tweetMentions,
   USER_COLUMNS,
   type UserRow,
   userLookupFromRow,
@@ -115,6 +117,7 @@ export class PostgresWorldImport implements WorldImport {
         TWEET_COPY,
         plan.tweets.map(({ tweet, row }) => [...TWEET_ROW_COPY.map((column) => row[column]), terms(tweet)]),
       );
+      await replaceMentions(tx, plan);
       if (dependents.length > 0) {
         await tx`CREATE TEMP TABLE import_retag (id BIGINT, author_protected BOOLEAN, search_vector TSVECTOR) ON COMMIT DROP`;
         await copyRows(
@@ -179,6 +182,15 @@ function searchContext(tweet: Tweet, plan: ImportPlan) {
     author: { username: author?.username ?? "", verified: author?.verified ?? false },
     ...(repliedTo === undefined ? {} : { replyToUsername: repliedTo.username }),
   };
+}
+
+/** The mentions index rows of the tweets written, as the copies written give them. */
+async function replaceMentions(tx: TransactionSQL, plan: ImportPlan): Promise<void> {
+  if (plan.tweets.length === 0) return;
+  const written = plan.tweets.map(({ tweet }) => tweet.id);
+  await tx`DELETE FROM tweet_mentions WHERE tweet_id = ANY(${tx.array(written, "TEXT")}::bigint[])`;
+  const rows = plan.tweets.flatMap(({ tweet }) => tweetMentions(tweet).map((row) => [row.tweet_id, row.user_id]));
+  if (rows.length > 0) await copyRows(tx, "tweet_mentions", ["tweet_id", "user_id"], rows);
 }
 
 /** COPYs `rows` into a temporary twin of `table` and upserts them from there by id. */

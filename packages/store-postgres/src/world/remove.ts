@@ -3,7 +3,7 @@
 // world-removal.ts; the GIN index follows its rows), takes the to: tag of a removed user out of the
 // replies to them, as SQLite's index loses it with the user, and settles the world's meta.
 import { noRemovedRows, type Removal, type RemovalKind, type WorldRemoval } from "@social/core";
-import { DELETE_REMOVED, GATHER_REMOVED, replyTag } from "@social/store-common";
+import { DELETE_REMOVED, FORGET_REMOVED_MENTIONS, GATHER_REMOVED, replyTag } from "@social/store-common";
 import type { SQL } from "bun";
 import { tagLexemeText } from "../search/lexemes.ts";
 import { settleWorld, WORLD_WRITE_LOCK } from "./settle.ts";
@@ -32,6 +32,7 @@ export class PostgresWorldRemoval implements WorldRemoval {
       for (const sql of GATHER_REMOVED) await tx.unsafe(sql);
       const rows = noRemovedRows();
       for (const { rows: table, sql } of DELETE_REMOVED) rows[table] += (await tx.unsafe(sql)).count;
+      await tx.unsafe(FORGET_REMOVED_MENTIONS);
 
       const replyTags = found.flatMap(({ id, username }) => {
         const tag = username === null ? undefined : replyTag(username);

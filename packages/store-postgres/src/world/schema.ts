@@ -195,4 +195,18 @@ export const worldMigrations: readonly Migration[] = [
       FROM unnest(ARRAY[1, 4, 16, 64, 256]) AS span))`;
     await tx`REINDEX TABLE tweets`;
   },
+  // The mentions timeline (#36), as on SQLite: which tweets name a user by id (@social/store-common
+  // mentions.ts), and for a world stored before, the rows its tweets' mentions give.
+  async (tx) => {
+    await tx`CREATE TABLE tweet_mentions (
+      tweet_id BIGINT NOT NULL,
+      user_id BIGINT NOT NULL,
+      PRIMARY KEY (tweet_id, user_id)
+    )`;
+    await tx`CREATE INDEX tweet_mentions_user ON tweet_mentions (user_id, tweet_id)`;
+    await tx`INSERT INTO tweet_mentions (tweet_id, user_id)
+      SELECT DISTINCT t.id, (m.mention ->> 'id')::bigint
+      FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'mentions') AS m(mention)
+      WHERE m.mention ->> 'id' IS NOT NULL`;
+  },
 ];

@@ -4,7 +4,7 @@
 // on the caller's connection (one transaction) and `finished()` waits for all of them.
 
 import { type Tweet, tokenize, type UserLookup, type WorldRecord, type WorldSink } from "@social/core";
-import { boundId, WorldDerivation, type WorldTable } from "@social/store-common";
+import { boundId, tweetMentions, WorldDerivation, type WorldTable } from "@social/store-common";
 import type { TransactionSQL } from "bun";
 import { searchVector } from "../search/lexemes.ts";
 import { asciiFold } from "./rows.ts";
@@ -146,6 +146,7 @@ export class WorldWriter implements WorldSink {
     // Every author is known: the derivation above stops the build at a tweet of an unknown user.
     const search_vector = searchVector(this.#world.searchDocument(tweet));
     this.#add("tweets", { ...row, search_vector });
+    for (const mention of tweetMentions(tweet)) this.#add("tweet_mentions", mention);
     if (communityId !== undefined) this.#add("community_tweets", this.#world.communityTweet(communityId, tweet, row));
   }
 }

@@ -71,12 +71,16 @@ export type RangedWalkParams = [
 ];
 type RangedTweetWalk = Statement<TweetRow, RangedWalkParams>;
 
-/** The tweets of `tweets t` that meet `where`, newest first, within a read range (see rangedTweetPage). */
-export function tweetsNewestFirstWithin(db: Database, where: string): RangedTweetWalk {
+/**
+ * The tweets of `from` that meet `where`, newest first, within a read range (see rangedTweetPage), walked
+ * by `key`: the tweet id as the walked index holds it.
+ */
+export function tweetsNewestFirstWithin(db: Database, where: string, from = "tweets t", key = "t.id"): RangedTweetWalk {
   return newestFirst<RangedWalkParams>(
     db,
-    `${where} AND t.id > ?4 AND t.id < ?5 AND t.created_ms >= ?6 AND t.created_ms < ?7`,
-    "tweets t",
+    `${where} AND ${key} > ?4 AND ${key} < ?5 AND t.created_ms >= ?6 AND t.created_ms < ?7`,
+    from,
+    key,
   );
 }
 
@@ -100,9 +104,14 @@ export function tweetsNewestFirst(db: Database, where: string, from = "tweets t"
 }
 
 /** Every walk down a parent's tweets: ?2 the id to continue below, ?3 how many rows. */
-function newestFirst<Params extends TweetWalkParams | RangedWalkParams>(db: Database, where: string, from: string) {
+function newestFirst<Params extends TweetWalkParams | RangedWalkParams>(
+  db: Database,
+  where: string,
+  from: string,
+  key = "t.id",
+) {
   return db.query<TweetRow, Params>(
-    `SELECT ${TWEET_COLUMNS} FROM ${from} WHERE ${where} AND ${VISIBLE} AND t.id < ?2 ORDER BY t.id DESC LIMIT ?3`,
+    `SELECT ${TWEET_COLUMNS} FROM ${from} WHERE ${where} AND ${VISIBLE} AND ${key} < ?2 ORDER BY ${key} DESC LIMIT ?3`,
   );
 }
 

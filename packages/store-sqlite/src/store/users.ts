@@ -16,6 +16,12 @@ function statements(db: Database) {
       originals: tweetsNewestFirstWithin(db, "t.author_id = ?1 AND t.is_reply = 0 AND t.retweeted_id IS NULL"),
       replies: tweetsNewestFirstWithin(db, "t.author_id = ?1"),
       media: tweetsNewestFirstWithin(db, "t.author_id = ?1 AND t.has_media = 1"),
+      mentions: tweetsNewestFirstWithin(
+        db,
+        "m.user_id = ?1",
+        "tweet_mentions m JOIN tweets t ON t.id = m.tweet_id",
+        "m.tweet_id",
+      ),
     },
   };
 }

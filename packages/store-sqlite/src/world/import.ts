@@ -1,6 +1,6 @@
 // Imports into a SQLite world (core's WorldImport port): each batch is one IMMEDIATE transaction that
 // reads the stored copies, writes what planImport decided, and keeps the search index in step
-// (./touched.ts); the last settles the world's meta (./settle.ts).
+// (./touched.ts) and the mentions index; the last settles the world's meta (./settle.ts).
 import type { Database } from "bun:sqlite";
 import {
   type BatchCounts,
@@ -16,6 +16,7 @@ import {
   type StoredTweet,
   TWEET_COLUMNS,
   tweetFromRow,
+  tweetMentions,
   USER_COLUMNS,
   type UserRow,
   userLookupFromRow,
@@ -52,6 +53,8 @@ function statements(db: Database) {
         retweeted_id = excluded.retweeted_id, extra = excluded.extra, author_protected = excluded.author_protected,
         versions = excluded.versions`,
     ),
+    forgetMentions: db.query("DELETE FROM tweet_mentions WHERE tweet_id = ?"),
+    mention: db.query("INSERT INTO tweet_mentions (tweet_id, user_id) VALUES (?, ?)"),
     protectAuthor: db.query("UPDATE tweets SET author_protected = ? WHERE author_id = ?"),
     followerVerified: db.query("UPDATE follows SET follower_verified = ? WHERE follower_id = ?"),
     followeeVerified: db.query("UPDATE follows SET followee_verified = ? WHERE followee_id = ?"),
@@ -104,9 +107,12 @@ export class SqliteWorldImport implements WorldImport {
     touched.forget.run();
 
     for (const { row } of plan.users) q.upsertUser.run(row.id, row.username, row.status, row.doc);
-    for (const { row } of plan.tweets) {
+    for (const { tweet, row } of plan.tweets) {
       q.upsertTweet.run(...tweetValues(row), row.versions);
       touched.touch.run(row.id);
+      // A replaced copy's mentions are its own: the index follows the copy written.
+      q.forgetMentions.run(row.id);
+      for (const mention of tweetMentions(tweet)) q.mention.run(mention.tweet_id, mention.user_id);
     }
     for (const id of plan.changedAuthors) {
       q.protectAuthor.run(plan.userAfter(id)?.protected ? 1 : 0, boundId(id));

@@ -4,7 +4,7 @@
 // again and settles the world's meta.
 import type { Database } from "bun:sqlite";
 import { noRemovedRows, type Removal, type RemovalKind, type WorldRemoval } from "@social/core";
-import { DELETE_REMOVED, GATHER_REMOVED } from "@social/store-common";
+import { DELETE_REMOVED, FORGET_REMOVED_MENTIONS, GATHER_REMOVED } from "@social/store-common";
 import { settleWorld } from "./settle.ts";
 import { TOUCHED, touchedTweets } from "./touched.ts";
 
@@ -40,6 +40,7 @@ export class SqliteWorldRemoval implements WorldRemoval {
     touched.forget.run();
     const rows = noRemovedRows();
     for (const { rows: table, sql } of DELETE_REMOVED) rows[table] += db.run(sql).changes;
+    db.run(FORGET_REMOVED_MENTIONS);
     touched.index.run();
     touched.clear.run();
 

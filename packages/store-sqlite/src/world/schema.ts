@@ -80,6 +80,24 @@ const importWorlds: Migration = (db) => {
   db.run("ALTER TABLE world_meta ADD COLUMN showcase TEXT");
 };
 
+/**
+ * The mentions timeline (#36): which tweets name a user by id (@social/store-common mentions.ts), keyed
+ * in the order a build writes tweets, with the index a timeline walks. A world stored before gets the rows
+ * its tweets' mentions give, as tweetMentions derives them.
+ */
+const indexMentions: Migration = (db) => {
+  db.run(`CREATE TABLE tweet_mentions (
+    tweet_id INTEGER NOT NULL,
+    user_id INTEGER NOT NULL,
+    PRIMARY KEY (tweet_id, user_id)
+  ) WITHOUT ROWID`);
+  db.run("CREATE INDEX tweet_mentions_user ON tweet_mentions (user_id, tweet_id)");
+  db.run(`INSERT OR IGNORE INTO tweet_mentions (tweet_id, user_id)
+    SELECT t.id, CAST(json_extract(m.value, '$.id') AS INTEGER)
+    FROM tweets t, json_each(t.extra, '$.entities.mentions') m
+    WHERE json_extract(m.value, '$.id') IS NOT NULL`);
+};
+
 export const worldMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE world_meta (
@@ -239,6 +257,7 @@ export const worldMigrations: readonly Migration[] = [
   hideProtectedAuthors,
   indexSearchTags,
   importWorlds,
+  indexMentions,
 ];
 
 /** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-common). */

@@ -3,7 +3,15 @@
 // is filled by explicit inserts: FTS5 triggers cost three to four times as much in bulk.
 import type { Database } from "bun:sqlite";
 import type { Tweet, UserLookup, WorldRecord, WorldSink } from "@social/core";
-import { authorToken, boundId, langToken, searchTags, type WorldCounts, WorldDerivation } from "@social/store-common";
+import {
+  authorToken,
+  boundId,
+  langToken,
+  searchTags,
+  tweetMentions,
+  type WorldCounts,
+  WorldDerivation,
+} from "@social/store-common";
 import { TWEET_INSERT_COLUMNS, tweetValues } from "./rows.ts";
 
 export { communityRelevance, type WorldCounts, type WorldMeta } from "@social/store-common";
@@ -118,6 +126,7 @@ export class WorldWriter implements WorldSink {
   #writeTweet(tweet: Tweet, communityId: string | undefined): void {
     const row = this.#world.tweet(tweet);
     this.#insert.tweet.run(...tweetValues(row));
+    for (const mention of tweetMentions(tweet)) this.#insert.mention.run(mention.tweet_id, mention.user_id);
     // Search must never find a protected account's tweets (see hideProtectedAuthors in schema.ts).
     if (!row.author_protected) {
       // Every known author has a token: #writeUser stops the build at a username without one.
@@ -151,6 +160,7 @@ function prepareInserts(db: Database) {
       "INSERT INTO follows (follower_id, created_ms, followee_id, follower_verified, followee_verified) VALUES (?, ?, ?, ?, ?)",
     ),
     tweet: db.prepare(`INSERT INTO tweets (${TWEET_INSERT_COLUMNS}) VALUES (${"?, ".repeat(20)}?)`),
+    mention: db.prepare("INSERT INTO tweet_mentions (tweet_id, user_id) VALUES (?, ?)"),
     tweetSearch: db.prepare("INSERT INTO tweets_fts (rowid, text, author, lang, flags) VALUES (?, ?, ?, ?, ?)"),
     list: db.prepare("INSERT INTO lists (id, owner_id, name, description, created_ms) VALUES (?, ?, ?, ?, ?)"),
     listMember: db.prepare("INSERT INTO list_members (list_id, created_ms, user_id) VALUES (?, ?, ?)"),
