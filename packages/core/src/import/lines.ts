@@ -52,8 +52,8 @@ class Collector implements LineObjects {
   readonly refusals: string[] = [];
   missing = 0;
 
-  user(object: unknown, idOf: UsernameIds): void {
-    this.#make(object, "a user", () => this.users.push(importedUser(object, idOf)));
+  user(object: unknown): void {
+    this.#make(object, "a user", () => this.users.push(importedUser(object)));
   }
 
   tweet(object: unknown, media: ReadonlyMap<string, Json>, idOf: UsernameIds): void {
@@ -101,9 +101,9 @@ function readPage(page: Json, into: Collector): void {
   const media = mediaByKey(includes.media);
   const data = itemsOf(page.data);
   const idOf = usernameIds([...itemsOf(includes.users), ...data]);
-  for (const user of itemsOf(includes.users)) into.user(user, idOf);
+  for (const user of itemsOf(includes.users)) into.user(user);
   for (const item of data) {
-    if (isUser(item)) into.user(item, idOf);
+    if (isUser(item)) into.user(item);
     else into.tweet(item, media, idOf);
   }
   for (const tweet of itemsOf(includes.tweets)) into.tweet(tweet, media, idOf);
@@ -121,7 +121,7 @@ function readTweet(object: Json, into: Collector): void {
   }
   const mentioned = isObject(object.entities) ? itemsOf(object.entities.mentions) : [];
   const idOf = usernameIds([object.author, ...mentioned]);
-  if (object.author !== undefined) into.user(object.author, idOf);
+  if (object.author !== undefined) into.user(object.author);
   const attachments = isObject(object.attachments) ? object.attachments : {};
   into.tweet(object, mediaByKey(attachments.media), idOf);
 }
@@ -146,7 +146,7 @@ export function objectsOfLine(line: string, format: ImportFormat): LineObjects {
       readPage(object, into);
       break;
     case "users":
-      into.user(object, () => undefined);
+      into.user(object);
       break;
     case "tweets":
       readTweet(object, into);

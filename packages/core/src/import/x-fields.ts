@@ -81,7 +81,8 @@ export function tweetXFields(object: Json, entities: unknown, media: XMedia[] | 
   };
 }
 
-function userEntities(value: unknown, idOf: (username: string) => string | undefined): XUserEntities | undefined {
+/** X writes a description's mentions by username alone, and so they are kept. */
+function userEntities(value: unknown): XUserEntities | undefined {
   if (!isObject(value)) return undefined;
   const entities: XUserEntities = {};
   if (isObject(value.url)) entities.url = { urls: urls(value.url.urls) };
@@ -91,17 +92,17 @@ function userEntities(value: unknown, idOf: (username: string) => string | undef
       hashtags: tags(description.hashtags, "a hashtag"),
       cashtags: tags(description.cashtags, "a cashtag"),
       urls: urls(description.urls),
-      mentions: mentions(description.mentions, idOf),
+      mentions: mentions(description.mentions, () => undefined),
     };
     entities.description = Object.fromEntries(Object.entries(parts).filter(([, items]) => items.length > 0));
   }
   return entities;
 }
 
-/** A user's X-only fields; `idOf` finds the users the description mentions by username. */
-export function userXFields(object: Json, what: string, idOf: (username: string) => string | undefined): UserXFields {
+/** A user's X-only fields. */
+export function userXFields(object: Json, what: string): UserXFields {
   const metrics = isObject(object.public_metrics) ? object.public_metrics : {};
-  const entities = userEntities(object.entities, idOf);
+  const entities = userEntities(object.entities);
   const held = withheld(object.withheld);
   return {
     ...(typeof object.url === "string" ? { url: text(object.url, `${what}'s url`) } : {}),

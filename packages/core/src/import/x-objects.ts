@@ -195,8 +195,8 @@ function givenParts<P extends string>(object: Json, parts: readonly P[], fields:
   return new Set(parts.filter((part) => (fields[part] ?? [part]).some((field) => field in object)));
 }
 
-/** An X API v2 user object as a user of the model; `idOf` resolves its description's mentions. */
-export function importedUser(object: unknown, idOf: UsernameIds = NO_USERNAMES): ImportedUser {
+/** An X API v2 user object as a user of the model. */
+export function importedUser(object: unknown): ImportedUser {
   if (!isObject(object)) throw new Refusal("a user that is not a JSON object");
   const id = idOfObject(object, "a user");
   const what = `user ${id}`;
@@ -221,7 +221,7 @@ export function importedUser(object: unknown, idOf: UsernameIds = NO_USERNAMES):
     status: "active",
   };
   const made = checked(UserLookupSchema, user, what);
-  const x = userXFields(object, what, idOf);
+  const x = userXFields(object, what);
   return {
     user: Object.keys(x).length > 0 ? { ...made, [X_FIELDS]: x } : made,
     given: givenParts(object, USER_PARTS, { verified: ["verified", "verified_type"] }),
