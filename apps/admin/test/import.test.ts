@@ -90,17 +90,19 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
     expect(outcomes(again, "tweets")).toMatchObject({ tweets: [0, 0, 7] });
   });
 
-  test("a newer copy replaces the stored one, an older one does not, and a rename reaches search", async () => {
+  test("a later copy's counts win, one without counts keeps them, and a rename reaches search", async () => {
     const url = await newDatabase(adapter);
     expect((await adminImport(url, SAMPLE)).code).toBe(0);
+    const earlier = { ...pour, public_metrics: { ...pour.public_metrics, like_count: 1 } };
     const liked = { ...pour, public_metrics: { ...pour.public_metrics, like_count: 900 } };
-    const stale = { ...pour, public_metrics: { ...pour.public_metrics, like_count: 1 } };
+    const bare = { id: pour.id, text: pour.text, author_id: pour.author_id };
     const renamed = {
       ...ada,
       username: "ada_quill",
       public_metrics: { ...ada.public_metrics, tweet_count: (ada.public_metrics.tweet_count as number) + 1 },
     };
-    const run = await adminImport(url, file(`newer-${adapter}.jsonl`, [{ data: [liked] }, { data: [stale] }, renamed]));
+    const lines = [{ data: [earlier] }, { data: [liked] }, { data: [bare] }, renamed];
+    const run = await adminImport(url, file(`newer-${adapter}.jsonl`, lines));
     expect(run.code).toBe(0);
     expect(outcomes(run, "tweets")).toMatchObject({ tweets: [0, 1, 0] });
     expect(outcomes(run, "users")).toMatchObject({ users: [0, 1, 0] });

@@ -22,7 +22,9 @@ export const UrlEntity = v.object({
   expanded_url: Url,
   display_url: v.string(),
 });
-export const MentionEntity = v.object({ start: Count, end: Count, username: v.string(), id: Id });
+// An imported mention whose user the world does not know yet has no id: X pages give mentions by
+// username, and the id is filled in when that user is imported (docs/operations.md).
+export const MentionEntity = v.object({ start: Count, end: Count, username: v.string(), id: v.exactOptional(Id) });
 export const Entities = v.object({
   hashtags: v.array(HashtagEntity),
   urls: v.array(UrlEntity),
@@ -171,9 +173,9 @@ export const SearchCounts = v.object({
 export type Entities = v.InferOutput<typeof Entities>;
 export type ReferencedTweet = v.InferOutput<typeof ReferencedTweet>;
 export type Media = v.InferOutput<typeof Media>;
-export type Tweet = v.InferOutput<typeof Tweet>;
-export type User = v.InferOutput<typeof User>;
-export type UserLookup = v.InferOutput<typeof UserLookup>;
+export type Tweet = v.InferOutput<typeof Tweet> & { [X_FIELDS]?: TweetXFields };
+export type User = v.InferOutput<typeof User> & { [X_FIELDS]?: UserXFields };
+export type UserLookup = v.InferOutput<typeof UserLookup> & { [X_FIELDS]?: UserXFields };
 export type IdObject = v.InferOutput<typeof IdObject>;
 export type Relationship = v.InferOutput<typeof Relationship>;
 export type Community = v.InferOutput<typeof Community>;
@@ -186,6 +188,63 @@ export type TweetContext = v.InferOutput<typeof TweetContext>;
 export type EnrichedSearch = v.InferOutput<typeof EnrichedSearch>;
 export type CountBucket = v.InferOutput<typeof CountBucket>;
 export type SearchCounts = v.InferOutput<typeof SearchCounts>;
+
+/**
+ * What an imported X object said beyond SPEC.md's Tweet and User, kept for /2 alone. It is held under a
+ * symbol key: JSON has no symbol keys, so /v1, MCP and every other surface that serializes the model
+ * never show it, while a spread or a rest copy of the object keeps it for /2.
+ */
+export const X_FIELDS: unique symbol = Symbol("x-fields");
+
+/** A media object as X's `includes.media` gives it, with the fields this service keeps. */
+export interface XMedia {
+  media_key: string;
+  type: string;
+  url?: string;
+  preview_image_url?: string;
+  width?: number;
+  height?: number;
+  alt_text?: string;
+  duration_ms?: number;
+}
+
+/** X's `withheld`: where a post or account is withheld, and why. */
+export interface XWithheld {
+  copyright?: boolean;
+  country_codes: string[];
+  scope?: string;
+}
+
+export interface CashtagEntity {
+  start: number;
+  end: number;
+  tag: string;
+}
+
+export interface TweetXFields {
+  cashtags?: CashtagEntity[];
+  /** The attached media in `attachments.media_keys` order. */
+  media?: XMedia[];
+  /** Given when it names more than the post itself (an edited post). */
+  edit_history_tweet_ids?: string[];
+  withheld?: XWithheld;
+}
+
+/** X's user `entities`: the urls of the profile's url, and the entities of its description. */
+export interface XUserEntities {
+  url?: { urls: Entities["urls"] };
+  description?: Partial<Entities> & { cashtags?: CashtagEntity[] };
+}
+
+export interface UserXFields {
+  url?: string;
+  location?: string;
+  entities?: XUserEntities;
+  pinned_tweet_id?: string;
+  listed_count?: number;
+  verified_type?: string;
+  withheld?: XWithheld;
+}
 
 /** A looked-up user as lists and joins show users: without its lookup status. */
 export function plainUser({ status: _status, ...user }: UserLookup): User {

@@ -1,15 +1,18 @@
 // What one import batch does to the world, decided alike by every adapter from the rows it read: which
 // copies are added, which replace a stored one (core's freshness rule), and what a replaced user's change
 // reaches beyond its own row (its tweets' protected flag and search terms, the to: terms of replies to
-// it, the verified flags of its follows). Adapters read the stored rows, call planImport and write the
-// plan in one transaction.
+// it, the verified flags of its follows). A copy is merged into the stored one (core's freshness
+// rule); a merge that leaves the row as it was is "kept". Adapters read the stored rows, call
+// planImport and write the plan in one transaction.
 import {
   type BatchCounts,
   type ImportBatch,
   type ImportedTweet,
-  isNewerTweet,
-  isNewerUser,
+  mergeTweet,
+  mergeUser,
   noOutcomes,
+  storedTweetCopy,
+  storedUserCopy,
   type Tweet,
   type UserLookup,
 } from "@social/core";
@@ -64,14 +67,15 @@ export function planImport(
     userAfter: (id) => written.get(id) ?? storedUsers.get(id),
   };
   for (const incoming of batch.users) {
-    const { user } = incoming;
-    const stored = storedUsers.get(user.id);
-    if (stored !== undefined && !isNewerUser(incoming, stored)) {
+    const stored = storedUsers.get(incoming.user.id);
+    const user = stored === undefined ? incoming.user : mergeUser(storedUserCopy(stored), incoming).user;
+    const row = userColumns(user);
+    if (stored !== undefined && sameColumns(row, userColumns(stored))) {
       counts.users.kept++;
       continue;
     }
     written.set(user.id, user);
-    plan.users.push({ user, row: userColumns(user), added: stored === undefined });
+    plan.users.push({ user, row, added: stored === undefined });
     counts.users[stored === undefined ? "added" : "updated"]++;
     if (stored === undefined) continue;
     const renamed = stored.username !== user.username;
@@ -82,15 +86,20 @@ export function planImport(
     }
   }
   for (const incoming of batch.tweets) {
-    const { tweet } = incoming;
-    const stored = storedTweets.get(tweet.id);
-    if (stored !== undefined && !isNewerTweet(incoming, stored.tweet, stored.versions)) {
+    const stored = storedTweets.get(incoming.tweet.id);
+    const copy = stored === undefined ? incoming : mergeTweet(storedTweetCopy(stored.tweet, stored.versions), incoming);
+    const { tweet } = copy;
+    const author = plan.userAfter(tweet.author_id);
+    if (author === undefined) throw new Error(`planImport: tweet ${tweet.id}'s author ${tweet.author_id} was not read`);
+    const row = importTweetColumns(copy, author.protected);
+    if (
+      stored !== undefined &&
+      sameColumns(row, importTweetColumns(storedTweetCopy(stored.tweet, stored.versions), author.protected))
+    ) {
       counts.tweets.kept++;
       continue;
     }
-    const author = plan.userAfter(tweet.author_id);
-    if (author === undefined) throw new Error(`planImport: tweet ${tweet.id}'s author ${tweet.author_id} was not read`);
-    plan.tweets.push({ tweet, row: importTweetColumns(incoming, author.protected), added: stored === undefined });
+    plan.tweets.push({ tweet, row, added: stored === undefined });
     counts.tweets[stored === undefined ? "added" : "updated"]++;
   }
   return plan;
@@ -98,6 +107,28 @@ export function planImport(
 
 function importTweetColumns({ tweet, versions }: ImportedTweet, authorProtected: boolean): ImportTweetColumns {
   return { ...tweetColumns(tweet, authorProtected), versions };
+}
+
+/** JSON with its members in one order, so that two equal objects written in other orders compare equal. */
+function canonical(value: unknown): unknown {
+  if (typeof value === "bigint") return String(value);
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value !== "object" || value === null) return value;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([key, item]) => [key, canonical(item)]));
+}
+
+/** Whether two rows hold the same values, their JSON columns compared by content. */
+function sameColumns(a: object, b: object): boolean {
+  const read = (row: object) =>
+    canonical(
+      Object.fromEntries(Object.entries(row).map(([key, value]) => [key, jsonColumn(key) ? JSON.parse(value) : value])),
+    );
+  return JSON.stringify(read(a)) === JSON.stringify(read(b));
+}
+
+function jsonColumn(key: string): boolean {
+  return key === "doc" || key === "extra";
 }
 
 /** The users a batch's rows refer to: for an adapter to read before it plans. */

@@ -3,7 +3,15 @@
 // SQLite's INTEGER and a decimal string from PostgreSQL's BIGINT, a flag is 0/1 on SQLite and a boolean
 // on PostgreSQL. Optional fields are carried in the JSON they arrived in, so a field absent from the
 // generator's object is absent here too.
-import type { Community, Tweet, User, UserLookup } from "@social/core";
+import {
+  type Community,
+  type Tweet,
+  type TweetXFields,
+  type User,
+  type UserLookup,
+  type UserXFields,
+  X_FIELDS,
+} from "@social/core";
 
 /**
  * The columns `tweetFromRow` reads, for a `tweets` table aliased `t`. A statement that selects them must
@@ -32,11 +40,23 @@ export interface TweetRowOf<Int extends number | string, Flag extends number | b
   extra: string;
 }
 
-/** The part of a Tweet kept as JSON in `tweets.extra`. */
+/**
+ * The part of a Tweet kept as JSON in `tweets.extra`; `x` holds what an imported tweet said beyond the
+ * model (model.ts's X_FIELDS), and a User's `doc` likewise. These mappings are its only owner: a row
+ * read back carries it under X_FIELDS, where /v1 and MCP never see it.
+ */
 export type TweetExtra = Pick<
   Tweet,
   "entities" | "in_reply_to_user_id" | "referenced_tweets" | "display_text_range" | "quoted_tweet_id" | "media"
->;
+> & { x?: TweetXFields };
+
+/** A User's `doc` JSON: the User's own fields, and `x` when the user was imported with X-only fields. */
+export type UserDoc = User & { x?: UserXFields };
+
+export function userDoc(user: User): string {
+  const x = user[X_FIELDS];
+  return JSON.stringify(x === undefined ? user : { ...user, x });
+}
 
 export function tweetExtra(tweet: Tweet): TweetExtra {
   const extra: TweetExtra = { entities: tweet.entities };
@@ -45,6 +65,7 @@ export function tweetExtra(tweet: Tweet): TweetExtra {
   if (tweet.display_text_range !== undefined) extra.display_text_range = tweet.display_text_range;
   if (tweet.quoted_tweet_id !== undefined) extra.quoted_tweet_id = tweet.quoted_tweet_id;
   if (tweet.media !== undefined) extra.media = tweet.media;
+  if (tweet[X_FIELDS] !== undefined) extra.x = tweet[X_FIELDS];
   return extra;
 }
 
@@ -53,6 +74,7 @@ function flag(value: number | boolean): boolean {
 }
 
 export function tweetFromRow(row: TweetRowOf<number | string, number | boolean>): Tweet {
+  const { x, ...extra } = JSON.parse(row.extra) as TweetExtra;
   return {
     id: row.id,
     text: row.text,
@@ -67,7 +89,8 @@ export function tweetFromRow(row: TweetRowOf<number | string, number | boolean>)
     quote_count: row.quote_count,
     bookmark_count: row.bookmark_count,
     is_quote_status: flag(row.is_quote_status),
-    ...(JSON.parse(row.extra) as TweetExtra),
+    ...extra,
+    ...(x === undefined ? {} : { [X_FIELDS]: x }),
   };
 }
 
@@ -80,7 +103,8 @@ export interface UserRow {
 }
 
 export function userFromRow(row: UserRow): User {
-  return JSON.parse(row.doc) as User;
+  const { x, ...user } = JSON.parse(row.doc) as UserDoc;
+  return x === undefined ? user : { ...user, [X_FIELDS]: x };
 }
 
 export function userLookupFromRow(row: UserRow): UserLookup {

@@ -4,7 +4,7 @@
 // the same world (the PostgreSQL world-build test compares every table column by column with SQLite's).
 import { type SearchDocument, searchDocument, type Tweet, type UserLookup, type WorldRecord } from "@social/core";
 import { boundId, type StoredId } from "./ids.ts";
-import { tweetExtra } from "./rows.ts";
+import { tweetExtra, userDoc } from "./rows.ts";
 
 /** Every table the world fills, for wiping it before a rebuild. */
 export const WORLD_TABLES = [
@@ -123,7 +123,7 @@ export type CommunityTweetColumns = {
 /** A user's row. */
 export function userColumns(lookup: UserLookup): UserColumns {
   const { status, ...user } = lookup;
-  return { id: boundId(user.id), username: user.username, status, doc: JSON.stringify(user) };
+  return { id: boundId(user.id), username: user.username, status, doc: userDoc(user) };
 }
 
 /** A tweet's row, its references as columns; `authorProtected` is its author's protected flag. */

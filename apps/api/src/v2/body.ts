@@ -9,7 +9,7 @@ import {
   type User,
   type V2Mapping,
 } from "@social/core";
-import { type Included, includedFor } from "./expansions.ts";
+import { type Included, includedFor, includedForUsers } from "./expansions.ts";
 import { v2Media, v2Tweet, v2User } from "./fields.ts";
 import type { V2Route } from "./mapped.ts";
 import type { RenderOptions } from "./query.ts";
@@ -34,7 +34,7 @@ export function notFoundError(resource: V2Mapping["resource"], parameter: string
 /** A /2 read's items in their resource's type, with what its expansions included. */
 export type V2Items =
   | { resource: "tweet"; items: readonly Tweet[]; included: Included }
-  | { resource: "user"; items: readonly User[] }
+  | { resource: "user"; items: readonly User[]; included: Included }
   | { resource: "count"; items: readonly CountBucket[] };
 
 /**
@@ -47,7 +47,10 @@ export async function v2Items(
   data: unknown,
   options: RenderOptions,
 ): Promise<V2Items> {
-  if (mapping.resource === "user") return { resource: "user", items: mapping.items(data) };
+  if (mapping.resource === "user") {
+    const items = mapping.items(data);
+    return { resource: "user", items, included: await includedForUsers(store, items, options.expansions) };
+  }
   if (mapping.resource === "count") return { resource: "count", items: mapping.items(data) };
   const items = mapping.items(data);
   return { resource: "tweet", items, included: await includedFor(store, items, options.expansions) };
@@ -61,7 +64,7 @@ function idRange(tweets: readonly Tweet[]): Json {
 
 /** `includes`, with only the kinds that hold something, as X writes it; none at all when empty. */
 function includesOf(read: V2Items, options: RenderOptions): Json {
-  if (read.resource !== "tweet") return {};
+  if (read.resource === "count") return {};
   const { users, tweets, media } = read.included;
   const includes: Json = {
     ...(users.length > 0 ? { users: users.map((user) => v2User(user, options.userFields)) } : {}),

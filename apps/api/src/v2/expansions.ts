@@ -1,11 +1,13 @@
 // X API v2's expansions: every name X defines for a resource is accepted, and those this service holds
 // data for are served in `includes`: the authors of the tweets, the tweets they reference and those
-// tweets' authors, the users they reply to and mention, and their media. Names with nothing behind them
-// here (polls, places, pinned tweets, …) are accepted and left out, as X leaves out what a post lacks.
+// tweets' authors, the users they reply to and mention (a mention of a user the world does not hold
+// expands to nothing, as X's does for an unknown user), their media, and users' pinned tweets. Names
+// with nothing behind them here (polls, places, …) are accepted and left out, as X leaves out what a
+// post lacks.
 // What the expansions name is read before the charge, as part of the request: a failure leaves it
 // uncharged, and the reads are not charged on their own.
-import { plainUser, type Store, type Tweet, type User } from "@social/core";
-import type { TweetField } from "./fields.ts";
+import { plainUser, type Store, type Tweet, type User, X_FIELDS, type XMedia } from "@social/core";
+import type { TweetField, UserField } from "./fields.ts";
 
 /** X API v2's expansions of tweet reads (its OpenAPI document, 2.159). */
 export const TWEET_EXPANSIONS = [
@@ -45,22 +47,26 @@ export const FIELD_OF_EXPANSION: Partial<Record<Expansion, TweetField>> = {
   "referenced_tweets.id.attachments.media_keys": "attachments",
 };
 
-/** One media item of a tweet, with the key its attachments name it by. */
-export interface KeyedMedia {
-  media_key: string;
-  type: NonNullable<Tweet["media"]>[number]["type"];
-  url: string;
-}
+/** The user field an expansion of users' ids is in, which X puts in the user when it is asked for. */
+export const USER_FIELD_OF_EXPANSION: Partial<Record<Expansion, UserField>> = { pinned_tweet_id: "pinned_tweet_id" };
+
+type MediaType = NonNullable<Tweet["media"]>[number]["type"];
 
 /** X API v2's media-key prefixes: 3 photos, 7 videos, 16 animated GIFs. */
-const MEDIA_KEY_PREFIX: Record<KeyedMedia["type"], number> = { photo: 3, video: 7, animated_gif: 16 };
+const MEDIA_KEY_PREFIX: Record<MediaType, number> = { photo: 3, video: 7, animated_gif: 16 };
 
-/** A tweet's media with stable keys: its type's prefix, the tweet's id and the item's place. */
-export function keyedMedia(tweet: Tweet): KeyedMedia[] {
+/**
+ * A tweet's media with their keys: an imported tweet's as X gave them; the generated world's, which
+ * has none, with stable keys made of its type's prefix, the tweet's id and the item's place. X gives a
+ * photo's address as url, a video's or GIF's still as preview_image_url.
+ */
+export function keyedMedia(tweet: Tweet): XMedia[] {
+  const kept = tweet[X_FIELDS]?.media;
+  if (kept !== undefined) return kept;
   return (tweet.media ?? []).map((item, index) => ({
     media_key: `${MEDIA_KEY_PREFIX[item.type]}_${tweet.id}${index === 0 ? "" : `_${index}`}`,
     type: item.type,
-    url: item.url,
+    ...(item.type === "photo" ? { url: item.url } : { preview_image_url: item.url }),
   }));
 }
 
@@ -68,7 +74,7 @@ export function keyedMedia(tweet: Tweet): KeyedMedia[] {
 export interface Included {
   users: readonly User[];
   tweets: readonly Tweet[];
-  media: readonly KeyedMedia[];
+  media: readonly XMedia[];
 }
 
 export const NOTHING_INCLUDED: Included = { users: [], tweets: [], media: [] };
@@ -109,7 +115,7 @@ export async function includedFor(
     ...(expansions.has("referenced_tweets.id.author_id") ? referenced.map((tweet) => tweet.author_id) : []),
     ...(expansions.has("in_reply_to_user_id") ? tweets.flatMap((tweet) => tweet.in_reply_to_user_id ?? []) : []),
     ...(expansions.has("entities.mentions.username")
-      ? tweets.flatMap((tweet) => tweet.entities.mentions.map((mention) => mention.id))
+      ? tweets.flatMap((tweet) => tweet.entities.mentions.flatMap((mention) => mention.id ?? []))
       : []),
   ];
   const users = userIds.length === 0 ? [] : (await store.usersByIds(unique(userIds, String))).map(plainUser);
@@ -122,4 +128,16 @@ export async function includedFor(
     tweets: expansions.has("referenced_tweets.id") ? referenced : [],
     media: unique(media, (item) => item.media_key),
   };
+}
+
+/** What the expansions asked for add to a read of users: their pinned tweets. */
+export async function includedForUsers(
+  store: Store,
+  users: readonly User[],
+  expansions: ReadonlySet<Expansion>,
+): Promise<Included> {
+  if (!expansions.has("pinned_tweet_id")) return NOTHING_INCLUDED;
+  const ids = users.flatMap((user) => user[X_FIELDS]?.pinned_tweet_id ?? []);
+  if (ids.length === 0) return NOTHING_INCLUDED;
+  return { users: [], tweets: await store.tweetsByIds(unique(ids, String)), media: [] };
 }

@@ -1,9 +1,11 @@
 // Tweets and users in X API v2's shape: the default fields always, the requested ones mapped from this
-// service's model. Every value X API v2 accepts in tweet.fields and user.fields is accepted; a field
-// this service holds no data for (context_annotations, geo, withheld, ...) is left out, as X leaves out
-// a field a post has no value for.
-import type { Tweet, User } from "@social/core";
-import { type KeyedMedia, keyedMedia } from "./expansions.ts";
+// service's model and from what an imported object said beyond it (model.ts's X_FIELDS: cashtags,
+// media objects, edit history, withheld, the profile's url, location, entities, pinned post, list count
+// and verification type). Every value X API v2 accepts in tweet.fields and user.fields is accepted; a
+// field this service holds no data for (context_annotations, geo, ...) is left out, as X leaves out a
+// field a post has no value for.
+import { type Tweet, type User, X_FIELDS, type XMedia } from "@social/core";
+import { keyedMedia } from "./expansions.ts";
 
 // X API v2's values, with the newer names @xdevplatform/xdk also sends (article_title, note_post, ...).
 export const TWEET_FIELDS = [
@@ -130,16 +132,20 @@ const TWEET_VALUES: Partial<Record<TweetField, (tweet: Tweet) => unknown>> = {
     impression_count: 0,
   }),
   referenced_tweets: referencedTweets,
+  withheld: (tweet) => tweet[X_FIELDS]?.withheld,
   attachments: (tweet) => {
     const media = keyedMedia(tweet);
     return media.length > 0 ? { media_keys: media.map((item) => item.media_key) } : undefined;
   },
 };
 
-const MEDIA_VALUES: Partial<Record<MediaField, (media: KeyedMedia) => unknown>> = {
-  // X gives a photo's address as url, a video's or GIF's still as preview_image_url.
-  url: (media) => (media.type === "photo" ? media.url : undefined),
-  preview_image_url: (media) => (media.type === "photo" ? undefined : media.url),
+const MEDIA_VALUES: Partial<Record<MediaField, (media: XMedia) => unknown>> = {
+  url: (media) => media.url,
+  preview_image_url: (media) => media.preview_image_url,
+  width: (media) => media.width,
+  height: (media) => media.height,
+  alt_text: (media) => media.alt_text,
+  duration_ms: (media) => media.duration_ms,
 };
 
 const USER_VALUES: Partial<Record<UserField, (user: User) => unknown>> = {
@@ -151,17 +157,24 @@ const USER_VALUES: Partial<Record<UserField, (user: User) => unknown>> = {
     followers_count: user.follower_count,
     following_count: user.following_count,
     tweet_count: user.tweet_count,
-    // List memberships are not counted per user here; X API v2 requires the member.
-    listed_count: 0,
+    // The generated world counts no list memberships per user; an imported user has X's count.
+    listed_count: user[X_FIELDS]?.listed_count ?? 0,
     ...(user.media_count === undefined ? {} : { media_count: user.media_count }),
   }),
   verified: (user) => user.verified,
-  verified_type: (user) => (user.verified ? "blue" : "none"),
+  verified_type: (user) => user[X_FIELDS]?.verified_type ?? (user.verified ? "blue" : "none"),
+  url: (user) => user[X_FIELDS]?.url,
+  location: (user) => user[X_FIELDS]?.location,
+  entities: (user) => user[X_FIELDS]?.entities,
+  pinned_tweet_id: (user) => user[X_FIELDS]?.pinned_tweet_id,
+  withheld: (user) => user[X_FIELDS]?.withheld,
 };
 
 /** X API v2 lists only the entity kinds a post has, and no entities member when it has none. */
 function tweetEntities(tweet: Tweet): Json | undefined {
-  const present = Object.entries(tweet.entities).filter(([, items]) => items.length > 0);
+  const { hashtags, urls, mentions } = tweet.entities;
+  const cashtags = tweet[X_FIELDS]?.cashtags ?? [];
+  const present = Object.entries({ hashtags, cashtags, urls, mentions }).filter(([, items]) => items.length > 0);
   return present.length > 0 ? Object.fromEntries(present) : undefined;
 }
 
@@ -191,7 +204,7 @@ function withFields<T, F extends string>(
 
 export function v2Tweet(tweet: Tweet, fields: ReadonlySet<TweetField>): Json {
   return withFields(
-    { id: tweet.id, text: tweet.text, edit_history_tweet_ids: [tweet.id] },
+    { id: tweet.id, text: tweet.text, edit_history_tweet_ids: tweet[X_FIELDS]?.edit_history_tweet_ids ?? [tweet.id] },
     tweet,
     fields,
     TWEET_VALUES,
@@ -202,6 +215,6 @@ export function v2User(user: User, fields: ReadonlySet<UserField>): Json {
   return withFields({ id: user.id, name: user.name, username: user.username }, user, fields, USER_VALUES);
 }
 
-export function v2Media(media: KeyedMedia, fields: ReadonlySet<MediaField>): Json {
+export function v2Media(media: XMedia, fields: ReadonlySet<MediaField>): Json {
   return withFields({ media_key: media.media_key, type: media.type }, media, fields, MEDIA_VALUES);
 }

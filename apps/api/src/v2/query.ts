@@ -11,7 +11,13 @@ import {
   pathParamNames,
 } from "@social/core";
 import * as v from "valibot";
-import { type Expansion, FIELD_OF_EXPANSION, TWEET_EXPANSIONS, USER_EXPANSIONS } from "./expansions.ts";
+import {
+  type Expansion,
+  FIELD_OF_EXPANSION,
+  TWEET_EXPANSIONS,
+  USER_EXPANSIONS,
+  USER_FIELD_OF_EXPANSION,
+} from "./expansions.ts";
 import {
   MEDIA_FIELDS,
   type MediaField,
@@ -64,15 +70,21 @@ const RENDER_ENTRIES = {
 const TWEET_ENTRIES = {
   expansions: listParam(
     TWEET_EXPANSIONS,
-    "Related objects in includes: author_id, referenced_tweets.id(.author_id), in_reply_to_user_id, entities.mentions.username, attachments.media_keys; X's other names are accepted and left out.",
+    "Related objects in includes: author_id, referenced_tweets.id(.author_id), in_reply_to_user_id, entities.mentions.username (users the world holds), attachments.media_keys; X's other names are accepted and left out.",
   ),
-  "media.fields": listParam(MEDIA_FIELDS, "Media fields beyond media_key and type: url, preview_image_url."),
+  "media.fields": listParam(
+    MEDIA_FIELDS,
+    "Media fields beyond media_key and type: url, preview_image_url, and for imported media width, height, alt_text, duration_ms where X gave them.",
+  ),
   "poll.fields": listParam(POLL_FIELDS, "Accepted; this service holds no polls."),
   "place.fields": listParam(PLACE_FIELDS, "Accepted; this service holds no places."),
 };
 
 const USER_ENTRIES = {
-  expansions: listParam(USER_EXPANSIONS, "Accepted and left out: this service holds no pinned tweets."),
+  expansions: listParam(
+    USER_EXPANSIONS,
+    "pinned_tweet_id: an imported user's pinned tweet in includes.tweets, when the world holds it; the others are accepted and left out.",
+  ),
 };
 
 /** The /2 parameters of each resource beyond paging: counts have no fields to choose, their buckets hold all three. */
@@ -118,9 +130,10 @@ export function renderOptions(values: Record<string, unknown>): RenderOptions {
   const parsed = v.parse(RenderSchema, values);
   const expansions: ReadonlySet<Expansion> = parsed.expansions ?? new Set();
   const implied = [...expansions].flatMap((name) => FIELD_OF_EXPANSION[name] ?? []);
+  const impliedUser = [...expansions].flatMap((name) => USER_FIELD_OF_EXPANSION[name] ?? []);
   return {
     tweetFields: new Set([...(parsed["tweet.fields"] ?? []), ...(parsed["post.fields"] ?? []), ...implied]),
-    userFields: parsed["user.fields"] ?? new Set(),
+    userFields: new Set([...(parsed["user.fields"] ?? []), ...impliedUser]),
     mediaFields: parsed["media.fields"] ?? new Set(),
     expansions,
   };

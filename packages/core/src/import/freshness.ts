@@ -1,11 +1,29 @@
-// Which copy of a user or tweet is the newer one, for imports that meet an object the world already
-// holds (or a file that holds it twice). X's objects carry no time they were fetched at, so their
-// metrics tell: posts and followers accumulate. A tweet with a longer edit history was fetched after an
-// edit and is newer whatever its metrics. A copy is replaced only by a strictly newer one, so importing
-// the same file again changes nothing.
-import type { Tweet, UserLookup } from "../model.ts";
+// How a copy of a user or tweet the world (or the same import) already holds is filled in by another.
+// X's objects carry no time they were fetched at and leave out every field the request did not ask
+// for, so copies are merged part by part (x-objects.ts's USER_PARTS and TWEET_PARTS): a part the later
+// copy in import order gives is taken from it (its counts, its profile), a part it leaves out is kept
+// from the earlier one. A tweet's text, edit history and the entities and display range that belong to
+// that text come from the copy whose edit history is longer (the later one when they are as long):
+// a copy fetched before an edit must not bring the old text back. A merge that changes nothing keeps
+// the stored copy, so importing the same file again changes nothing.
+import {
+  type Tweet,
+  Tweet as TweetSchema,
+  type TweetXFields,
+  type UserLookup,
+  UserLookup as UserLookupSchema,
+  type UserXFields,
+  X_FIELDS,
+} from "../model.ts";
 import type { OutcomeCounts } from "../ports/world-import.ts";
-import type { ImportedTweet, ImportedUser } from "./x-objects.ts";
+import {
+  type ImportedTweet,
+  type ImportedUser,
+  TWEET_PARTS,
+  type TweetPart,
+  USER_PARTS,
+  type UserPart,
+} from "./x-objects.ts";
 
 /** What an import did with one object. */
 export type ImportOutcome = "added" | "updated" | "kept";
@@ -14,42 +32,122 @@ export function noOutcomes(): OutcomeCounts {
   return { added: 0, updated: 0, kept: 0 };
 }
 
-type Rank = readonly number[];
+type Fields<Model, X> = { model: readonly (keyof Model)[]; x: readonly (keyof X)[] };
 
-function newer(a: Rank, b: Rank): boolean {
-  for (let index = 0; index < a.length; index++) {
-    const [x, y] = [a[index] as number, b[index] as number];
-    if (x !== y) return x > y;
+const USER_FIELDS: Record<UserPart, Fields<UserLookup, UserXFields>> = {
+  name: { model: ["name"], x: [] },
+  description: { model: ["description"], x: [] },
+  created_at: { model: ["created_at"], x: [] },
+  verified: { model: ["verified"], x: ["verified_type"] },
+  protected: { model: ["protected"], x: [] },
+  profile_image_url: { model: ["profile_image_url"], x: [] },
+  public_metrics: { model: ["follower_count", "following_count", "tweet_count", "media_count"], x: ["listed_count"] },
+  url: { model: [], x: ["url"] },
+  location: { model: [], x: ["location"] },
+  entities: { model: [], x: ["entities"] },
+  pinned_tweet_id: { model: [], x: ["pinned_tweet_id"] },
+  withheld: { model: [], x: ["withheld"] },
+};
+
+const TWEET_FIELDS: Record<TweetPart, Fields<Tweet, TweetXFields>> = {
+  text: { model: ["text"], x: ["edit_history_tweet_ids"] },
+  created_at: { model: ["created_at"], x: [] },
+  lang: { model: ["lang"], x: [] },
+  conversation_id: { model: ["conversation_id"], x: [] },
+  possibly_sensitive: { model: ["possibly_sensitive"], x: [] },
+  public_metrics: { model: ["like_count", "retweet_count", "reply_count", "quote_count", "bookmark_count"], x: [] },
+  entities: { model: ["entities"], x: ["cashtags"] },
+  display_text_range: { model: ["display_text_range"], x: [] },
+  referenced_tweets: {
+    model: ["referenced_tweets", "quoted_tweet_id", "is_quote_status", "in_reply_to_user_id"],
+    x: [],
+  },
+  attachments: { model: ["media"], x: ["media"] },
+  withheld: { model: [], x: ["withheld"] },
+};
+
+/** The parts that go with a tweet's text: they come from the copy its text comes from, when it gives them. */
+const PARTS_OF_TEXT: ReadonlySet<TweetPart> = new Set(["text", "entities", "display_text_range"]);
+
+interface Copy<Model, X, Part> {
+  object: Model & { [X_FIELDS]?: X };
+  given: ReadonlySet<Part>;
+}
+
+/**
+ * `order` lists the model's keys in the order objects are written, so that a merge of two equal copies
+ * serializes as they do. Each part's fields come from the copy `source(part)` names.
+ */
+function merge<Model extends object, X extends object, Part extends string>(
+  order: readonly (keyof Model)[],
+  fields: Record<Part, Fields<Model, X>>,
+  source: (part: Part) => Copy<Model, X, Part>,
+  parts: readonly Part[],
+): Model & { [X_FIELDS]?: X } {
+  const sourceOf = new Map<keyof Model, Model>();
+  const x: Partial<X> = {};
+  for (const part of parts) {
+    const from = source(part).object;
+    for (const key of fields[part].model) sourceOf.set(key, from);
+    for (const key of fields[part].x) {
+      const value = from[X_FIELDS]?.[key];
+      if (value !== undefined) x[key] = value;
+    }
   }
-  return false;
+  const merged: Partial<Model> = {};
+  for (const key of order) {
+    const value = (sourceOf.get(key) ?? source(parts[0] as Part).object)[key];
+    if (value !== undefined) merged[key] = value;
+  }
+  const made = merged as Model & { [X_FIELDS]?: X };
+  return Object.keys(x).length > 0 ? { ...made, [X_FIELDS]: x as X } : made;
 }
 
-/** A copy without public_metrics ranks below any copy with them: it cannot show it is newer. */
-function userRank(user: UserLookup, metricsKnown: boolean): Rank {
-  return [metricsKnown ? 1 : 0, user.tweet_count, user.follower_count + user.following_count];
+function union<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): Set<T> {
+  return new Set([...a, ...b]);
 }
 
-function tweetRank(tweet: Tweet, versions: number): Rank {
-  const { like_count, retweet_count, reply_count, quote_count, bookmark_count } = tweet;
-  return [versions, like_count + retweet_count + reply_count + quote_count + bookmark_count];
+const USER_ORDER = Object.keys(UserLookupSchema.entries) as (keyof UserLookup)[];
+const TWEET_ORDER = Object.keys(TweetSchema.entries) as (keyof Tweet)[];
+
+/** `later` merged into `earlier` (the stored copy, or the one met first): see the file's head. */
+export function mergeUser(earlier: ImportedUser, later: ImportedUser): ImportedUser {
+  const copy = (imported: ImportedUser) => ({ object: imported.user, given: imported.given });
+  const source = (part: UserPart) => copy(later.given.has(part) || !earlier.given.has(part) ? later : earlier);
+  // The id, username and status are the later copy's: they are in every copy.
+  const merged = merge(USER_ORDER, USER_FIELDS, source, USER_PARTS);
+  return {
+    user: { ...merged, id: later.user.id, username: later.user.username, status: later.user.status },
+    given: union(earlier.given, later.given),
+  };
 }
 
-/** Whether `incoming` should replace `stored` (a stored user's metrics count as known). */
-export function isNewerUser(incoming: ImportedUser, stored: UserLookup): boolean {
-  return newer(userRank(incoming.user, incoming.metricsKnown), userRank(stored, true));
+/** `later` merged into `earlier`: see the file's head. */
+export function mergeTweet(earlier: ImportedTweet, later: ImportedTweet): ImportedTweet {
+  const textCopy = later.versions >= earlier.versions ? later : earlier;
+  const otherCopy = textCopy === later ? earlier : later;
+  const copy = (imported: ImportedTweet) => ({ object: imported.tweet, given: imported.given });
+  const source = (part: TweetPart) => {
+    if (PARTS_OF_TEXT.has(part)) {
+      const sameText = otherCopy.tweet.text === textCopy.tweet.text;
+      return copy(textCopy.given.has(part) || !sameText || !otherCopy.given.has(part) ? textCopy : otherCopy);
+    }
+    return copy(later.given.has(part) || !earlier.given.has(part) ? later : earlier);
+  };
+  const merged = merge(TWEET_ORDER, TWEET_FIELDS, source, TWEET_PARTS);
+  return {
+    tweet: { ...merged, id: later.tweet.id, author_id: later.tweet.author_id },
+    versions: textCopy.versions,
+    given: union(earlier.given, later.given),
+  };
 }
 
-/** Of two copies of one user in an import, the one to keep. */
-export function newerUserCopy(a: ImportedUser, b: ImportedUser): ImportedUser {
-  return newer(userRank(b.user, b.metricsKnown), userRank(a.user, a.metricsKnown)) ? b : a;
+/** A stored user as a copy to merge into: every part of it counts as given. */
+export function storedUserCopy(user: UserLookup): ImportedUser {
+  return { user, given: new Set(USER_PARTS) };
 }
 
-/** Whether `incoming` should replace the stored tweet, which names `storedVersions` versions. */
-export function isNewerTweet(incoming: ImportedTweet, stored: Tweet, storedVersions: number): boolean {
-  return newer(tweetRank(incoming.tweet, incoming.versions), tweetRank(stored, storedVersions));
-}
-
-/** Of two copies of one tweet in an import, the one to keep. */
-export function newerTweetCopy(a: ImportedTweet, b: ImportedTweet): ImportedTweet {
-  return newer(tweetRank(b.tweet, b.versions), tweetRank(a.tweet, a.versions)) ? b : a;
+/** A stored tweet as a copy to merge into, with the versions its edit history named. */
+export function storedTweetCopy(tweet: Tweet, versions: number): ImportedTweet {
+  return { tweet, versions, given: new Set(TWEET_PARTS) };
 }

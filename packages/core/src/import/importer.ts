@@ -5,8 +5,9 @@
 // whole source to check it (every object, author and username), and imports nothing of a source that
 // has a bad line.
 
+import type { Tweet } from "../model.ts";
 import type { BatchCounts, ImportedWorld, WorldImport } from "../ports/world-import.ts";
-import { type ImportOutcome, newerTweetCopy, newerUserCopy, noOutcomes } from "./freshness.ts";
+import { type ImportOutcome, mergeTweet, mergeUser, noOutcomes } from "./freshness.ts";
 import { type ImportFormat, objectsOfLine } from "./lines.ts";
 import { foldUsername } from "./usernames.ts";
 import { type ImportedTweet, type ImportedUser, Refusal } from "./x-objects.ts";
@@ -80,14 +81,15 @@ class Batch {
     return this.users.size + this.tweets.size;
   }
 
+  /** A second copy of a user in the batch is merged into the first (./freshness.ts). */
   addUser(placed: Placed<ImportedUser>): void {
     const held = this.users.get(placed.copy.user.id);
-    this.users.set(placed.copy.user.id, held && newerUserCopy(held.copy, placed.copy) === held.copy ? held : placed);
+    this.users.set(placed.copy.user.id, held ? { ...placed, copy: mergeUser(held.copy, placed.copy) } : placed);
   }
 
   addTweet(placed: Placed<ImportedTweet>): void {
     const held = this.tweets.get(placed.copy.tweet.id);
-    this.tweets.set(placed.copy.tweet.id, held && newerTweetCopy(held.copy, placed.copy) === held.copy ? held : placed);
+    this.tweets.set(placed.copy.tweet.id, held ? { ...placed, copy: mergeTweet(held.copy, placed.copy) } : placed);
   }
 }
 
@@ -195,9 +197,10 @@ class ImportRun {
       if (!this.#known.has(author) && !batch.users.has(author)) unknownAuthors.add(author);
     }
     if (users.length === 0 && batch.tweets.size === 0) return;
+    const unresolved = unresolvedMentions([...batch.tweets.values()].map(({ copy }) => copy.tweet));
     const found = await this.#port.lookUp(
       [...unknownAuthors],
-      users.map(({ copy }) => copy.user.username),
+      [...users.map(({ copy }) => copy.user.username), ...unresolved],
     );
     for (const id of found.users) this.#known.add(id);
     const writable: ImportedUser[] = [];
@@ -216,8 +219,11 @@ class ImportRun {
       writable.push(copy);
     }
     const authors = new Set(writable.map((copy) => copy.user.id));
+    const mentionedIds = (username: string) =>
+      claimed.get(foldUsername(username)) ?? found.usernames.get(foldUsername(username));
     const tweets: ImportedTweet[] = [];
-    for (const placed of batch.tweets.values()) {
+    for (const entry of batch.tweets.values()) {
+      const placed = unresolved.length === 0 ? entry : { ...entry, copy: withMentionIds(entry.copy, mentionedIds) };
       const author = placed.copy.tweet.author_id;
       if (this.#known.has(author) || authors.has(author)) {
         tweets.push(placed.copy);
@@ -313,4 +319,24 @@ export async function importSources(
   const run = new ImportRun(port, options);
   for (const source of sources) await run.source(source);
   return run.end();
+}
+
+/** The usernames that `tweets` mention without an id, for the world to be asked whose they are. */
+function unresolvedMentions(tweets: readonly Tweet[]): string[] {
+  const names = new Set<string>();
+  for (const tweet of tweets) {
+    for (const mention of tweet.entities.mentions) if (mention.id === undefined) names.add(mention.username);
+  }
+  return [...names];
+}
+
+/** `copy` with the ids `idOf` knows given to its mentions that had none. */
+function withMentionIds(copy: ImportedTweet, idOf: (username: string) => string | undefined): ImportedTweet {
+  const { tweet } = copy;
+  if (tweet.entities.mentions.every((mention) => mention.id !== undefined)) return copy;
+  const mentions = tweet.entities.mentions.map((mention) => {
+    const id = mention.id ?? idOf(mention.username);
+    return id === undefined ? mention : { ...mention, id };
+  });
+  return { ...copy, tweet: { ...tweet, entities: { ...tweet.entities, mentions } } };
 }

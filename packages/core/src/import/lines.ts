@@ -2,6 +2,9 @@
 // per line as twarc2 and most collectors write them) or one tweet or user object (as twarc2's flatten
 // writes them, with the author embedded). Objects the line holds are made into model objects one by
 // one: a bad one is refused with its reason and the others are kept.
+
+import { otherObjectKind } from "./line-kinds.ts";
+import { foldUsername } from "./usernames.ts";
 import {
   type ImportedTweet,
   type ImportedUser,
@@ -9,6 +12,7 @@ import {
   importedUser,
   keepNumericIds,
   Refusal,
+  type UsernameIds,
 } from "./x-objects.ts";
 
 export const IMPORT_FORMATS = ["auto", "pages", "tweets", "users"] as const;
@@ -49,15 +53,17 @@ class Collector implements LineObjects {
   missing = 0;
 
   user(object: unknown): void {
-    this.#make(() => this.users.push(importedUser(object)));
+    this.#make(object, "a user", () => this.users.push(importedUser(object)));
   }
 
-  tweet(object: unknown, media: ReadonlyMap<string, Json>): void {
-    this.#make(() => this.tweets.push(importedTweet(object, media)));
+  tweet(object: unknown, media: ReadonlyMap<string, Json>, idOf: UsernameIds): void {
+    this.#make(object, "a tweet", () => this.tweets.push(importedTweet(object, media, idOf)));
   }
 
-  #make(make: () => void): void {
+  #make(object: unknown, expected: string, make: () => void): void {
     try {
+      const other = otherObjectKind(object);
+      if (other !== undefined) throw new Refusal(`${other}, not ${expected}: X objects of that kind are not imported`);
       make();
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
@@ -74,24 +80,50 @@ function mediaByKey(items: unknown): Map<string, Json> {
   return media;
 }
 
+function isUser(item: unknown): item is Json {
+  return isObject(item) && "username" in item;
+}
+
+/** The ids of `users` by folded username: how a page's mentions, given by username, find their users. */
+function usernameIds(users: readonly unknown[]): UsernameIds {
+  const ids = new Map<string, string>();
+  for (const user of users) {
+    if (isUser(user) && typeof user.username === "string" && typeof user.id === "string") {
+      ids.set(foldUsername(user.username), user.id);
+    }
+  }
+  return (username) => ids.get(foldUsername(username));
+}
+
 /** In a page's `data` a user object is told from a tweet by its username, which no tweet has. */
 function readPage(page: Json, into: Collector): void {
   const includes = isObject(page.includes) ? page.includes : {};
   const media = mediaByKey(includes.media);
+  const data = itemsOf(page.data);
+  const idOf = usernameIds([...itemsOf(includes.users), ...data]);
   for (const user of itemsOf(includes.users)) into.user(user);
-  for (const item of itemsOf(page.data)) {
-    if (isObject(item) && "username" in item) into.user(item);
-    else into.tweet(item, media);
+  for (const item of data) {
+    if (isUser(item)) into.user(item);
+    else into.tweet(item, media, idOf);
   }
-  for (const tweet of itemsOf(includes.tweets)) into.tweet(tweet, media);
+  for (const tweet of itemsOf(includes.tweets)) into.tweet(tweet, media, idOf);
   into.missing += itemsOf(page.errors).length;
 }
 
-/** A tweet object on its own; twarc2's flatten embeds its author and its media objects. */
+/**
+ * A tweet object on its own; twarc2's flatten embeds its author, its media objects and the users it
+ * mentions. A user object here is refused as what it is.
+ */
 function readTweet(object: Json, into: Collector): void {
+  if ("username" in object) {
+    into.refusals.push(`a user object (@${String(object.username).slice(0, 15)}) on a line read as a tweet`);
+    return;
+  }
+  const mentioned = isObject(object.entities) ? itemsOf(object.entities.mentions) : [];
+  const idOf = usernameIds([object.author, ...mentioned]);
   if (object.author !== undefined) into.user(object.author);
   const attachments = isObject(object.attachments) ? object.attachments : {};
-  into.tweet(object, mediaByKey(attachments.media));
+  into.tweet(object, mediaByKey(attachments.media), idOf);
 }
 
 /** The objects of one line, read as `format` says (auto: a page if it looks like one, else by its fields). */

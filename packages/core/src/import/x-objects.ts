@@ -5,23 +5,32 @@
 // against the model's schema, so nothing the API could not serve is ever stored.
 import * as v from "valibot";
 import {
-  type Entities,
-  type Media,
   type ReferencedTweet,
   type Tweet,
   Tweet as TweetSchema,
   USERNAME_PATTERN,
   type UserLookup,
   UserLookup as UserLookupSchema,
+  X_FIELDS,
 } from "../model.ts";
 import { MAX_ID } from "../params.ts";
+import { attachedMedia, modelMedia, tweetXFields, userXFields } from "./x-fields.ts";
+import {
+  count,
+  each,
+  isObject,
+  isWebUrl,
+  isXId,
+  type Json,
+  mentions,
+  Refusal,
+  storable,
+  tags,
+  text,
+  urls,
+} from "./x-values.ts";
 
-type Json = Record<string, unknown>;
-
-/** Why an object was not imported, in a sentence for the operator. */
-export class Refusal {
-  constructor(readonly reason: string) {}
-}
+export { isXId, Refusal } from "./x-values.ts";
 
 /** An id a line wrote as a JSON number: its digits as written, which JSON.parse would round past 2^53. */
 export class NumericId {
@@ -40,17 +49,56 @@ export function keepNumericIds(key: string, value: unknown, context?: { source?:
     : value;
 }
 
-/** A user ready to store; `metricsKnown` is false when the object had no public_metrics. */
+/** The parts of an X user object that a copy may give or leave out, each filled in from one copy. */
+export const USER_PARTS = [
+  "name",
+  "description",
+  "created_at",
+  "verified",
+  "protected",
+  "profile_image_url",
+  "public_metrics",
+  "url",
+  "location",
+  "entities",
+  "pinned_tweet_id",
+  "withheld",
+] as const;
+export type UserPart = (typeof USER_PARTS)[number];
+
+/** The parts of an X tweet object that a copy may give or leave out (its text it always gives). */
+export const TWEET_PARTS = [
+  "text",
+  "created_at",
+  "lang",
+  "conversation_id",
+  "possibly_sensitive",
+  "public_metrics",
+  "entities",
+  "display_text_range",
+  "referenced_tweets",
+  "attachments",
+  "withheld",
+] as const;
+export type TweetPart = (typeof TWEET_PARTS)[number];
+
+/** A user ready to store, with the parts its object gave (the rest are the missing-field defaults). */
 export interface ImportedUser {
   user: UserLookup;
-  metricsKnown: boolean;
+  given: ReadonlySet<UserPart>;
 }
 
 /** A tweet ready to store, with how many versions its edit history names (1 for an unedited post). */
 export interface ImportedTweet {
   tweet: Tweet;
   versions: number;
+  given: ReadonlySet<TweetPart>;
 }
+
+/** Finds a user's id by username (case-insensitively): the page's users, then the world's. */
+export type UsernameIds = (username: string) => string | undefined;
+
+const NO_USERNAMES: UsernameIds = () => undefined;
 
 /** X's snowflake epoch: an id of 2010-11-04 on holds its creation time in milliseconds since then. */
 const SNOWFLAKE_EPOCH_MS = 1_288_834_974_657n;
@@ -67,17 +115,6 @@ const X_LAUNCH = "2006-03-21T20:50:14.000Z";
 export const DEFAULT_PROFILE_IMAGE_URL =
   "https://abs.twimg.com/sticky/default_profile_images/default_profile_normal.png";
 
-const CANONICAL_ID = /^(0|[1-9]\d{0,18})$/;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** An id as X writes it (digits, within a signed 64-bit integer), up to the largest id the stores accept. */
-export function isXId(value: unknown): value is string {
-  return typeof value === "string" && CANONICAL_ID.test(value) && BigInt(value) <= MAX_ID;
-}
-
 /** Why `value`, which isXId refused, is no id, in words. */
 function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
@@ -89,31 +126,17 @@ function notAnId(value: unknown): string {
   if (value instanceof NumericId) {
     return `${value.digits} is a JSON number: X writes ids as strings of digits ("${value.digits}"), which no JSON reader rounds`;
   }
-  if (typeof value === "string" && CANONICAL_ID.test(value)) {
+  if (typeof value === "string" && /^\d+$/.test(value)) {
     return `${describe(value)} is above the largest id accepted (${MAX_ID})`;
   }
   return `${describe(value)} is not digits (a 64-bit id)`;
 }
 
 /** The id of `object` (a `what`), or the refusal naming what is wrong with it. */
-function idOf(object: Json, what: string): string {
+function idOfObject(object: Json, what: string): string {
   if (!("id" in object)) throw new Refusal(`${what} without id`);
   if (!isXId(object.id)) throw new Refusal(`${what} id ${notAnId(object.id)}`);
   return object.id;
-}
-
-/** PostgreSQL's text cannot hold U+0000, and no post or profile has one. */
-function storable(text: string, what: string): string {
-  if (text.includes("\u0000")) throw new Refusal(`${what} holds a NUL character (U+0000)`);
-  return text;
-}
-
-function text(value: unknown, what: string, fallback = ""): string {
-  return typeof value === "string" ? storable(value, what) : fallback;
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }
 
 /** A time as the model writes it (ISO 8601 UTC with milliseconds); undefined when absent or unreadable. */
@@ -148,55 +171,13 @@ function createdAtOf(object: Json, id: string, what: string): string | undefined
   return minted === undefined ? undefined : notInFuture(minted, what, false);
 }
 
-function isWebUrl(value: unknown): value is string {
-  if (typeof value !== "string" || !URL.canParse(value)) return false;
-  const { protocol } = new URL(value);
-  return protocol === "https:" || protocol === "http:";
-}
-
-/** The elements of `value` that `item` makes something of; anything else is left out. */
-function each<T>(value: unknown, item: (element: Json) => T | undefined): T[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((element) => {
-    if (!isObject(element)) return [];
-    const made = item(element);
-    return made === undefined ? [] : [made];
-  });
-}
-
-function span(element: Json): { start: number; end: number } | undefined {
-  const { start, end } = element;
-  const offset = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
-  return offset(start) && offset(end) ? { start: start as number, end: end as number } : undefined;
-}
-
-/**
- * Hashtags, urls and mentions as the model holds them. Cashtags are found in the text by search, and
- * an element without what the model needs (a mention without its user's id, a url that is no address)
- * is left out rather than made up.
- */
-function entities(value: unknown): Entities {
-  const source = isObject(value) ? value : {};
-  return {
-    hashtags: each(source.hashtags, (element) => {
-      const at = span(element);
-      return at && typeof element.tag === "string" ? { ...at, tag: storable(element.tag, "a hashtag") } : undefined;
-    }),
-    urls: each(source.urls, (element) => {
-      const at = span(element);
-      if (at === undefined || !isWebUrl(element.url)) return undefined;
-      const expanded = isWebUrl(element.expanded_url) ? element.expanded_url : element.url;
-      const display = typeof element.display_url === "string" ? element.display_url : expanded;
-      return { ...at, url: element.url, expanded_url: expanded, display_url: storable(display, "a url") };
-    }),
-    mentions: each(source.mentions, (element) => {
-      const at = span(element);
-      const { username, id } = element;
-      return at && typeof username === "string" && USERNAME_PATTERN.test(username) && isXId(id)
-        ? { ...at, username, id }
-        : undefined;
-    }),
-  };
+/** `made` checked against `schema`: a mapping the model would not accept is refused, never stored. */
+function checked<T>(schema: v.GenericSchema<T>, made: T, what: string): T {
+  const result = v.safeParse(schema, made);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const path = issue.path?.map((item) => String(item.key)).join(".");
+  throw new Refusal(`${what} does not fit the model${path ? ` at ${path}` : ""}: ${issue.message}`);
 }
 
 const REFERENCE_TYPES = new Set(["replied_to", "quoted", "retweeted"]);
@@ -209,35 +190,15 @@ function references(value: unknown): ReferencedTweet[] {
   );
 }
 
-const MEDIA_TYPES = new Set(["photo", "video", "animated_gif"]);
-
-/**
- * The media `attachments.media_keys` names, from the page's `includes.media`: a photo by its url, a
- * video or GIF by its still (preview_image_url). A key the page does not include is not known here.
- */
-function attachedMedia(attachments: unknown, media: ReadonlyMap<string, Json>): Media[] {
-  const keys = isObject(attachments) && Array.isArray(attachments.media_keys) ? attachments.media_keys : [];
-  return keys.flatMap((key) => {
-    const item = typeof key === "string" ? media.get(key) : undefined;
-    if (item === undefined || typeof item.type !== "string" || !MEDIA_TYPES.has(item.type)) return [];
-    const url = isWebUrl(item.url) ? item.url : isWebUrl(item.preview_image_url) ? item.preview_image_url : undefined;
-    return url === undefined ? [] : [{ type: item.type as Media["type"], url }];
-  });
-}
-
-/** `made` checked against `schema`: a mapping the model would not accept is refused, never stored. */
-function checked<T>(schema: v.GenericSchema<T>, made: T, what: string): T {
-  const result = v.safeParse(schema, made);
-  if (result.success) return result.output;
-  const issue = result.issues[0];
-  const path = issue.path?.map((item) => String(item.key)).join(".");
-  throw new Refusal(`${what} does not fit the model${path ? ` at ${path}` : ""}: ${issue.message}`);
+/** The parts `object` gives: a part is given when any of its fields (by default its own name) is present. */
+function givenParts<P extends string>(object: Json, parts: readonly P[], fields: Partial<Record<P, string[]>>): Set<P> {
+  return new Set(parts.filter((part) => (fields[part] ?? [part]).some((field) => field in object)));
 }
 
 /** An X API v2 user object as a user of the model. */
 export function importedUser(object: unknown): ImportedUser {
   if (!isObject(object)) throw new Refusal("a user that is not a JSON object");
-  const id = idOf(object, "a user");
+  const id = idOfObject(object, "a user");
   const what = `user ${id}`;
   const { username } = object;
   if (typeof username !== "string" || !USERNAME_PATTERN.test(username)) {
@@ -259,16 +220,26 @@ export function importedUser(object: unknown): ImportedUser {
     ...(metrics !== undefined && "media_count" in metrics ? { media_count: count(metrics.media_count) } : {}),
     status: "active",
   };
-  return { user: checked(UserLookupSchema, user, what), metricsKnown: metrics !== undefined };
+  const made = checked(UserLookupSchema, user, what);
+  const x = userXFields(object, what);
+  return {
+    user: Object.keys(x).length > 0 ? { ...made, [X_FIELDS]: x } : made,
+    given: givenParts(object, USER_PARTS, { verified: ["verified", "verified_type"] }),
+  };
 }
 
 /**
- * An X API v2 tweet object as a tweet of the model; `media` is the page's `includes.media` by key. A
- * long post's full text is its `note_tweet.text`, with the note's entities when it has them.
+ * An X API v2 tweet object as a tweet of the model; `media` is the page's `includes.media` by key, and
+ * `idOf` resolves mentions X gave by username alone. A long post's full text is its `note_tweet.text`,
+ * with the note's entities when it has them.
  */
-export function importedTweet(object: unknown, media: ReadonlyMap<string, Json> = new Map()): ImportedTweet {
+export function importedTweet(
+  object: unknown,
+  media: ReadonlyMap<string, Json> = new Map(),
+  idOf: UsernameIds = NO_USERNAMES,
+): ImportedTweet {
   if (!isObject(object)) throw new Refusal("a tweet that is not a JSON object");
-  const id = idOf(object, "a tweet");
+  const id = idOfObject(object, "a tweet");
   const what = `tweet ${id}`;
   const note =
     isObject(object.note_tweet) && typeof object.note_tweet.text === "string" ? object.note_tweet : undefined;
@@ -277,7 +248,11 @@ export function importedTweet(object: unknown, media: ReadonlyMap<string, Json> 
       `${what} without text${isObject(object.withheld) ? " (withheld, and its text was not given)" : ""}`,
     );
   }
-  if (!("author_id" in object)) throw new Refusal(`${what} without author_id`);
+  if (!("author_id" in object)) {
+    throw new Refusal(
+      `${what} without author_id: its author is not in its page (fetch it with tweet.fields=author_id)`,
+    );
+  }
   if (!isXId(object.author_id)) throw new Refusal(`${what}'s author_id ${notAnId(object.author_id)}`);
   const createdAt = createdAtOf(object, id, what);
   if (createdAt === undefined) {
@@ -287,7 +262,10 @@ export function importedTweet(object: unknown, media: ReadonlyMap<string, Json> 
   const referenced = references(object.referenced_tweets);
   const quoted = referenced.find((reference) => reference.type === "quoted")?.id;
   const attached = attachedMedia(object.attachments, media);
+  const shown = attached === undefined ? [] : modelMedia(attached);
   const range = object.display_text_range;
+  const source = note !== undefined && isObject(note.entities) ? note.entities : object.entities;
+  const entities = isObject(source) ? source : {};
   const tweet: Tweet = {
     id,
     text: storable((note?.text ?? object.text) as string, `${what}'s text`),
@@ -303,16 +281,30 @@ export function importedTweet(object: unknown, media: ReadonlyMap<string, Json> 
     quote_count: count(metrics.quote_count),
     bookmark_count: count(metrics.bookmark_count),
     is_quote_status: quoted !== undefined,
-    entities: entities(note !== undefined && isObject(note.entities) ? note.entities : object.entities),
+    entities: {
+      hashtags: tags(entities.hashtags, "a hashtag"),
+      urls: urls(entities.urls),
+      mentions: mentions(entities.mentions, idOf),
+    },
     ...(isXId(object.in_reply_to_user_id) ? { in_reply_to_user_id: object.in_reply_to_user_id } : {}),
     ...(referenced.length > 0 ? { referenced_tweets: referenced } : {}),
     ...(Array.isArray(range) && range.length === 2 && range.every((n) => count(n) === n)
       ? { display_text_range: [range[0], range[1]] as [number, number] }
       : {}),
     ...(quoted === undefined ? {} : { quoted_tweet_id: quoted }),
-    ...(attached.length > 0 ? { media: attached } : {}),
+    ...(shown.length > 0 ? { media: shown } : {}),
   };
   const history = object.edit_history_tweet_ids;
   const versions = Array.isArray(history) ? Math.max(1, history.filter(isXId).length) : 1;
-  return { tweet: checked(TweetSchema, tweet, what), versions };
+  const made = checked(TweetSchema, tweet, what);
+  const x = tweetXFields(object, source, attached);
+  return {
+    tweet: Object.keys(x).length > 0 ? { ...made, [X_FIELDS]: x } : made,
+    versions,
+    given: givenParts(object, TWEET_PARTS, {
+      text: ["text", "note_tweet"],
+      entities: ["entities", "note_tweet"],
+      referenced_tweets: ["referenced_tweets", "in_reply_to_user_id"],
+    }),
+  };
 }
