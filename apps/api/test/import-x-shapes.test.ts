@@ -82,12 +82,12 @@ describe.each(ADAPTERS)("X API v2 pages imported on %s", (adapter) => {
 
   test("/v1 keeps SPEC.md's objects: mentions by username, media by type and url, no X-only keys", async () => {
     const body = await json(`/v1/tweets?ids=${edited.id}`);
-    const [tweet] = body.data as Json[];
-    expect((tweet?.entities as Json).mentions).toEqual([
+    const tweet = (body.data as Json[])[0] as Json;
+    expect((tweet.entities as Json).mentions).toEqual([
       { start: 11, end: 17, username: "bob_b", id: bob.id },
       { start: 22, end: 33, username: "ghost_user" },
     ]);
-    expect(tweet?.media).toEqual([
+    expect(tweet.media).toEqual([
       { type: "photo", url: (page.includes.media[0] as Json).url },
       { type: "video", url: (page.includes.media[1] as Json).preview_image_url },
     ]);
