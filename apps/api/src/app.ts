@@ -21,7 +21,7 @@ import { httpContext, internalError } from "./http/context.ts";
 import type { LogSink } from "./http/request-log.ts";
 import { errorResponse, fixedDocument, json } from "./http/respond.ts";
 import { v1Routes } from "./v1/routes.ts";
-import { v2OpenApiPaths } from "./v2/openapi.ts";
+import { v2OpenApi } from "./v2/openapi.ts";
 import { v2Routes } from "./v2/routes.ts";
 
 export interface AppOptions {
@@ -39,7 +39,7 @@ export function createApp(options: AppOptions) {
   const helpUrl = `${publicUrl}/billing`;
   const context = httpContext({ services, helpUrl, log: options.log ?? ((line: string) => console.log(line)) });
   const docs = docsPage(publicUrl);
-  const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, v2OpenApiPaths())), {
+  const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, v2OpenApi())), {
     "content-type": "application/json; charset=utf-8",
   });
   const docsAnswer = fixedDocument(docs, { "content-type": "text/html; charset=utf-8", ...docsPageHeaders(docs) });

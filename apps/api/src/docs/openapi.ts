@@ -101,6 +101,14 @@ export function httpGuidance(endpoint: Endpoint): string {
   return renderGuidance(endpoint.guidance, (id) => endpointsById.get(id)?.path);
 }
 
+/**
+ * A dry run's answer is documented as a response of its own rather than as an alternative of every
+ * read's 200: a generated client then types a normal read as the read alone, with no guard, and a
+ * caller who asks for a quote takes this response's type (components.schemas.DryRunQuote).
+ */
+export const DRY_RUN_POINTER =
+  "With dry_run=true the answer is instead the DryRunQuote response (components.responses.DryRunQuote): no data, nothing charged, the quote in meta.credits (max, rule).";
+
 function operation(endpoint: Endpoint): Json {
   const paged = endpoint.pageSize ? " Paginated: pass meta.pagination.next_token as next_token for the next page." : "";
   return {
@@ -112,13 +120,9 @@ function operation(endpoint: Endpoint): Json {
     parameters: [...parameterObjects(endpoint.path, endpoint.params, exampleParams(endpoint)), ...controlParameters],
     responses: {
       "200": {
-        description: `Success. Charged: ${describeEndpointCost(endpoint)}. With dry_run=true: data null, nothing charged, and the quote in meta.credits (max, rule).`,
+        description: `Success. Charged: ${describeEndpointCost(endpoint)}. ${DRY_RUN_POINTER}`,
         headers: rateLimitHeaders,
-        content: {
-          "application/json": {
-            schema: { oneOf: [jsonSchemaOf(successEnvelopeSchema(endpoint.data)), jsonSchemaOf(DryRunEnvelopeSchema)] },
-          },
-        },
+        content: { "application/json": { schema: jsonSchemaOf(successEnvelopeSchema(endpoint.data)) } },
       },
       ...Object.fromEntries(
         [...new Set(Object.values(ERROR_STATUS))].map((status) => [
@@ -161,11 +165,25 @@ function accountOperation(read: AccountRead): Json {
   };
 }
 
-export interface ExtraPaths {
-  [path: string]: Json;
+const dryRunQuote = {
+  schemas: { DryRunQuote: jsonSchemaOf(DryRunEnvelopeSchema) },
+  responses: {
+    DryRunQuote: {
+      description:
+        "The answer of any /v1 read sent with dry_run=true, status 200: data null, nothing charged, and in meta.credits the most the request can cost (max) and the rule that counts it.",
+      content: { "application/json": { schema: { $ref: "#/components/schemas/DryRunQuote" } } },
+    },
+  },
+};
+
+/** What another surface (/2) adds to the description: its paths, and the schemas and responses they name. */
+export interface OpenApiPart {
+  paths: Record<string, Json>;
+  schemas: Record<string, object>;
+  responses: Record<string, Json>;
 }
 
-export function buildOpenApi(serverUrl: string, extraPaths: ExtraPaths = {}): Json {
+export function buildOpenApi(serverUrl: string, extra: OpenApiPart): Json {
   const paths: Record<string, Json> = {};
   for (const read of accountReads) paths[read.path] = { get: accountOperation(read) };
   for (const endpoint of catalogue) paths[endpoint.path] = { get: operation(endpoint) };
@@ -179,12 +197,13 @@ export function buildOpenApi(serverUrl: string, extraPaths: ExtraPaths = {}): Js
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
     tags: ["account", ...new Set(catalogue.map((e) => e.toolset))].map((name) => ({ name })),
-    paths: { ...paths, ...extraPaths },
+    paths: { ...paths, ...extra.paths },
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API_KEY>" },
       },
-      schemas: { ErrorEnvelope: jsonSchemaOf(ErrorEnvelopeSchema) },
+      schemas: { ErrorEnvelope: jsonSchemaOf(ErrorEnvelopeSchema), ...dryRunQuote.schemas, ...extra.schemas },
+      responses: { ...dryRunQuote.responses, ...extra.responses },
     },
   };
 }
