@@ -192,7 +192,7 @@ export function buildOpenApi(serverUrl: string, extra: OpenApiPart): Json {
     info: {
       title: "Social Data API",
       version: API_VERSION,
-      description: `A paid, read-only API over public social data. Every request is billed in credits; responses carry the charge and the remaining balance in meta.credits. New accounts receive 1000 credits.\n\nDecisions for the points SPEC.md leaves open:\n\n${decisionsMarkdown(DECISIONS)}`,
+      description: `A paid, read-only API over public social data. Every request is billed in credits; responses carry the charge and the remaining balance in meta.credits. New accounts receive 1000 credits.\n\nHow the API decides the finer points:\n\n${decisionsMarkdown(DECISIONS)}`,
     },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],

@@ -19,7 +19,7 @@ export interface SearchOperatorRow {
 const GRAMMAR: readonly SearchOperatorRow[] = [
   { syntax: "word", meaning: "The text holds the word (whole words, any case or accent).", example: () => "coffee" },
   { syntax: '"phrase"', meaning: "The words in this order, next to each other.", example: () => '"good morning"' },
-  { syntax: "a b", meaning: "Both: items side by side must all match.", example: () => "coffee morning" },
+  { syntax: "a b", meaning: "Both: items side by side must all match.", example: () => "coffee sending" },
   { syntax: "a OR b", meaning: "Either (OR in capitals; lower-case or is a word).", example: () => "coffee OR tea" },
   { syntax: "( )", meaning: "Groups items, e.g. to combine OR with others.", example: () => "(coffee OR tea) lang:en" },
   { syntax: "-", meaning: "Not: leaves out what follows.", example: () => "coffee -tea" },
