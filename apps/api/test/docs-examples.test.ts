@@ -10,6 +10,7 @@ import { catalogue } from "@social/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { startTestServer, type TestServer } from "./harness.ts";
+import { curlRequest, htmlText } from "./pasted-curl.ts";
 
 const PYTHON = "/usr/bin/python3";
 
@@ -29,47 +30,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function htmlText(text: string): string {
-  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
-}
-
 /** The text of every `<code class="…">` of that class on the page. */
 function blocks(className: string): string[] {
   const pattern = new RegExp(`<code class="${className}">([\\s\\S]*?)</code>`, "g");
   return [...page.matchAll(pattern)].map((match) => htmlText(match[1] ?? ""));
-}
-
-/** A shell word in single or double quotes, as the curl lines write them. */
-function shellWord(word: string): string {
-  if (word.startsWith("'")) return word.slice(1, -1).replaceAll(`'\\''`, "'");
-  return word.slice(1, -1);
-}
-
-/** The request a curl line of the page sends: -G puts each --data-urlencode into the query. */
-function curlRequest(command: string): { url: URL; headers: Headers } {
-  const words = command.replaceAll("\\\n", " ").match(/'(?:[^']|'\\'')*'|"[^"]*"|\S+/g) ?? [];
-  expect(words[0]).toBe("curl");
-  const headers = new Headers();
-  let url: URL | undefined;
-  const query: [string, string][] = [];
-  for (let i = 1; i < words.length; i++) {
-    const word = words[i] as string;
-    if (word === "-G") continue;
-    if (word === "-H") {
-      const header = shellWord(words[++i] as string).replace("$API_KEY", key);
-      const colon = header.indexOf(":");
-      headers.set(header.slice(0, colon), header.slice(colon + 1).trim());
-    } else if (word === "--data-urlencode") {
-      const pair = shellWord(words[++i] as string);
-      const equals = pair.indexOf("=");
-      query.push([pair.slice(0, equals), pair.slice(equals + 1)]);
-    } else {
-      url = new URL(shellWord(word));
-    }
-  }
-  if (!url) throw new Error(`no URL in ${command}`);
-  for (const [name, value] of query) url.searchParams.append(name, value);
-  return { url, headers };
 }
 
 /** Runs `snippets` as one program, each in a block of its own, and returns what it printed. */
@@ -108,7 +72,7 @@ describe("/docs", () => {
 
   it("has curl lines whose requests all succeed", async () => {
     for (const command of blocks("curl")) {
-      const { url, headers } = curlRequest(command);
+      const { url, headers } = curlRequest(command, key);
       const answer = await fetch(url, { headers });
       expect({ command, status: answer.status }).toEqual({ command, status: 200 });
     }

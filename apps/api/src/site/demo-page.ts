@@ -45,7 +45,7 @@ export function demoPage(baseUrl: string, run: DemoRun, answer: ExampleAnswer): 
 <p>This ran <span class="method">GET</span> <code id="demo-endpoint">${escapeHtml(request.path)}</code> for every visitor, without a key, and is refreshed about once a minute. See also ${other}.</p>
 <p id="demo-cost"><strong>Cost:</strong> with your key this request would be charged <strong>${number(answer.cost)} credit${answer.cost === 1 ? "" : "s"}</strong> (${escapeHtml(describeEndpointCost(endpoint))}). The demo charges nobody: its JSON says <code>"charged": 0</code>, and its <code>"remaining": 0</code> is not a balance, since no account stands behind the demo. With a key, <code>meta.credits.remaining</code> is your account's balance.</p>
 <h2>The same request with your key</h2>
-<pre><code>${escapeHtml(curlCommand(baseUrl, request))}</code></pre>
+<pre><code class="curl">${escapeHtml(curlCommand(baseUrl, request))}</code></pre>
 ${answerOf(run, answer.data)}
 <p class="muted">Programs get this answer as JSON: send <code>Accept: application/json</code>, or no Accept header.</p>
 </main>`,

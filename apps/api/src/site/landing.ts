@@ -59,7 +59,7 @@ export function landingPage({ baseUrl, billing, signIn }: LandingOptions): strin
 <ol id="steps">
 <li>${signInStep(signIn)}</li>
 <li>Create an API key on the dashboard and keep it in the <code>API_KEY</code> environment variable.</li>
-<li>Paste a search:<pre><code>${escapeHtml(curl)}</code></pre>Or try it without a key first: <a href="/demo?run=search">see a search</a> and <a href="/demo">a profile</a>.</li>
+<li>Paste a search:<pre><code class="curl">${escapeHtml(curl)}</code></pre>Or try it without a key first: <a href="/demo?run=search">see a search</a> and <a href="/demo">a profile</a>.</li>
 </ol>
 <h2>Prices</h2>
 ${plansSection(billing?.plans ?? [])}
