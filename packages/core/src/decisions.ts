@@ -118,7 +118,7 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
     },
     {
       topic: "Request ids (`meta.request_id`, `x-request-id`)",
-      text: "`req_` and a UUIDv7 in 32 hex digits, so they sort by time (and each charge appends to the usage table's request-id index instead of dirtying a random page).",
+      text: "`req_` and a UUIDv7 in 32 hex digits, so they sort by time.",
     },
     {
       topic: "Protected accounts",

@@ -1,7 +1,7 @@
 // What each error code means to the customer who receives it, what to do about it and whether sending
 // the same request again can succeed. Keyed by ErrorCode, so a code added to errors.ts fails to compile
-// until it is explained; /docs renders this table.
-import type { ErrorCode } from "./errors.ts";
+// until it is explained; /docs renders this table and the OpenAPI description words each status from it.
+import { ERROR_STATUS, type ErrorCode } from "./errors.ts";
 
 export interface ErrorGuide {
   meaning: string;
@@ -28,7 +28,7 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   },
   insufficient_credits: {
     meaning:
-      "The balance (details.reason balance) or the key's own limit (key_limit) does not cover this request's cost.",
+      "The balance (details.reason balance) or the key's own limit (key_limit) does not cover this request's cost; details also give required, remaining and, for key_limit, the key's limit.",
     action:
       "Add credits (help_url), ask for less (details.fits is the largest request covered now), or use another key.",
     retry: "after adding credits",
@@ -39,7 +39,8 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     retry: "no",
   },
   request_in_progress: {
-    meaning: "A request with the same Idempotency-Key is still being answered.",
+    meaning:
+      "A request with the same Idempotency-Key is still being answered, or a retry took the key over after this request had run for a minute.",
     action: "Wait the Retry-After header's seconds and send it again: you get the first request's answer.",
     retry: "after Retry-After",
   },
@@ -49,13 +50,20 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     retry: "after Retry-After",
   },
   internal_error: {
-    meaning: "A fault of ours; the request was not charged.",
+    meaning: "A fault of ours.",
     action: "Send it again later; if it persists, report the request_id.",
     retry: "yes, with backoff",
   },
   service_unavailable: {
-    meaning: "The service is briefly unable to answer (busy or in maintenance); not charged.",
+    meaning: "The service is briefly unable to answer (busy or in maintenance).",
     action: "Wait the Retry-After header's seconds and send it again.",
     retry: "after Retry-After",
   },
 };
+
+/** What the codes a status stands for mean and what to do about them, for the OpenAPI description. */
+export function describeErrorStatus(status: number): string {
+  const codes = (Object.keys(ERROR_GUIDE) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+  const each = codes.map((code) => `${code}: ${ERROR_GUIDE[code].meaning} ${ERROR_GUIDE[code].action}`);
+  return `${each.join(" ")} Never charged.`;
+}

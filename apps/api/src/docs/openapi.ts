@@ -9,6 +9,7 @@ import {
   DryRunEnvelopeSchema,
   decisionsMarkdown,
   describeEndpointCost,
+  describeErrorStatus,
   describePrice,
   type Endpoint,
   ERROR_STATUS,
@@ -50,17 +51,6 @@ const errorResponseRef = (description: string) => ({
   description,
   content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
 });
-
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: "invalid_request: a parameter broke a rule (details name it). Never charged.",
-  401: "invalid_api_key (missing, unknown or expired key; an expired key's message says when it expired) or revoked_api_key. Never charged.",
-  402: 'insufficient_credits: the balance, or the key\'s own limit, does not cover this request\'s cost. details: reason ("balance" or "key_limit"), required, remaining, the key\'s limit for key_limit, and fits, the largest request like it that is covered now ({"limit": 4}, {"ids": 2}; on /2 {"max_results": 4}); help_url links to billing. Never charged.',
-  409: "request_in_progress: a request with the same Idempotency-Key is still being answered (retry after the Retry-After header's seconds to get its answer), or a retry took this request's key over after it had run for a minute. Never charged.",
-  404: "endpoint_not_found: no such resource or endpoint. Never charged.",
-  429: "rate_limited: retry after the Retry-After header's seconds. Never charged.",
-  500: "internal_error. Never charged.",
-  503: "service_unavailable: the database cannot be reached, or kept the request waiting past its bound (a lock an operator's maintenance holds, every connection taken, search at capacity); retry after the Retry-After header's seconds. Never charged.",
-};
 
 /** A header, its schema (and by default its description) from the valibot schema the pipeline checks with. */
 function headerParameter(name: string, schema: v.GenericSchema, description?: string): Json {
@@ -127,7 +117,7 @@ function operation(endpoint: Endpoint): Json {
       ...Object.fromEntries(
         [...new Set(Object.values(ERROR_STATUS))].map((status) => [
           String(status),
-          errorResponseRef(ERROR_DESCRIPTIONS[status] ?? ""),
+          errorResponseRef(describeErrorStatus(status)),
         ]),
       ),
     },
@@ -159,7 +149,7 @@ function accountOperation(read: AccountRead): Json {
       ...Object.fromEntries(
         [...new Set(Object.values(ERROR_STATUS))]
           .filter((status) => status !== 402)
-          .map((status) => [String(status), errorResponseRef(ERROR_DESCRIPTIONS[status] ?? "")]),
+          .map((status) => [String(status), errorResponseRef(describeErrorStatus(status))]),
       ),
     },
   };
