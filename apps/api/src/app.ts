@@ -16,12 +16,17 @@ import { accountRoutes } from "./account/routes.ts";
 import { type DashboardOptions, dashboardRoutes } from "./dashboard/routes.ts";
 import { Demo, demoRun } from "./demo.ts";
 import { buildOpenApi } from "./docs/openapi.ts";
-import { docsPage, docsPageHeaders } from "./docs/page.ts";
+import { docsPage } from "./docs/page.ts";
+import { sampleResponses } from "./docs/samples.ts";
+import { prefersHtml } from "./http/accept.ts";
 import { httpContext, internalError } from "./http/context.ts";
 import type { LogSink } from "./http/request-log.ts";
 import { errorResponse, fixedDocument, json } from "./http/respond.ts";
+import { demoPage } from "./site/demo-page.ts";
+import { landingPage } from "./site/landing.ts";
+import { PUBLIC_PAGE_HEADERS } from "./site/page.ts";
 import { v1Routes } from "./v1/routes.ts";
-import { v2OpenApiPaths } from "./v2/openapi.ts";
+import { v2OpenApi } from "./v2/openapi.ts";
 import { v2Routes } from "./v2/routes.ts";
 
 export interface AppOptions {
@@ -38,11 +43,29 @@ export function createApp(options: AppOptions) {
   const { services, publicUrl } = options;
   const helpUrl = `${publicUrl}/billing`;
   const context = httpContext({ services, helpUrl, log: options.log ?? ((line: string) => console.log(line)) });
-  const docs = docsPage(publicUrl);
-  const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, v2OpenApiPaths())), {
+  const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, v2OpenApi())), {
     "content-type": "application/json; charset=utf-8",
   });
-  const docsAnswer = fixedDocument(docs, { "content-type": "text/html; charset=utf-8", ...docsPageHeaders(docs) });
+  // Built on the first visit: its sample responses are read from the store. A failed build (the database
+  // away) is not kept, so the next visit tries again.
+  let docsAnswer: Promise<(request: Request) => Response> | undefined;
+  const docs = (request: Request) => {
+    docsAnswer ??= sampleResponses(services.store).then((samples) =>
+      fixedDocument(docsPage(publicUrl, samples), PUBLIC_PAGE_HEADERS),
+    );
+    docsAnswer.catch(() => {
+      docsAnswer = undefined;
+    });
+    return docsAnswer.then((answer) => answer(request));
+  };
+  const landing = fixedDocument(
+    landingPage({
+      baseUrl: publicUrl,
+      ...(options.dashboard ? { billing: options.dashboard.billing } : {}),
+      signIn: options.dashboard?.oidc !== undefined,
+    }),
+    PUBLIC_PAGE_HEADERS,
+  );
   const demo = new Demo(services.store);
 
   return (
@@ -62,9 +85,9 @@ export function createApp(options: AppOptions) {
       },
     })
       .use(context)
-      .get("/", () => Response.redirect(`${publicUrl}/docs`, 302))
+      .get("/", ({ request }) => landing(request))
       .get("/openapi.json", ({ request }) => openApi(request))
-      .get("/docs", ({ request }) => docsAnswer(request))
+      .get("/docs", ({ request }) => docs(request))
       .get("/demo", async ({ request, requestId, anonymousRate }) => {
         const rate = await anonymousRate();
         const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
@@ -78,9 +101,13 @@ export function createApp(options: AppOptions) {
           });
           return errorResponse(error, requestId, helpUrl, refusalHeaders);
         }
-        const data = await demo.data(run);
-        const shared = { ...headers, "cache-control": "public, max-age=60" };
-        return json(successEnvelope(data, requestId, { charged: 0, remaining: 0 }), 200, shared);
+        // A browser gets the page, a program the JSON: caches keep them apart by Accept.
+        const shared = { ...headers, "cache-control": "public, max-age=60", vary: "accept" };
+        const answer = await demo.answer(run);
+        if (prefersHtml(request)) {
+          return new Response(demoPage(publicUrl, run, answer), { headers: { ...PUBLIC_PAGE_HEADERS, ...shared } });
+        }
+        return json(successEnvelope(answer.data, requestId, { charged: 0, remaining: 0 }), 200, shared);
       })
       .use(accountRoutes(context))
       .use(v1Routes(context))

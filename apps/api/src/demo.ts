@@ -1,12 +1,13 @@
 // The shared demo: a profile with recent tweets, or a recent search, computed at most about once a
 // minute and served to every visitor without a key. Nobody is charged; meta.credits says so with zeros.
 // What it shows is the world's: the generated world's examples, or an imported world's showcase.
-import { type EndpointId, endpointsById, notFound, runRead, type Store, validateParams } from "@social/core";
+import { type EndpointId, endpointsById, notFound, type Store } from "@social/core";
 import { examples } from "@social/fixtures";
+import { type ExampleAnswer, exampleRead } from "./site/example-read.ts";
 
 export const DEMO_REFRESH_MS = 60_000;
 
-type DemoRun = "profile" | "search";
+export type DemoRun = "profile" | "search";
 
 interface Shown {
   username: string;
@@ -27,7 +28,7 @@ async function shown(store: Store): Promise<Shown> {
 }
 
 interface Cached {
-  data: unknown;
+  answer: ExampleAnswer;
   computedAt: number;
 }
 
@@ -44,18 +45,23 @@ export class Demo {
 
   /** The shared data for a run; recomputed by one caller when older than a minute, never concurrently. */
   async data(run: DemoRun): Promise<unknown> {
+    return (await this.answer(run)).data;
+  }
+
+  /** The shared answer for a run: what ran, its data, and what it would have cost with a key. */
+  async answer(run: DemoRun): Promise<ExampleAnswer> {
     const cached = this.#cache.get(run);
-    if (cached && this.#now() - cached.computedAt < DEMO_REFRESH_MS) return cached.data;
+    if (cached && this.#now() - cached.computedAt < DEMO_REFRESH_MS) return cached.answer;
     let pending = this.#pending.get(run);
     if (!pending) {
       pending = this.#compute(run).finally(() => this.#pending.delete(run));
       this.#pending.set(run, pending);
     }
     try {
-      return (await pending).data;
+      return (await pending).answer;
     } catch (error) {
       // A failed refresh keeps serving the last good answer rather than failing every visitor.
-      if (cached) return cached.data;
+      if (cached) return cached.answer;
       throw error;
     }
   }
@@ -64,10 +70,8 @@ export class Demo {
     const spec = RUNS[run];
     const endpoint = endpointsById.get(spec.endpoint);
     if (!endpoint) throw new Error(`demo endpoint ${spec.endpoint} is not in the catalogue`);
-    const params = validateParams(endpoint, spec.params(await shown(this.#store)));
-    const size = endpoint.pageSize?.(params) ?? 0;
-    const result = await runRead(endpoint, this.#store, params, { size });
-    const entry = { data: result.data, computedAt: this.#now() };
+    const answer = await exampleRead(endpoint, this.#store, spec.params(await shown(this.#store)));
+    const entry = { answer, computedAt: this.#now() };
     this.#cache.set(run, entry);
     return entry;
   }

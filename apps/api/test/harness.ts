@@ -8,7 +8,13 @@ import type { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Backend, type OidcSettings, openBackend, type WorldSource } from "@social/composition";
+import {
+  type Backend,
+  type BillingSettings,
+  type OidcSettings,
+  openBackend,
+  type WorldSource,
+} from "@social/composition";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "@social/core";
 import { DEFAULT_WORLD } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
@@ -97,6 +103,8 @@ export async function startTestServer(
     adapter?: Adapter;
     rateLimit?: RateLimitConfig;
     oidc?: OidcSettings;
+    /** BILLING_URL, BILLING_CONTACT and BILLING_PLANS as read; none when absent. */
+    billing?: BillingSettings;
     requestLogDays?: number;
     /** WORLD: the default fixture world (cloned), or an empty database the server starts with WORLD=empty. */
     world?: WorldSource;
@@ -126,6 +134,7 @@ export async function startTestServer(
       publicUrl: `http://127.0.0.1:${port}`,
       world,
       ...(options.oidc ? { oidc: options.oidc } : {}),
+      ...(options.billing ? { billing: options.billing } : {}),
       ...(options.requestLogDays === undefined ? {} : { requestLogDays: options.requestLogDays }),
     },
     { log: (line) => logs.push(line) },

@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { accountReads, catalogue, decisionsMarkdown, describeCostRule, pathParamNames } from "@social/core";
+import {
+  accountReads,
+  catalogue,
+  decisionsMarkdown,
+  describeCostRule,
+  ERROR_GUIDE,
+  ERROR_STATUS,
+  type ErrorCode,
+  pathParamNames,
+} from "@social/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { DECISIONS } from "../src/docs/openapi.ts";
@@ -65,6 +74,18 @@ describe("/openapi.json", () => {
       expect(Object.keys(operation?.responses ?? {})).toEqual(
         expect.arrayContaining(["200", "400", "401", "402", "404", "429", "500", "503"]),
       );
+    }
+  });
+
+  it("names every error code, with what to do about it, in its status's response", () => {
+    const responses = (doc.paths["/v1/search/recent"]?.get?.responses ?? {}) as unknown as Record<
+      string,
+      { description: string }
+    >;
+    for (const [code, status] of Object.entries(ERROR_STATUS)) {
+      const description = responses[String(status)]?.description ?? "";
+      expect(description).toContain(`${code}: `);
+      expect(description).toContain(ERROR_GUIDE[code as ErrorCode].action);
     }
   });
 
@@ -198,7 +219,8 @@ describe("/docs", () => {
     expect(response.headers.get("content-type")).toContain("text/html");
     const html = await response.text();
     for (const endpoint of catalogue) expect(html).toContain(endpoint.path);
-    expect(html).not.toMatch(/<script|https?:\/\/(?!127\.0\.0\.1)[a-z]/i);
+    // Sample responses quote the world's profile image URLs as text; nothing is loaded from elsewhere.
+    expect(html).not.toMatch(/<script|(?:src|href)="https?:\/\/(?!127\.0\.0\.1)[a-z]/i);
   });
 
   it("documents the budget controls and the free account reads, as /openapi.json does", async () => {

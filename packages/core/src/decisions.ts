@@ -82,7 +82,7 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
     },
     {
       topic: "Search operators",
-      text: `a bare word matches whole tokens, case- and accent-insensitively; \`#ai\` and \`ai\` are different tokens; \`until:\` is exclusive; a query may be negations only; at most ${number(query.maxLength)} characters, ${query.maxLeaves} terms and ${query.maxDepth} levels of nesting. \`sort_order=relevancy\` ranks the newest ${number(search.relevancyCandidates)} matches of the query's words by how well their text matches (bm25 on SQLite, \`ts_rank\` on PostgreSQL; ties newest first); the rest of the search language still filters them.`,
+      text: `a bare word matches whole tokens, case- and accent-insensitively; \`#ai\` and \`ai\` are different tokens; \`until:\` is exclusive; a query may be negations only; at most ${number(query.maxLength)} characters, ${query.maxLeaves} terms and ${query.maxDepth} levels of nesting. \`sort_order=relevancy\` ranks the newest ${number(search.relevancyCandidates)} matches of the query's words by how well their text matches (ties newest first); the rest of the search language still filters them.`,
     },
     {
       topic: "Bounded searches",
@@ -94,7 +94,7 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
     },
     {
       topic: "Rate limits",
-      text: `a token bucket per key (\`RATE_LIMIT_RPS\`, \`RATE_LIMIT_BURST\`; by default ${rate.ratePerSecond} requests per second, bursts of ${rate.burst}); requests without a valid key are counted per client address. The bucket is shared by every server process when the operator sets \`REDIS_URL\`; otherwise each of N worker processes holds 1/N of it, and \`x-rate-limit-limit\` shows that share. Every answer of a \`/v1\` endpoint has \`x-rate-limit-limit\`, \`x-rate-limit-remaining\`, \`x-rate-limit-reset\` (Unix seconds); 429 adds \`Retry-After\`. Rate limiting runs right after authentication, so invalid requests count too.`,
+      text: `a token bucket per key (by default ${rate.ratePerSecond} requests per second, bursts of ${rate.burst}; a server's operator may set others, and \`x-rate-limit-limit\` shows the bucket that applies to you); requests without a valid key are counted per client address. Every answer of a \`/v1\` endpoint has \`x-rate-limit-limit\`, \`x-rate-limit-remaining\`, \`x-rate-limit-reset\` (Unix seconds); 429 adds \`Retry-After\`. Rate limiting runs right after authentication, so invalid requests count too.`,
     },
     {
       topic: "Unpaid work",
@@ -118,11 +118,11 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
     },
     {
       topic: "Request ids (`meta.request_id`, `x-request-id`)",
-      text: "`req_` and a UUIDv7 in 32 hex digits, so they sort by time (and each charge appends to the usage table's request-id index instead of dirtying a random page).",
+      text: "`req_` and a UUIDv7 in 32 hex digits, so they sort by time.",
     },
     {
       topic: "Protected accounts",
-      text: "as on X, their tweets are for their followers, and this API reads as an app that follows nobody: they are left out of search, timelines (a protected user's are empty pages), conversations, threads, quotes, retweeters, list and community tweets, and the workflows built on them. A lookup by id answers such a tweet (or its article) as missing, 404 or left out of `ids`, since SPEC.md has no authorization error. The accounts themselves (profiles, follower and member lists) stay visible.",
+      text: "as on X, their tweets are for their followers, and this API reads as an app that follows nobody: they are left out of search, timelines (a protected user's are empty pages), conversations, threads, quotes, retweeters, list and community tweets, and the workflows built on them. A lookup by id answers such a tweet (or its article) as missing, 404 or left out of `ids`, since the API has no authorization error. The accounts themselves (profiles, follower and member lists) stay visible.",
     },
   ];
 }

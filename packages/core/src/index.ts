@@ -6,6 +6,7 @@ export * from "./database-url.ts";
 export * from "./decisions.ts";
 export * from "./endpoint.ts";
 export * from "./envelope.ts";
+export * from "./error-guide.ts";
 export * from "./errors.ts";
 export * from "./idempotency.ts";
 export * from "./import/index.ts";

@@ -9,6 +9,7 @@ import {
   DryRunEnvelopeSchema,
   decisionsMarkdown,
   describeEndpointCost,
+  describeErrorStatus,
   describePrice,
   type Endpoint,
   ERROR_STATUS,
@@ -51,17 +52,6 @@ const errorResponseRef = (description: string) => ({
   content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
 });
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: "invalid_request: a parameter broke a rule (details name it). Never charged.",
-  401: "invalid_api_key (missing, unknown or expired key; an expired key's message says when it expired) or revoked_api_key. Never charged.",
-  402: 'insufficient_credits: the balance, or the key\'s own limit, does not cover this request\'s cost. details: reason ("balance" or "key_limit"), required, remaining, the key\'s limit for key_limit, and fits, the largest request like it that is covered now ({"limit": 4}, {"ids": 2}; on /2 {"max_results": 4}); help_url links to billing. Never charged.',
-  409: "request_in_progress: a request with the same Idempotency-Key is still being answered (retry after the Retry-After header's seconds to get its answer), or a retry took this request's key over after it had run for a minute. Never charged.",
-  404: "endpoint_not_found: no such resource or endpoint. Never charged.",
-  429: "rate_limited: retry after the Retry-After header's seconds. Never charged.",
-  500: "internal_error. Never charged.",
-  503: "service_unavailable: the database cannot be reached, or kept the request waiting past its bound (a lock an operator's maintenance holds, every connection taken, search at capacity); retry after the Retry-After header's seconds. Never charged.",
-};
-
 /** A header, its schema (and by default its description) from the valibot schema the pipeline checks with. */
 function headerParameter(name: string, schema: v.GenericSchema, description?: string): Json {
   const converted = jsonSchemaOf(schema, "input");
@@ -101,6 +91,14 @@ export function httpGuidance(endpoint: Endpoint): string {
   return renderGuidance(endpoint.guidance, (id) => endpointsById.get(id)?.path);
 }
 
+/**
+ * A dry run's answer is documented as a response of its own rather than as an alternative of every
+ * read's 200: a generated client then types a normal read as the read alone, with no guard, and a
+ * caller who asks for a quote takes this response's type (components.schemas.DryRunQuote).
+ */
+export const DRY_RUN_POINTER =
+  "With dry_run=true the answer is instead the DryRunQuote response (components.responses.DryRunQuote): no data, nothing charged, the quote in meta.credits (max, rule).";
+
 function operation(endpoint: Endpoint): Json {
   const paged = endpoint.pageSize ? " Paginated: pass meta.pagination.next_token as next_token for the next page." : "";
   return {
@@ -112,18 +110,14 @@ function operation(endpoint: Endpoint): Json {
     parameters: [...parameterObjects(endpoint.path, endpoint.params, exampleParams(endpoint)), ...controlParameters],
     responses: {
       "200": {
-        description: `Success. Charged: ${describeEndpointCost(endpoint)}. With dry_run=true: data null, nothing charged, and the quote in meta.credits (max, rule).`,
+        description: `Success. Charged: ${describeEndpointCost(endpoint)}. ${DRY_RUN_POINTER}`,
         headers: rateLimitHeaders,
-        content: {
-          "application/json": {
-            schema: { oneOf: [jsonSchemaOf(successEnvelopeSchema(endpoint.data)), jsonSchemaOf(DryRunEnvelopeSchema)] },
-          },
-        },
+        content: { "application/json": { schema: jsonSchemaOf(successEnvelopeSchema(endpoint.data)) } },
       },
       ...Object.fromEntries(
         [...new Set(Object.values(ERROR_STATUS))].map((status) => [
           String(status),
-          errorResponseRef(ERROR_DESCRIPTIONS[status] ?? ""),
+          errorResponseRef(describeErrorStatus(status)),
         ]),
       ),
     },
@@ -155,17 +149,31 @@ function accountOperation(read: AccountRead): Json {
       ...Object.fromEntries(
         [...new Set(Object.values(ERROR_STATUS))]
           .filter((status) => status !== 402)
-          .map((status) => [String(status), errorResponseRef(ERROR_DESCRIPTIONS[status] ?? "")]),
+          .map((status) => [String(status), errorResponseRef(describeErrorStatus(status))]),
       ),
     },
   };
 }
 
-export interface ExtraPaths {
-  [path: string]: Json;
+const dryRunQuote = {
+  schemas: { DryRunQuote: jsonSchemaOf(DryRunEnvelopeSchema) },
+  responses: {
+    DryRunQuote: {
+      description:
+        "The answer of any /v1 read sent with dry_run=true, status 200: data null, nothing charged, and in meta.credits the most the request can cost (max) and the rule that counts it.",
+      content: { "application/json": { schema: { $ref: "#/components/schemas/DryRunQuote" } } },
+    },
+  },
+};
+
+/** What another surface (/2) adds to the description: its paths, and the schemas and responses they name. */
+export interface OpenApiPart {
+  paths: Record<string, Json>;
+  schemas: Record<string, object>;
+  responses: Record<string, Json>;
 }
 
-export function buildOpenApi(serverUrl: string, extraPaths: ExtraPaths = {}): Json {
+export function buildOpenApi(serverUrl: string, extra: OpenApiPart): Json {
   const paths: Record<string, Json> = {};
   for (const read of accountReads) paths[read.path] = { get: accountOperation(read) };
   for (const endpoint of catalogue) paths[endpoint.path] = { get: operation(endpoint) };
@@ -174,17 +182,18 @@ export function buildOpenApi(serverUrl: string, extraPaths: ExtraPaths = {}): Js
     info: {
       title: "Social Data API",
       version: API_VERSION,
-      description: `A paid, read-only API over public social data. Every request is billed in credits; responses carry the charge and the remaining balance in meta.credits. New accounts receive 1000 credits.\n\nDecisions for the points SPEC.md leaves open:\n\n${decisionsMarkdown(DECISIONS)}`,
+      description: `A paid, read-only API over public social data. Every request is billed in credits; responses carry the charge and the remaining balance in meta.credits. New accounts receive 1000 credits.\n\nHow the API decides the finer points:\n\n${decisionsMarkdown(DECISIONS)}`,
     },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
     tags: ["account", ...new Set(catalogue.map((e) => e.toolset))].map((name) => ({ name })),
-    paths: { ...paths, ...extraPaths },
+    paths: { ...paths, ...extra.paths },
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API_KEY>" },
       },
-      schemas: { ErrorEnvelope: jsonSchemaOf(ErrorEnvelopeSchema) },
+      schemas: { ErrorEnvelope: jsonSchemaOf(ErrorEnvelopeSchema), ...dryRunQuote.schemas, ...extra.schemas },
+      responses: { ...dryRunQuote.responses, ...extra.responses },
     },
   };
 }

@@ -1,6 +1,6 @@
-// The human-readable reference at /docs: server-rendered from the catalogue, no scripts and no
-// external assets, so it renders offline and on a phone.
-import { createHash } from "node:crypto";
+// The human-readable reference at /docs: server-rendered from the catalogue and core's tables, no
+// scripts and no external assets, so it renders offline and on a phone. Every endpoint has a request
+// to paste in curl, JavaScript and Python, and a sample response read from this server's world.
 import {
   accountReads,
   CONTROL_PARAMS,
@@ -12,15 +12,13 @@ import {
   MAX_CREDITS_HEADER,
   type ParamsSchema,
 } from "@social/core";
-import { exampleParams } from "@social/fixtures";
+import { examples } from "@social/fixtures";
 import * as v from "valibot";
-import { SECURITY_HEADERS } from "../dashboard/html.ts";
+import { escapeHtml, publicPage } from "../site/page.ts";
+import { curlCommand, type ExampleRequest, endpointRequest, fetchCode, pythonCode } from "../site/requests.ts";
+import { errorsSection, operatorsSection, pagingSection } from "./guides.ts";
 import { entrySchemas } from "./json-schema.ts";
 import { DECISIONS, httpGuidance } from "./openapi.ts";
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** The decisions' Markdown holds code spans only. */
 function inlineMarkdown(text: string): string {
@@ -32,7 +30,7 @@ function decisionsSection(decisions: readonly Decision[]): string {
     .map(({ topic, text }) => `<li><strong>${inlineMarkdown(topic)}:</strong> ${inlineMarkdown(text)}</li>`)
     .join("\n");
   return `<section id="decisions" aria-labelledby="decisions-title">
-<h2 id="decisions-title">Decisions for the points SPEC.md leaves open</h2>
+<h2 id="decisions-title">How the API decides the finer points</h2>
 <ul>${items}</ul>
 </section>`;
 }
@@ -48,24 +46,24 @@ function rule(schema: Record<string, unknown>): string {
   return parts.join(", ");
 }
 
-function exampleUrl(baseUrl: string, endpoint: Endpoint): string {
-  const params = exampleParams(endpoint);
-  let path = endpoint.path;
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (path.includes(`{${name}}`)) path = path.replace(`{${name}}`, encodeURIComponent(value));
-    else query.set(name, value);
-  }
-  const search = query.toString();
-  return `${baseUrl}${path}${search ? `?${search}` : ""}`;
+/** The same request in curl, JavaScript and Python, each marked for the tests that run them. */
+export function requestExamples(baseUrl: string, request: ExampleRequest): string {
+  return `<p>curl:</p><pre><code class="curl">${escapeHtml(curlCommand(baseUrl, request))}</code></pre>
+<p>JavaScript:</p><pre><code class="javascript">${escapeHtml(fetchCode(baseUrl, request))}</code></pre>
+<p>Python (requests):</p><pre><code class="python">${escapeHtml(pythonCode(baseUrl, request))}</code></pre>`;
 }
 
-/** One GET operation: its title, what it does and costs, its parameters' rules, and a request to paste. */
+function sampleBlock(id: string, sample: unknown): string {
+  if (sample === undefined) return "";
+  return `<details><summary>Sample response (lists cut to two items)</summary><pre><code class="sample-response" id="sample-${id}">${escapeHtml(JSON.stringify(sample, null, 2))}</code></pre></details>`;
+}
+
+/** One GET operation: its title, what it does and costs, its parameters' rules, and requests to paste. */
 function operationSection(
   operation: { id: string; path: string; params: ParamsSchema },
   about: string,
   cost: string,
-  example: string,
+  examplesHtml: string,
 ): string {
   const rows = entrySchemas(operation.params)
     .map(
@@ -78,17 +76,17 @@ function operationSection(
 <p>${escapeHtml(about)}</p>
 <p><strong>Cost:</strong> ${cost}</p>
 <table><caption class="visually-hidden">Parameters of ${escapeHtml(operation.path)}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Presence</th><th scope="col">Rule</th></tr></thead><tbody>${rows}</tbody></table>
-<pre><code>curl -H "Authorization: Bearer $API_KEY" "${escapeHtml(example)}"</code></pre>
+${examplesHtml}
 </section>`;
 }
 
-function section(baseUrl: string, endpoint: Endpoint): string {
+function section(baseUrl: string, endpoint: Endpoint, sample: unknown): string {
   const v2 = endpoint.v2 ? ` Also at <code>${escapeHtml(endpoint.v2.path)}</code> (X API v2 shape).` : "";
   return operationSection(
     endpoint,
     `${endpoint.summary} ${httpGuidance(endpoint)}`,
     `${escapeHtml(describePrice(endpoint))}.${v2}`,
-    exampleUrl(baseUrl, endpoint),
+    requestExamples(baseUrl, endpointRequest(endpoint)) + sampleBlock(endpoint.id, sample),
   );
 }
 
@@ -101,68 +99,84 @@ function budgetSection(baseUrl: string): string {
     )
     .join("");
   const reads = accountReads
-    .map((read) => operationSection(read, read.summary, "none, never charged.", `${baseUrl}${read.path}`))
+    .map((read) =>
+      operationSection(
+        read,
+        read.summary,
+        "none, never charged.",
+        requestExamples(baseUrl, { path: read.path, query: [] }),
+      ),
+    )
     .join("\n");
-  const example = (path: string, header = "") =>
-    `<pre><code>curl -H "Authorization: Bearer $API_KEY"${header} "${escapeHtml(baseUrl + path)}"</code></pre>`;
+  const search = `/v1/search/recent`;
+  const profile = `/v1/users/by-username/${encodeURIComponent(examples.username)}`;
+  const curl = (request: ExampleRequest) =>
+    `<pre><code class="curl">${escapeHtml(curlCommand(baseUrl, request))}</code></pre>`;
   return `<h2 id="budget">Budget controls</h2>
 <p>Every charged request takes these parameters besides its own, on <code>/v1</code> and <code>/2</code> (and <code>max_credits</code> as the <code>${MAX_CREDITS_HEADER}</code> header, for client code that cannot add parameters; over MCP, as tool arguments):</p>
 <ul>${controls}</ul>
-${example("/v1/search/recent?query=bitcoin&max_credits=6")}
-${example("/v1/users/by-username/jack?dry_run=true")}
+${curl({
+  path: search,
+  query: [
+    ["query", examples.search_query],
+    ["max_credits", "6"],
+  ],
+})}
+${curl({ path: profile, query: [["dry_run", "true"]] })}
+<p>A dry run answers <code>data: null</code> and <code>meta.dry_run: true</code> with the quote in <code>meta.credits</code> (<code>max</code>, the most the request can cost, and the <code>rule</code>); in <a href="/openapi.json">/openapi.json</a> it is the response <code>DryRunQuote</code>.</p>
 <h3 id="key-limits">A key's own limit and expiry</h3>
-<p>A key may carry its own limit, in total or per UTC day, and an expiry (set in the dashboard or with <code>bun run admin keys create --limit N --per day --expires 2027-01-31</code>). A request past the limit is 402 with <code>details.reason: "key_limit"</code>, uncharged; an expired key is 401 with a message that says when it expired.</p>
+<p>A key may carry its own limit, in total or per UTC day, and an expiry (set when the key is created). A request past the limit is 402 with <code>details.reason: "key_limit"</code>, uncharged; an expired key is 401 with a message that says when it expired.</p>
 <h3 id="insufficient-credits">A 402 a program can act on</h3>
 <p>Every 402 carries <code>details</code>: <code>reason</code> (<code>balance</code> or <code>key_limit</code>), <code>required</code>, <code>remaining</code>, the key's <code>limit</code> for <code>key_limit</code>, and <code>fits</code>, the largest request like it that is covered now, in the caller's own parameters:</p>
 <pre><code>{"error": {"code": "insufficient_credits", "details": {"reason": "balance", "required": 21, "remaining": 5, "fits": {"limit": 4}}, …}}</code></pre>
 <h3 id="idempotency">Safe retries: Idempotency-Key</h3>
 <p>${escapeHtml(IDEMPOTENCY_KEY_DESCRIPTION)} A retry's answer carries <code>Idempotent-Replayed: true</code>. Keys are per account and kept 24 hours; over MCP the argument is <code>idempotency_key</code> and a replayed result says <code>replayed: true</code>.</p>
-${example("/v1/users/by-username/jack", ' -H "Idempotency-Key: report-2026-11-24"')}
+${curl({ path: profile, query: [], headers: { "Idempotency-Key": "report-2026-11-24" } })}
 ${reads}`;
 }
 
-export function docsPage(baseUrl: string): string {
+function startSection(baseUrl: string): string {
+  return `<section id="start" aria-labelledby="start-title"><h2 id="start-title">Start</h2>
+<p>Read-only JSON over HTTP at <code>${escapeHtml(baseUrl)}</code>. Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> on every request; the examples read the key from the <code>API_KEY</code> environment variable. Each answer is <code>{"data": …, "meta": {"request_id", "credits": {"charged", "remaining"}}}</code>: <code>meta.credits.charged</code> is what this request cost and <code>remaining</code> your balance after it. Failures are never charged. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Try it without a key: <a href="/demo">/demo</a> and <a href="/demo?run=search">/demo?run=search</a>.</p></section>`;
+}
+
+/** The page; `samples` holds each endpoint's sample response by id (see samples.ts). */
+export function docsPage(baseUrl: string, samples: ReadonlyMap<string, unknown> = new Map()): string {
   const families = [
     ["basic", "Basic reads"],
     ["enriched", "Enriched reads"],
     ["workflow", "Workflows"],
   ] as const;
-  const body = families
+  const endpoints = families
     .map(
       ([family, title]) =>
         `<h2>${title}</h2>${catalogue
           .filter((e) => e.family === family)
-          .map((e) => section(baseUrl, e))
+          .map((e) => section(baseUrl, e, samples.get(e.id)))
           .join("\n")}`,
     )
-    .concat(budgetSection(baseUrl))
     .join("\n");
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Social Data API reference</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem;color:#1a1a1a}
-code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:#f3f3f3;padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd;overflow-wrap:anywhere}
-section{border-top:1px solid #ccc;padding-top:.5rem}.method{background:#06733a;color:#fff;padding:0 .4rem;border-radius:3px}
-.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}a{color:#0645ad}
-</style></head>
-<body><header><p><a href="/dashboard">Dashboard</a>: your keys, usage, requests and billing.</p><h1>Social Data API reference</h1>
-<p>Read-only JSON over HTTP. Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> on every request. Each response's <code>meta.credits</code> tells the charge and the remaining balance; failures are never charged. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Try it without a key: <a href="/demo">/demo</a> and <a href="/demo?run=search">/demo?run=search</a>.</p>
-<nav aria-label="Endpoints"><ul>${catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`).join("")}<li><a href="#budget">Budget controls</a></li><li><a href="#decisions">Decisions for the points SPEC.md leaves open</a></li></ul></nav></header>
-<main>${body}
-${decisionsSection(DECISIONS)}</main></body></html>`;
-}
-
-/**
- * The dashboard's security headers, with a policy that allows the page's one inline stylesheet by its
- * hash: nothing else may run, load, be framed or post from this page, even if escaping ever failed.
- */
-export function docsPageHeaders(page: string): Record<string, string> {
-  const style = /<style>([\s\S]*?)<\/style>/.exec(page)?.[1] ?? "";
-  const hash = createHash("sha256").update(style).digest("base64");
-  return {
-    ...SECURITY_HEADERS,
-    "content-security-policy": `default-src 'none'; style-src 'sha256-${hash}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
-  };
+  const guides = [
+    ["start", "Start"],
+    ["operators", "Search operators"],
+    ["paging", "Paging"],
+    ["errors", "Errors"],
+  ];
+  const navigation = [
+    ...guides.map(([id, title]) => `<li><a href="#${id}">${title}</a></li>`),
+    ...catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`),
+    `<li><a href="#budget">Budget controls</a></li><li><a href="#decisions">How the API decides the finer points</a></li>`,
+  ];
+  return publicPage({
+    title: "Social Data API reference",
+    body: `<header><p><a href="/">Social Data API</a> · <a href="/dashboard">Dashboard</a>: your keys, usage, requests and billing.</p><h1>Social Data API reference</h1>
+<nav aria-label="Contents"><ul>${navigation.join("")}</ul></nav></header>
+<main>${startSection(baseUrl)}
+${operatorsSection()}
+${pagingSection(baseUrl)}
+${errorsSection()}
+${endpoints}
+${budgetSection(baseUrl)}
+${decisionsSection(DECISIONS)}</main>`,
+  });
 }

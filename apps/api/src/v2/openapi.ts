@@ -4,7 +4,7 @@ import { costRuleFor, DryRunEnvelopeSchema, describeCostRule, ERROR_STATUS } fro
 import { exampleParams } from "@social/fixtures";
 import * as v from "valibot";
 import { jsonSchemaOf } from "../docs/json-schema.ts";
-import { controlParameters, type ExtraPaths, parameterObjects, replayedHeader } from "../docs/openapi.ts";
+import { controlParameters, type OpenApiPart, parameterObjects, replayedHeader } from "../docs/openapi.ts";
 import { V2_ROUTES, type V2Route } from "./mapped.ts";
 import { v2Query } from "./query.ts";
 import { successSchema, V2ErrorSchema } from "./schemas.ts";
@@ -64,9 +64,9 @@ function operation(route: V2Route): Json {
     parameters: [...parameters(route), ...controlParameters],
     responses: {
       "200": {
-        description: `Success in X API v2's shape. Charged: ${cost}.`,
+        description: `Success in X API v2's shape. Charged: ${cost}. With dry_run=true the answer is instead the V2DryRunQuote response (components.responses.V2DryRunQuote).`,
         headers: successHeaders,
-        content: { "application/json": { schema: { oneOf: [jsonSchemaOf(successSchema(route)), dryRunSchema] } } },
+        content: { "application/json": { schema: jsonSchemaOf(successSchema(route)) } },
       },
       ...Object.fromEntries(
         [...new Set(Object.values(ERROR_STATUS))].map((status) => [
@@ -81,6 +81,17 @@ function operation(route: V2Route): Json {
   };
 }
 
-export function v2OpenApiPaths(): ExtraPaths {
-  return Object.fromEntries(V2_ROUTES.map((route) => [route.v2.path, { get: operation(route) }]));
+/** The /2 paths, and the dry-run quote they answer with, named apart from the read (see DRY_RUN_POINTER). */
+export function v2OpenApi(): OpenApiPart {
+  return {
+    paths: Object.fromEntries(V2_ROUTES.map((route) => [route.v2.path, { get: operation(route) }])),
+    schemas: { V2DryRunQuote: dryRunSchema },
+    responses: {
+      V2DryRunQuote: {
+        description:
+          "The answer of any /2 read sent with dry_run=true, status 200: only meta, nothing charged, and /v1's quote in meta.credits.",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/V2DryRunQuote" } } },
+      },
+    },
+  };
 }

@@ -62,3 +62,22 @@ export function billingPlansFrom(value: string | undefined): Plan[] {
   }
   return result.output;
 }
+
+const PRICE = /^(\D*?)\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(\D*)$/;
+
+/**
+ * A plan's price per 1,000 credits in the price's own currency ("$10" for 10,000 credits: "$1.00"),
+ * or undefined when the price is not one amount with a currency around it ("free", "$5/month + tax").
+ */
+export function pricePerThousand(plan: Plan): string | undefined {
+  const match = PRICE.exec(plan.price.trim());
+  if (!match) return undefined;
+  const [, before = "", whole = "", fraction = "", after = ""] = match;
+  const amount = Number(`${whole.replaceAll(",", "")}${fraction}`);
+  if (!Number.isFinite(amount) || amount === 0) return undefined;
+  const per = (amount * 1000) / plan.credits;
+  // Cents, or as many more digits as a fraction of a cent needs to show at all.
+  const digits = per >= 0.01 ? 2 : Math.min(6, 2 - Math.floor(Math.log10(per)));
+  const text = per.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: digits });
+  return `${before}${before && /\w$/.test(before) ? " " : ""}${text}${after && /^\w/.test(after) ? " " : ""}${after}`;
+}

@@ -18,6 +18,7 @@ export {
   searchBudgetExceeded,
 } from "./limits.ts";
 export { matches } from "./match.ts";
+export { type OperatorExamples, SEARCH_OPERATORS, type SearchOperatorRow } from "./operators.ts";
 export { parseQuery, SEARCH_QUERY_LIMITS } from "./parse.ts";
 export { printQuery } from "./print.ts";
 export { parseSearchQuery } from "./query-param.ts";

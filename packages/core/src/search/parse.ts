@@ -43,14 +43,14 @@ const COUNT = /^\d{1,9}$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** X API v2's is: and has: operators, and the filter each one is here. */
-const X_IS: Readonly<Record<string, FilterName>> = {
+export const X_IS: Readonly<Record<string, FilterName>> = {
   retweet: "retweets",
   reply: "replies",
   quote: "quotes",
   verified: "verified",
   nullcast: "nullcast",
 };
-const X_HAS: Readonly<Record<string, FilterName>> = {
+export const X_HAS: Readonly<Record<string, FilterName>> = {
   links: "links",
   media: "media",
   hashtags: "hashtags",
@@ -242,37 +242,35 @@ function readWord(word: string, at: number): SearchNode | undefined {
 
 type ValueReader = (value: string, at: number) => SearchNode;
 
-// A Map, not an object literal, so that "constructor:" or "__proto__:" cannot reach Object.prototype.
-const OPERATORS = new Map<string, ValueReader>([
-  ["from", (value, at) => ({ kind: "from", username: userValue("from", value, at) })],
-  [
-    "lang",
-    (value, at) => {
-      if (!LANG.test(value))
-        fail("bad_lang", at, `lang: needs a language code such as en or zh-tw, not ${quote(value)}`);
-      return { kind: "lang", code: value.toLowerCase() };
-    },
-  ],
-  ["since", (value, at) => ({ kind: "since", date: dateOrInstant("since", value, at) })],
-  ["until", (value, at) => ({ kind: "until", date: dateOrInstant("until", value, at) })],
-  ["since_id", (value, at) => ({ kind: "since_id", id: sinceIdBound(tweetId("since_id", value, at)) })],
-  ["until_id", (value, at) => ({ kind: "until_id", id: untilIdBound(tweetId("until_id", value, at)) })],
-  ["conversation_id", (value, at) => ({ kind: "conversation", id: tweetId("conversation_id", value, at) })],
-  ["to", (value, at) => ({ kind: "to", username: userValue("to", value, at) })],
-  ["min_faves", (value, at) => ({ kind: "min_faves", count: count("min_faves", value, at) })],
-  ["min_retweets", (value, at) => ({ kind: "min_retweets", count: count("min_retweets", value, at) })],
-  [
-    "filter",
-    (value, at) => {
-      if (!(FILTER_NAMES as readonly string[]).includes(value)) {
-        fail("bad_filter", at, `filter: accepts ${FILTER_NAMES.join(", ")}, not ${quote(value)}`);
-      }
-      return { kind: "filter", filter: value as FilterName };
-    },
-  ],
-  ["is", (value, at) => xFilter("is", X_IS, value, at)],
-  ["has", (value, at) => xFilter("has", X_HAS, value, at)],
-]);
+const READERS = {
+  from: (value, at) => ({ kind: "from", username: userValue("from", value, at) }),
+  lang: (value, at) => {
+    if (!LANG.test(value)) fail("bad_lang", at, `lang: needs a language code such as en or zh-tw, not ${quote(value)}`);
+    return { kind: "lang", code: value.toLowerCase() };
+  },
+  since: (value, at) => ({ kind: "since", date: dateOrInstant("since", value, at) }),
+  until: (value, at) => ({ kind: "until", date: dateOrInstant("until", value, at) }),
+  since_id: (value, at) => ({ kind: "since_id", id: sinceIdBound(tweetId("since_id", value, at)) }),
+  until_id: (value, at) => ({ kind: "until_id", id: untilIdBound(tweetId("until_id", value, at)) }),
+  conversation_id: (value, at) => ({ kind: "conversation", id: tweetId("conversation_id", value, at) }),
+  to: (value, at) => ({ kind: "to", username: userValue("to", value, at) }),
+  min_faves: (value, at) => ({ kind: "min_faves", count: count("min_faves", value, at) }),
+  min_retweets: (value, at) => ({ kind: "min_retweets", count: count("min_retweets", value, at) }),
+  filter: (value, at) => {
+    if (!(FILTER_NAMES as readonly string[]).includes(value)) {
+      fail("bad_filter", at, `filter: accepts ${FILTER_NAMES.join(", ")}, not ${quote(value)}`);
+    }
+    return { kind: "filter", filter: value as FilterName };
+  },
+  is: (value, at) => xFilter("is", X_IS, value, at),
+  has: (value, at) => xFilter("has", X_HAS, value, at),
+} satisfies Record<string, ValueReader>;
+
+/** Every `name:` operator the parser accepts; filter:, is: and has: take the names of FILTER_NAMES. */
+export type OperatorName = keyof typeof READERS;
+
+// A Map, not the object literal, so that "constructor:" or "__proto__:" cannot reach Object.prototype.
+const OPERATORS = new Map<string, ValueReader>(Object.entries(READERS));
 
 /**
  * from: / to: name a user by username or, as on X, by numeric id (a search joins the id's username, see
