@@ -12,7 +12,10 @@ Commands:
                                                or per UTC day) and is refused from the expiry on
   keys list [--account ACCOUNT_ID]             list keys (their prefixes, never their secrets)
   keys revoke KEY|KEY_ID|PREFIX                revoke a key for good
-  credits grant ACCOUNT_ID N [--reason TEXT]   add N credits to an account
+  credits grant ACCOUNT_ID N [--reason TEXT | --plan NAME]
+                                               add N credits to an account; --plan records a
+                                               purchase of that plan, as the customer's billing page
+                                               lists it
   usage ACCOUNT_ID [--days N] [--limit N]      balance, credits spent per day, latest requests
   fixtures build [--tweets N] [--seed SEED]    rebuild the social world from the fixture generator
                                                (default 20000 tweets, at least 1000); keys and credits stay

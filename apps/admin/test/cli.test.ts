@@ -184,6 +184,20 @@ describe("credits and usage", () => {
     expect(await withDb((_, ledger) => ledger.balance(accountId))).toBe(1250);
   });
 
+  test("credits grant --plan records a purchase of that plan as the grant's reason", async () => {
+    const { accountId } = await createKey();
+    expect((await admin("credits", "grant", accountId, "10000", "--plan", "Starter")).code).toBe(0);
+    const reasons = await withDb((db) =>
+      db
+        .query<{ reason: string }, [string]>("SELECT reason FROM grants WHERE account_id = ? ORDER BY id")
+        .all(accountId),
+    );
+    expect(reasons.at(-1)).toEqual({ reason: "purchase: Starter" });
+    const both = await admin("credits", "grant", accountId, "1", "--plan", "Starter", "--reason", "gift");
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain("--reason or --plan, not both");
+  });
+
   test("credits grant to an unknown account fails", async () => {
     await createKey();
     const result = await admin("credits", "grant", "acct_missing", "5");

@@ -49,7 +49,7 @@ beforeAll(async () => {
       rateLimit: { ...DEFAULT_RATE_LIMIT, ratePerSecond: 0 },
       publicUrl: baseUrl,
       billing: readServerConfig({
-        BILLING_URL: "https://pay.example/buy",
+        BILLING_URL: "https://pay.example/buy?account={account_id}&plan={plan}",
         BILLING_PLANS: '[{"name":"Starter","credits":10000,"price":"$10","note":"Credits never expire"}]',
       }).billing,
       oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
@@ -91,11 +91,18 @@ interface AxeResults {
   violations: { id: string; nodes: { target: string[] }[] }[];
 }
 
-/** The page as it stands, at a phone's width and a laptop's: screenshot, no sideways scrolling, no axe violations. */
+/**
+ * The page as it stands, at a phone's width and a laptop's, in light and dark mode: screenshot, no
+ * sideways scrolling, no axe violations.
+ */
 async function check(page: Page, name: string) {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 844 });
-    expect({ name, width, violations: await violations(page) }).toEqual({ name, width, violations: [] });
+  for (const colorScheme of ["dark", "light"] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      const found = { name, colorScheme, width, violations: await violations(page) };
+      expect(found).toEqual({ name, colorScheme, width, violations: [] });
+    }
   }
   await screenshot(page, name);
 }
@@ -124,8 +131,9 @@ async function logRow(page: Page, requestId: string) {
   return { status: cells[1], meaning: cells[2], endpoint: cells[3], credits: cells[5], requestId: cells[7] };
 }
 
-test("a new user signs in, makes keys, finds every answer in the log, is warned, and revokes a key", async () => {
+test("a new user signs in, makes a key, searches, finds it in the log, reads usage and billing, and signs out", async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
   const page = await context.newPage();
   // The pages run under their own Content-Security-Policy: anything it blocks is a broken page.
   const blocked: string[] = [];
@@ -141,72 +149,102 @@ test("a new user signs in, makes keys, finds every answer in the log, is warned,
   expect(await page.locator("#balance").textContent()).toBe("1,000 credits");
   await check(page, "02-dashboard");
 
-  // Keyboard only: type the name and press Enter. The key comes on the page the form leads to.
+  // Keyboard only: type the name and press Enter. The key comes on the page the form leads to, with
+  // the focus on it, a copy button and a first search ready to paste.
   await page.getByLabel("Key name").fill("browser test");
-  await page.getByLabel("Credit limit (optional)").fill("1");
   await page.getByLabel("Key name").press("Enter");
   await page.waitForURL(`${baseUrl}/dashboard`);
   const key = (await page.locator("#new-key").textContent()) ?? "";
   expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe("new-key-notice");
+  const curl = (await page.locator("#first-call").textContent()) ?? "";
+  expect(curl).toBe(
+    `curl -G -H 'Authorization: Bearer ${key}' --data-urlencode 'query=${examples.search_query}' '${baseUrl}/v1/search/recent'`,
+  );
+  await page.getByRole("button", { name: "Copy the key" }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
   await check(page, "03-key-created");
   // A reload neither shows the key again nor makes a second one.
   await page.reload();
   expect(await page.locator("#new-key").count()).toBe(0);
   expect(await page.getByRole("row").filter({ hasText: "browser test" }).count()).toBe(1);
 
-  // As a program would: a 404 (never charged), a charged answer, then a 402 past the key's limit of 1 credit.
-  const missing = await getTweet(key, "999999999999");
-  const answered = await getTweet(key);
-  const refused = await getTweet(key);
-  expect([answered.status, refused.status, missing.status]).toEqual([200, 402, 404]);
-  expect(((await answered.json()) as { meta: { credits: unknown } }).meta.credits).toEqual({
-    charged: 1,
-    remaining: 999,
+  // As a program would: the first search as the page wrote it, then a 404 (never charged).
+  const search = await fetch(`${baseUrl}/v1/search/recent?query=${encodeURIComponent(examples.search_query)}`, {
+    headers: { authorization: `Bearer ${key}` },
   });
-  const ids = [answered, refused, missing].map((response) => response.headers.get("x-request-id") ?? "");
+  const searched = (await search.json()) as { data: unknown[]; meta: { credits: { charged: number } } };
+  expect(search.status).toBe(200);
+  expect(searched.data.length).toBeGreaterThan(0);
+  const charged = searched.meta.credits.charged;
+  const missing = await getTweet(key, "999999999999");
+  expect(missing.status).toBe(404);
+  const ids = [search, missing].map((response) => response.headers.get("x-request-id") ?? "");
   // The log is written in batches a moment after the answers.
   await Bun.sleep(400);
 
   expect(await logRow(page, ids[0] as string)).toMatchObject({
     status: "200",
-    endpoint: "/v1/tweets/{id}",
-    credits: "1",
+    endpoint: "/v1/search/recent",
+    credits: String(charged),
   });
+  // At a laptop's width the log takes the window's width and a row stays on one line.
+  await page.setViewportSize({ width: 1280, height: 844 });
+  const sizes = await page
+    .locator("#request-log tbody tr td")
+    .first()
+    .evaluate((cell) => ({
+      height: cell.getBoundingClientRect().height,
+      line: Number.parseFloat(getComputedStyle(cell).lineHeight),
+    }));
+  expect(sizes.height).toBeLessThan(sizes.line * 2);
   await check(page, "04-request-log");
   expect(await logRow(page, ids[1] as string)).toMatchObject({
-    status: "402",
-    meaning: "insufficient_credits",
-    credits: "0",
-  });
-  expect(await logRow(page, ids[2] as string)).toMatchObject({
     status: "404",
     meaning: "endpoint_not_found",
     credits: "0",
   });
   await page.goto(`${baseUrl}/dashboard/requests?status=error`);
-  expect(await page.locator("#request-log tbody tr").count()).toBe(2);
+  expect(await page.locator("#request-log tbody tr").count()).toBe(1);
 
+  // Usage over the days the customer picks, with values on the charts, and the same as CSV.
   await page.getByRole("link", { name: "Usage", exact: true }).click();
-  expect(await page.locator("#usage-summary").textContent()).toBe("Last 30 days: 1 request, 1 credit.");
-  expect(await page.locator("#usage-by-endpoint tbody tr").first().textContent()).toContain("/v1/tweets/{id}");
+  const today = new Date().toISOString().slice(0, 10);
+  await page.getByLabel("From (UTC day)").fill(today);
+  await page.getByLabel("To (UTC day)").fill(today);
+  await page.getByRole("button", { name: "Show" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/usage?from=${today}&to=${today}`);
+  expect(await page.locator("#usage-summary").textContent()).toBe(
+    `${today} to ${today} (UTC): 1 request, ${charged} credits.`,
+  );
+  expect(await page.locator("#credits-chart rect").count()).toBe(1);
+  expect(await page.locator("#credits-chart text.value").textContent()).toBe(String(charged));
+  expect(await page.locator("#usage-by-endpoint tbody tr").first().textContent()).toContain("/v1/search/recent");
   expect(await page.locator("#usage-by-key tbody tr").first().textContent()).toContain("browser test");
-  expect(await page.locator("#credits-chart rect").count()).toBe(30);
+  const csvHref = (await page.getByRole("link", { name: "per endpoint" }).getAttribute("href")) ?? "";
+  const csv = await context.request.get(`${baseUrl}${csvHref}`);
+  expect(csv.headers()["content-disposition"]).toBe(`attachment; filename="usage-${today}-${today}-by-endpoint.csv"`);
+  expect(await csv.text()).toBe(`endpoint,requests,credits\r\n/v1/search/recent,1,${charged}\r\n`);
   await check(page, "05-usage");
 
-  // A warning above the balance: every page says so, with the 402 of today.
+  // A warning above the balance: every page says so; no request was refused for lack of credits.
   await page.getByRole("link", { name: "Dashboard", exact: true }).click();
   await page.getByLabel("Warn me when the balance is below (credits)").fill("5000");
   await page.getByRole("button", { name: "Save the warning" }).click();
   await page.waitForURL(`${baseUrl}/dashboard`);
   const alert = (await page.locator("#balance-alert").textContent()) ?? "";
-  expect(alert).toContain("999 credits left, below your warning at 5,000 credits");
-  expect(alert).toContain("1 request refused for lack of credits (402)");
+  expect(alert).toContain(`${1000 - charged} credits left, below your warning at 5,000 credits`);
+  expect(alert).not.toContain("refused");
   await check(page, "06-low-balance");
 
+  // Billing: a Buy button per plan, each naming this account and its plan, and the price per 1,000.
   await page.getByRole("link", { name: "Billing", exact: true }).click();
   expect(await page.locator("#balance-alert").count()).toBe(1);
-  expect(await page.locator("#buy").getAttribute("href")).toBe("https://pay.example/buy");
-  expect(await page.locator("#plans").textContent()).toContain("Starter");
+  const accountId = (await page.locator("#account-id").textContent()) ?? "";
+  expect(await page.getByRole("link", { name: "Buy Starter" }).getAttribute("href")).toBe(
+    `https://pay.example/buy?account=${accountId}&plan=Starter`,
+  );
+  expect(await page.locator("#plans").textContent()).toContain("$1 per 1,000 credits");
   expect(await page.locator("#grants").textContent()).toContain("sign-up credits");
   await check(page, "07-billing");
 
@@ -251,10 +289,20 @@ test("a new user signs in, makes keys, finds every answer in the log, is warned,
   expect(await page.getByRole("link", { name: "Dashboard" }).first().getAttribute("href")).toBe("/dashboard");
   await check(page, "11-docs");
 
+  // Signing out ends the provider's session too: it lands on a page that stays signed out, and a
+  // page that needs a sign-in asks the provider for one again rather than being signed straight back in.
   await page.goto(`${baseUrl}/dashboard`);
   await page.getByRole("button", { name: "Sign out" }).click();
-  await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
+  await page.waitForURL(`${provider.issuer}/**`);
+  await page.getByRole("button", { name: "Yes, sign me out" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/signed-out`);
+  expect(await page.locator("#signed-out").textContent()).toContain("You are signed out.");
+  await check(page, "12-signed-out");
+  await page.goto(`${baseUrl}/dashboard/usage`);
+  await page.waitForURL(`${provider.issuer}/**`);
+  await page.getByLabel("Username").waitFor();
   expect(blocked).toEqual([]);
+
   await context.close();
 }, 120_000);
 
@@ -299,7 +347,13 @@ test("a key made with a daily limit and an expiry shows both, and its limit refu
     remaining: 0,
     limit: { credits: 2, per: "day" },
   });
-  await page.reload();
+  // The log names the key's limit apart from a balance run out.
+  await Bun.sleep(400);
+  expect(await logRow(page, refused.headers.get("x-request-id") ?? "")).toMatchObject({
+    status: "402",
+    meaning: "insufficient_credits: key limit",
+  });
+  await page.goto(`${baseUrl}/dashboard`);
   expect(await row.getByRole("cell").nth(2).textContent()).toBe("2 credits per UTC day, 0 left");
 
   await page.getByLabel("Key name").fill("bad");

@@ -4,6 +4,7 @@
 // unknown dashboard paths as pages.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readServerConfig } from "@social/composition";
+import { BALANCE_REFUSAL, KEY_LIMIT_REFUSAL, purchaseReason } from "@social/core";
 import { returnPath } from "../src/dashboard/return-path.ts";
 import {
   csrfTokenIn,
@@ -133,28 +134,34 @@ describe("the low-balance warning", () => {
     expect((await you.page("/dashboard")).text).not.toContain('id="balance-alert"');
   });
 
-  test("counts the 402s of the last 24 hours, and refuses a warning that is no number", async () => {
+  test("counts the balance's 402s since the last top-up while low, never a key's limit; refuses a warning that is no number", async () => {
     const you = await customer();
     const keyId = (await newKey(you, "k")).id;
     const at = Date.now();
-    for (const [requestId, createdAt] of [
-      ["req_1", at - 1000],
-      ["req_2", at - 2000],
-      ["req_3", at - 2 * 86_400_000],
+    for (const [requestId, refusal, createdAt] of [
+      ["req_1", BALANCE_REFUSAL, at + 1000],
+      ["req_2", KEY_LIMIT_REFUSAL, at + 1000],
+      ["req_3", BALANCE_REFUSAL, at - 86_400_000],
     ] as const) {
       you.dashboard.requestLog.append({
         requestId,
         accountId: you.accountId,
         keyId,
         endpoint: "search_recent",
-        status: 402,
-        errorCode: "insufficient_credits",
+        ...refusal,
         durationMs: 1,
         createdAt,
       });
     }
     await you.dashboard.requestLog.flush();
-    expect((await you.page("/dashboard")).text).toContain("2 requests refused for lack of credits (402)");
+    // Not low: no banner, whatever was refused.
+    expect((await you.page("/dashboard")).text).not.toContain('id="balance-alert"');
+    expect((await you.post("/dashboard/warning", { credits: "5000" })).status).toBe(303);
+    const low = (await you.page("/dashboard")).text;
+    expect(low).toContain("1 request refused for lack of credits (402) since credits were last added");
+    // A top-up above the warning ends it.
+    await you.dashboard.accounts.grantCredits(you.accountId, 10_000);
+    expect((await you.page("/dashboard")).text).not.toContain('id="balance-alert"');
     for (const wrong of ["-5", "1.5", "lots", "99999999999999999"]) {
       const refused = await you.post("/dashboard/warning", { credits: wrong });
       expect([wrong, refused.status]).toEqual([wrong, 400]);
@@ -228,17 +235,37 @@ describe("the request log", () => {
 describe("billing", () => {
   const plans = JSON.stringify([{ name: "Starter", credits: 10_000, price: "$10", note: "No expiry" }]);
 
-  test("with a checkout, a Buy button to it, the operator's plans, and the history of grants", async () => {
+  test("with a checkout, a Buy button per plan naming the account and the plan, and the history of grants", async () => {
+    const two = JSON.stringify([...JSON.parse(plans), { name: "Pro & Co", credits: 120_000, price: "€96" }]);
     const you = await customer({
-      billing: readServerConfig({ BILLING_URL: "https://pay.example/buy", BILLING_PLANS: plans }).billing,
+      billing: readServerConfig({
+        BILLING_URL: "https://pay.example/buy?account={account_id}&plan={plan}",
+        BILLING_PLANS: two,
+      }).billing,
     });
     const { text } = await you.page("/billing");
-    expect(text).toContain('<a class="button" href="https://pay.example/buy" id="buy">Buy credits</a>');
+    expect(text).toContain(
+      `<a class="button" href="https://pay.example/buy?account=${you.accountId}&#38;plan=Starter">Buy Starter</a>`,
+    );
+    expect(text).toContain(
+      `<a class="button" href="https://pay.example/buy?account=${you.accountId}&#38;plan=Pro%20%26%20Co">Buy Pro &#38; Co</a>`,
+    );
+    expect(text).toContain("$1 per 1,000 credits");
+    expect(text).toContain("€0.80 per 1,000 credits");
     expect(text).toContain("<h3>Starter</h3>");
     expect(text).toContain("10,000 credits");
     expect(text).toContain('<table id="grants">');
     expect(text).toContain("sign-up credits");
     expect(text).not.toContain("bun run admin");
+  });
+
+  test("a purchase the operator records with --plan is listed as that purchase, not as a gift", async () => {
+    const you = await customer();
+    await you.dashboard.accounts.grantCredits(you.accountId, 10_000, purchaseReason("Starter"));
+    await you.dashboard.accounts.grantCredits(you.accountId, 5);
+    const { text } = await you.page("/billing");
+    expect(text).toContain("<td>purchase: Starter</td>");
+    expect(text).toContain("<td>operator grant</td>");
   });
 
   test("with a contact, where to write; an e-mail address as a mailto link", async () => {

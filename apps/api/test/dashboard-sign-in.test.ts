@@ -244,12 +244,21 @@ describe("sessions and CSRF", () => {
     expect(response.status).toBe(403);
   });
 
-  test("signing out ends the session on the server", async () => {
+  test("signing out ends the session on the server, then at the provider, back to a signed-out page", async () => {
     const dashboard = await dashboardApp(provider);
     const { cookie } = await signIn(dashboard);
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
     const response = await dashboard.request("/dashboard/sign-out", { cookie, ...form({ csrf_token: token }) });
-    expect(response.status).toBe(303);
+    expect(response.status).toBe(200);
+    const endSession = new URL(
+      /<a class="button" href="([^"]+)" id="end-session">/
+        .exec(await response.clone().text())?.[1]
+        ?.replaceAll("&#38;", "&") ?? "",
+    );
+    expect(endSession.href.startsWith(`${provider.issuer}/`)).toBe(true);
+    expect(endSession.searchParams.get("post_logout_redirect_uri")).toBe(`${PUBLIC_URL}/dashboard/signed-out`);
+    expect(endSession.searchParams.get("client_id")).toBe(provider.clientId);
+    expect((await dashboard.request("/dashboard/signed-out")).status).toBe(200);
     expect(setCookie(response, "social_session")?.attributes).toContain("Max-Age=0");
     expect(dashboard.db.query("SELECT count(*) AS n FROM sessions").get()).toEqual({ n: 0 });
     expect(await (await dashboard.request("/dashboard", { cookie })).text()).toContain(

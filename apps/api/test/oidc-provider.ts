@@ -29,6 +29,13 @@ function interactionPage(uid: string, clientId: string): string {
 </form></main></body></html>`;
 }
 
+function logoutPage(form: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign out of the test identity provider</title></head>
+<body><main><h1>Sign out of the test identity provider?</h1>${form}
+<button type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button></main></body></html>`;
+}
+
 async function formBody(request: IncomingMessage): Promise<URLSearchParams> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -93,12 +100,24 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
         client_id: clientId,
         client_secret: clientSecret,
         redirect_uris: [redirectUri],
+        // Where the dashboard's sign-out comes back to, beside its callback.
+        post_logout_redirect_uris: [new URL("/dashboard/signed-out", redirectUri).href],
         grant_types: ["authorization_code"],
         response_types: ["code"],
       },
     ],
     pkce: { required: () => true },
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      // RP-Initiated Logout, with the provider's question as a page of its own (the package's default
+      // page loads a web font and prints a notice).
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (context, form) => {
+          context.body = logoutPage(form);
+        },
+      },
+    },
     interactions: { url: (_context, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: [crypto.randomUUID()] },
     jwks: { keys: [await signingKey()] },

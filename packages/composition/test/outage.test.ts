@@ -15,6 +15,7 @@ import { join } from "node:path";
 import {
   type Accounts,
   ApiError,
+  BALANCE_REFUSAL,
   type IdempotencyRecords,
   type Ledger,
   parseQuery,
@@ -104,7 +105,7 @@ const ARGUMENTS: { [Name in keyof Ports]: Arguments<Ports[Name]> } = {
     usageSummary: ["acct_any", { from: 0, to: 1, groupBy: "key" }],
     recentRequests: ["acct_any", 10],
     requestLog: ["acct_any", { since: 0, status: "all", limit: 10 }],
-    countRefused: ["acct_any", 402, 0, 10],
+    countRefused: ["acct_any", BALANCE_REFUSAL, 0, 10],
     grants: ["acct_any", 10],
     lastTopUp: ["acct_any"],
     setLowBalanceWarning: ["acct_any", 10],

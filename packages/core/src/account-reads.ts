@@ -162,26 +162,36 @@ export const usageReport = defineAccountRead({
   summary: `The account's charged requests and credits in a range of UTC days (at most ${MAX_USAGE_DAYS}), by day, endpoint or key; as CSV with format=csv or Accept: text/csv. Free: never charged.`,
   params: UsageParams,
   data: UsageData,
-  run: async ({ accounts, key, params, now }) => {
-    const { first, last } = usageRange(params.from, params.to, now);
-    const groupBy = params.group_by;
-    const groups = await accounts.usageSummary(key.accountId, {
-      from: first * DAY_MS,
-      to: (last + 1) * DAY_MS,
-      groupBy,
-    });
-    return {
-      from: iso(first * DAY_MS).slice(0, 10),
-      to: iso(last * DAY_MS).slice(0, 10),
-      group_by: groupBy,
-      total: {
-        requests: groups.reduce((sum, group) => sum + group.requests, 0),
-        credits: groups.reduce((sum, group) => sum + group.credits, 0),
-      },
-      groups: groups.map((group) => usageRow(group, groupBy)),
-    };
-  },
+  run: ({ accounts, key, params, now }) => usageReportOf(accounts, key.accountId, params, now),
 });
+
+/** What the usage report says, whoever asks (GET /v1/usage, the dashboard's usage page and its CSV). */
+export type UsageReport = v.InferOutput<typeof UsageData>;
+
+/**
+ * An account's usage report for a range of UTC days (`from` and `to`, YYYY-MM-DD, by default the last
+ * 30), grouped; an invalid_request ApiError for a range that is no range of the calendar or too long.
+ */
+export async function usageReportOf(
+  accounts: Accounts,
+  accountId: string,
+  params: { from?: string | undefined; to?: string | undefined; group_by: UsageGrouping },
+  now: number,
+): Promise<UsageReport> {
+  const { first, last } = usageRange(params.from, params.to, now);
+  const groupBy = params.group_by;
+  const groups = await accounts.usageSummary(accountId, { from: first * DAY_MS, to: (last + 1) * DAY_MS, groupBy });
+  return {
+    from: iso(first * DAY_MS).slice(0, 10),
+    to: iso(last * DAY_MS).slice(0, 10),
+    group_by: groupBy,
+    total: {
+      requests: groups.reduce((sum, group) => sum + group.requests, 0),
+      credits: groups.reduce((sum, group) => sum + group.credits, 0),
+    },
+    groups: groups.map((group) => usageRow(group, groupBy)),
+  };
+}
 
 export const accountReads: readonly AccountRead[] = [accountOverview, usageReport];
 

@@ -4,7 +4,21 @@
 // read) is an entry of the RequestLog port, appended without waiting and written in batches, so neither
 // kind adds a write to the charged path. Entries older than the retention (REQUEST_LOG_DAYS) are purged.
 // This module holds what both adapters compute the same way around the port (ports/request-log.ts).
-import type { LoggedRequest, LogPosition, RequestLogPage, StatusFilter } from "./ports/request-log.ts";
+import type { ApiError } from "./errors.ts";
+import type { LoggedRefusal, LoggedRequest, LogPosition, RequestLogPage, StatusFilter } from "./ports/request-log.ts";
+
+/**
+ * A 402 for lack of credits on the account and one for a key's own limit answer alike
+ * (`insufficient_credits`, told apart by `details.reason`); the log names the second `key_limit`, so
+ * that the dashboard lists, counts and warns of each apart.
+ */
+export const BALANCE_REFUSAL: LoggedRefusal = { status: 402, errorCode: "insufficient_credits" };
+export const KEY_LIMIT_REFUSAL: LoggedRefusal = { status: 402, errorCode: "key_limit" };
+
+/** The code a refusal is logged with: its error code, a key's limit named apart. */
+export function loggedErrorCode(error: ApiError): string {
+  return error.credits?.reason === "key_limit" ? KEY_LIMIT_REFUSAL.errorCode : error.code;
+}
 
 /** The statuses a filter keeps, lowest and highest: how both adapters bind it. */
 export function statusRange(filter: StatusFilter): [number, number] {

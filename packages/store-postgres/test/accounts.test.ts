@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { type AccountsFixture, accountsConformance } from "@social/conformance";
-import { type Accounts, ApiError, answeringOutages } from "@social/core";
+import { type Accounts, ApiError, answeringOutages, BALANCE_REFUSAL } from "@social/core";
 import { hashApiKeySync } from "@social/store-common";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
@@ -67,7 +67,7 @@ test("PostgreSQL: every Accounts method on a pool that cannot reach the server i
     usageSummary: () => accounts.usageSummary("acct_any", { from: 0, to: 1, groupBy: "day" }),
     recentRequests: () => accounts.recentRequests("acct_any", 10),
     requestLog: () => accounts.requestLog("acct_any", { since: 0, status: "all", limit: 10 }),
-    countRefused: () => accounts.countRefused("acct_any", 402, 0, 10),
+    countRefused: () => accounts.countRefused("acct_any", BALANCE_REFUSAL, 0, 10),
     grants: () => accounts.grants("acct_any", 10),
     lastTopUp: () => accounts.lastTopUp("acct_any"),
     setLowBalanceWarning: () => accounts.setLowBalanceWarning("acct_any", 10),

@@ -1,33 +1,58 @@
-// Billing: what credits cost here and where to get more (the operator's checkout, BILLING_URL, or an
-// address to write to, BILLING_CONTACT), the balance, and the history of grants and charges. The
+// Billing: what credits cost here (each plan's price per 1,000 credits beside it) and where to get more
+// (the operator's checkout, BILLING_URL, one Buy button per plan whose link names the account and the
+// plan, or an address to write to, BILLING_CONTACT), the balance, and the history of grants (each by
+// its reason) and charges. The
 // operator's prices are theirs to state (BILLING_PLANS); without a way to buy, the page says plainly
 // that the operator grants credits. The operator's own tools are never shown to customers.
-import { type BillingSettings, isEmailAddress, type Plan } from "@social/composition";
+import { type BillingSettings, checkoutUrl, isEmailAddress, type Plan, pricePerThousand } from "@social/composition";
 import type { DailyUsage, Grant } from "@social/core";
 import { plural, scrollable, toMinute } from "./format.ts";
 import { type Html, html, layout, type Viewer } from "./html.ts";
 
 function howToBuy(settings: BillingSettings, accountId: string | undefined): Html {
-  const quote = accountId ? html` Quote your account id, <code id="account-id">${accountId}</code>.` : "";
+  const quote = accountId ? html` Your account id is <code id="account-id">${accountId}</code>.` : "";
   if (settings.url) {
-    return html`<p><a class="button" href="${settings.url}" id="buy">Buy credits</a></p>
-<p class="muted">The checkout is the operator's own site; credits bought there are added to this account.${quote}</p>`;
+    // With plans, each plan has its own Buy button; without, one button buys credits.
+    const buy =
+      settings.plans.length > 0
+        ? ""
+        : accountId
+          ? html`<p><a class="button" href="${checkoutUrl(settings.url, accountId, "")}" id="buy">Buy credits</a></p>`
+          : "";
+    return html`${buy}<p class="muted">The checkout is the operator's own site; credits bought there are added to this account.${quote}</p>`;
   }
   if (settings.contact) {
     const href = isEmailAddress(settings.contact) ? `mailto:${settings.contact}` : settings.contact;
-    return html`<p>To get credits, write to <a href="${href}" id="contact">${settings.contact}</a>.${quote}</p>`;
+    return html`<p>To get credits, write to <a href="${href}" id="contact">${settings.contact}</a>, quoting your account id.${quote}</p>`;
   }
   return html`<p id="granted">Credits on this server are granted by its operator, who has not published a way to buy
 them here: ask whoever gave you access.${quote}</p>`;
 }
 
-function plansSection(plans: readonly Plan[]): Html {
-  if (plans.length === 0) return html``;
-  const cards = plans.map(
-    (plan) => html`<section><h3>${plan.name}</h3><p class="price">${plan.price}</p>
-<p>${plural(plan.credits, "credit")}</p>${plan.note ? html`<p class="muted">${plan.note}</p>` : ""}</section>`,
-  );
+/** A plan's Buy button: to the checkout for this account and plan, or to sign in first. */
+function buyButton(plan: Plan, settings: BillingSettings, buyer: { accountId?: string; signIn?: string }): Html | "" {
+  if (!settings.url) return "";
+  if (!buyer.accountId) {
+    return buyer.signIn
+      ? html`<p><a class="button secondary" href="${buyer.signIn}">Sign in to buy ${plan.name}</a></p>`
+      : "";
+  }
+  return html`<p><a class="button" href="${checkoutUrl(settings.url, buyer.accountId, plan.name)}">Buy ${plan.name}</a></p>`;
+}
+
+function plansSection(settings: BillingSettings, buyer: { accountId?: string; signIn?: string }): Html {
+  if (settings.plans.length === 0) return html``;
+  const cards = settings.plans.map((plan) => {
+    const each = pricePerThousand(plan);
+    return html`<section><h3>${plan.name}</h3><p class="price">${plan.price}</p>
+<p>${plural(plan.credits, "credit")}${each ? html`<br><span class="per-thousand">${each} per 1,000 credits</span>` : ""}</p>${plan.note ? html`<p class="muted">${plan.note}</p>` : ""}${buyButton(plan, settings, buyer)}</section>`;
+  });
   return html`<h2>Plans</h2><div class="plans" id="plans">${cards}</div>`;
+}
+
+/** Why credits were added, as the customer reads it. */
+function grantReason(grant: Grant): Html | string {
+  return grant.refundOf ? html`refund of <code>${grant.refundOf}</code>, an answer never delivered` : grant.reason;
 }
 
 export interface BillingView {
@@ -48,7 +73,7 @@ function history(account: NonNullable<BillingView["account"]>): Html {
           html`<table id="grants"><thead><tr><th scope="col">When</th><th scope="col" class="number">Credits</th><th scope="col">Why</th></tr></thead>
 <tbody>${account.grants.map(
             (grant) =>
-              html`<tr><td>${toMinute(grant.createdAt)}</td><td class="number">+${grant.credits}</td><td>${grant.refundOf ? html`refund of <code>${grant.refundOf}</code>, an answer never delivered` : grant.reason}</td></tr>`,
+              html`<tr><td>${toMinute(grant.createdAt)}</td><td class="number">+${grant.credits}</td><td>${grantReason(grant)}</td></tr>`,
           )}</tbody></table>`,
         );
   const charged = account.days.filter((day) => day.credits > 0).reverse();
@@ -73,7 +98,7 @@ export function billingPage(view: BillingView): Html {
     html`<p>Every request is billed in credits; each answer reports what it charged and what is left. A request that
 fails is never charged. What each endpoint costs is in the <a href="/docs">API docs</a>.</p>
 ${balance}
-${plansSection(view.settings.plans)}
+${plansSection(view.settings, { ...(account ? { accountId: account.id } : {}), ...(view.signIn ? { signIn: view.signIn } : {}) })}
 <h2>Add credits</h2>
 ${howToBuy(view.settings, account?.id)}
 <p>A new balance applies at once: a request refused with 402 can simply be sent again.</p>

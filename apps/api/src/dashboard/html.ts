@@ -1,5 +1,6 @@
 // Server-rendered HTML: a tagged template that escapes every interpolated value unless it is already
 // Html, the page layout, and the headers every HTML page is sent with.
+import { COPY_SCRIPT_PATH } from "./copy.ts";
 import { CSRF_FIELD } from "./csrf.ts";
 
 export class Html {
@@ -27,11 +28,12 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 }
 
 /**
- * No script runs on these pages and nothing loads from elsewhere: styles come from our own stylesheet,
- * forms post only to us, and no other site may frame them (clickjacking on the revoke buttons).
+ * Nothing loads from elsewhere and no inline script runs: styles and the one script (copy.ts, which
+ * only adds copy buttons to a page that works without it) come from us, forms post only to us, and no
+ * other site may frame them (clickjacking on the revoke buttons).
  */
 const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": CONTENT_SECURITY_POLICY,
@@ -61,7 +63,7 @@ export interface BalanceAlert {
   balance: number;
   /** The balance below which they asked to be warned (or the default). */
   threshold: number;
-  /** Requests refused with 402 in the last 24 hours, counted up to `refusedCap`. */
+  /** Requests the balance refused (402) since credits were last added, counted up to `refusedCap`. */
   refused: number;
   refusedCap: number;
 }
@@ -77,6 +79,12 @@ export interface PageOptions {
   title: string;
   section?: Section;
   viewer?: Viewer;
+  /** The page's tables take the window's full width (the request log's many columns). */
+  wide?: boolean;
+  /** The page offers copy buttons (copy.ts). */
+  copying?: boolean;
+  /** Where the browser goes at once (a meta refresh, which needs no script). */
+  refreshTo?: string;
 }
 
 const NAVIGATION: readonly { section: Section; href: string; label: string }[] = [
@@ -91,21 +99,17 @@ export function plural(amount: number, noun: string): string {
   return `${amount.toLocaleString("en-US")} ${noun}${amount === 1 ? "" : "s"}`;
 }
 
-/** The banner of a balance that needs attention, or nothing. */
+/** The banner of a balance below the warning, or nothing: a balance above it needs no attention. */
 function balanceBanner(alert: BalanceAlert | undefined): Html | "" {
-  if (!alert) return "";
-  const low = alert.balance < alert.threshold;
-  if (!low && alert.refused === 0) return "";
-  const balance = low
-    ? html`<strong>Low balance:</strong> ${plural(alert.balance, "credit")} left, below your warning at ${plural(alert.threshold, "credit")}.`
-    : "";
+  if (!alert || alert.balance >= alert.threshold) return "";
+  const balance = html`<strong>Low balance:</strong> ${plural(alert.balance, "credit")} left, below your warning at ${plural(alert.threshold, "credit")}.`;
   const many =
     alert.refused >= alert.refusedCap
       ? `${alert.refusedCap.toLocaleString("en-US")} or more requests`
       : plural(alert.refused, "request");
   const refused =
     alert.refused > 0
-      ? html` ${many} refused for lack of credits (402) in the last 24 hours: <a href="/dashboard/requests?status=402">see which</a>.`
+      ? html` ${many} refused for lack of credits (402) since credits were last added: <a href="/dashboard/requests?status=402">see which</a>.`
       : "";
   return html`<div class="notice warning" role="status" id="balance-alert"><p>${balance}${refused} <a href="/billing">Add credits</a></p></div>`;
 }
@@ -125,10 +129,15 @@ export function layout(options: PageOptions, main: Html): Html {
     : "";
   return html`<html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${options.title} · Social Data API</title>
-<link rel="stylesheet" href="/dashboard/style.css"></head>
+<title>${options.title} · Social Data API</title>${
+    options.refreshTo
+      ? html`
+<meta http-equiv="refresh" content="0; url=${options.refreshTo}">`
+      : ""
+  }
+<link rel="stylesheet" href="/dashboard/style.css">${options.copying ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : ""}</head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header><nav aria-label="Main"><ul><li><a href="/docs">API docs</a></li>${links}</ul></nav>${account}</header>
-<main id="main" tabindex="-1">${balanceBanner(options.viewer?.alert)}<h1>${options.title}</h1>
+<main id="main" tabindex="-1"${options.wide ? new Html(' class="wide"') : ""}>${balanceBanner(options.viewer?.alert)}<h1>${options.title}</h1>
 ${main}</main></body></html>`;
 }

@@ -1,5 +1,6 @@
 // The relying-party side of OpenID Connect, on openid-client: authorization code flow with PKCE (S256),
-// state and nonce, and an ID token whose signature, issuer, audience, expiry and nonce the library checks.
+// state and nonce, and an ID token whose signature, issuer, audience, expiry and nonce the library checks;
+// at sign-out, the provider's end-session endpoint where it has one.
 
 import type { OidcSettings } from "@social/composition";
 import type { SignInChecks } from "@social/core";
@@ -109,5 +110,25 @@ export class OidcClient {
     const claims = tokens.claims();
     if (!claims) throw new SignInError("The identity provider sent no ID token", false);
     return { issuer: claims.iss, subject: claims.sub, name: displayName(claims) };
+  }
+
+  /**
+   * Where the browser ends its session at the provider (OpenID Connect RP-Initiated Logout), coming
+   * back to `returnTo`; undefined when the provider offers no end-session endpoint (or cannot be
+   * reached to say), and the sign-out ends here alone.
+   */
+  async endSessionUrl(returnTo: string): Promise<URL | undefined> {
+    let configuration: client.Configuration;
+    try {
+      configuration = await this.discover();
+    } catch {
+      return undefined;
+    }
+    if (!configuration.serverMetadata().end_session_endpoint) return undefined;
+    return client.buildEndSessionUrl(configuration, {
+      post_logout_redirect_uri: returnTo,
+      // client_id in place of an id_token_hint (RP-Initiated Logout 1.0 allows either): no ID token is kept.
+      client_id: this.settings.clientId,
+    });
   }
 }

@@ -2,6 +2,7 @@
 
 import type { AccountDetails, KeyInfo } from "@social/core";
 import { describeAllowance } from "@social/core";
+import { firstCallCurl } from "./first-call.ts";
 import { plural, scrollable, toMinute } from "./format.ts";
 import { csrfField, Html, html, layout, type Viewer } from "./html.ts";
 
@@ -12,7 +13,25 @@ export function signInHref(returnTo: string): string {
   return `/dashboard/sign-in?return=${encodeURIComponent(returnTo)}`;
 }
 
-export function signedOutPage(options: { configured: boolean; publicUrl: string }): Html {
+/** Signed out here, on the way to end the provider's session: a refresh takes the browser there, no script. */
+export function endingSessionPage(endSessionUrl: string): Html {
+  return layout(
+    { title: "Signing out", refreshTo: endSessionUrl },
+    html`<p>You are signed out here; the sign-in provider is ending its session too.</p>
+<p><a class="button" href="${endSessionUrl}" id="end-session">Continue to the sign-in provider</a></p>`,
+  );
+}
+
+/** After a sign-out: nothing here signs in again until the person asks to. */
+export function signedOutPage(): Html {
+  return layout(
+    { title: "Signed out" },
+    html`<p id="signed-out">You are signed out. Your API keys keep working: signing out does not revoke them.</p>
+<p><a class="button" href="${signInHref("/dashboard")}">Sign in again</a></p>`,
+  );
+}
+
+export function visitorPage(options: { configured: boolean; publicUrl: string }): Html {
   if (!options.configured) {
     return layout(
       { title: "Dashboard", section: "dashboard" },
@@ -61,6 +80,8 @@ export interface DashboardView {
   keys: readonly KeyInfo[];
   /** The balance below which the pages warn when the customer has set none. */
   defaultWarning: number;
+  /** The server's public address, for the first call shown with a new key. */
+  publicUrl: string;
   /** A key just created: shown on this response only, never again. */
   newKey?: { key: string; name: string };
   /** What the last form did ("Key … revoked"). */
@@ -83,13 +104,23 @@ function refusalOf(view: DashboardView, form: FormRefusal["form"], id: string): 
     : "";
 }
 
-export function dashboardPage(view: DashboardView): Html {
-  const newKey = view.newKey
-    ? html`<div class="notice" role="status"><h2>Your new key “${view.newKey.name}”</h2>
+/**
+ * A key just made, shown once: focus comes here (autofocus), the key and a first call are selectable,
+ * and copy.ts adds their copy buttons.
+ */
+function newKeyNotice(newKey: { key: string; name: string }, publicUrl: string): Html {
+  return html`<div class="notice" role="status" id="new-key-notice" tabindex="-1" autofocus>
+<h2>Your new key “${newKey.name}”</h2>
 <p>Copy it now: it is shown only once and cannot be recovered.</p>
-<code class="key" id="new-key">${view.newKey.key}</code>
-<p>Use it as <code>Authorization: Bearer &lt;key&gt;</code>.</p></div>`
-    : "";
+<code class="key" id="new-key">${newKey.key}</code>
+<p><button type="button" data-copy="new-key" hidden>Copy the key</button></p>
+<p>Use it as <code>Authorization: Bearer &lt;key&gt;</code>. A first search, ready to paste:</p>
+<pre><code id="first-call">${firstCallCurl(publicUrl, newKey.key)}</code></pre>
+<p><button type="button" data-copy="first-call" hidden>Copy the command</button></p></div>`;
+}
+
+export function dashboardPage(view: DashboardView): Html {
+  const newKey = view.newKey ? newKeyNotice(view.newKey, view.publicUrl) : "";
   const notice = view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : "";
   const keyError = refusalOf(view, "key", "key-name-error");
   const warningError = refusalOf(view, "warning", "warning-error");
@@ -99,7 +130,7 @@ export function dashboardPage(view: DashboardView): Html {
     refusedHere(form) ? `${hint} ${error}` : hint;
   const invalid = (form: FormRefusal["form"]) => (refusedHere(form) ? new Html(' aria-invalid="true"') : "");
   return layout(
-    { title: "Dashboard", section: "dashboard", viewer: view.viewer },
+    { title: "Dashboard", section: "dashboard", viewer: view.viewer, copying: view.newKey !== undefined },
     html`${newKey}${notice}<h2>Balance</h2>
 <p class="balance" id="balance">${plural(view.account.balance, "credit")}</p>
 <p><a href="/billing">Add credits or choose a plan</a> · <a href="/dashboard/usage">See your usage</a> · <a href="/dashboard/requests">See every request</a></p>

@@ -3,8 +3,10 @@
 // paged. The filters are a GET form, so a filtered view is a link to keep or share.
 import {
   accountReads,
+  BALANCE_REFUSAL,
   CLIENT_CLOSED_STATUS,
   catalogue,
+  KEY_LIMIT_REFUSAL,
   type KeyInfo,
   type LoggedRequest,
   type LogPosition,
@@ -106,8 +108,16 @@ function filterForm(filters: LogFilters, keys: readonly KeyInfo[]): Html {
 <button type="submit">Show</button> <a href="/dashboard/requests">Clear</a></form>`;
 }
 
+/** Both 402s answer insufficient_credits; the log names a key's limit apart, and so does the page. */
+const REFUSAL_MEANINGS: Readonly<Record<string, string>> = {
+  [BALANCE_REFUSAL.errorCode]: "insufficient_credits: balance",
+  [KEY_LIMIT_REFUSAL.errorCode]: "insufficient_credits: key limit",
+};
+
 function statusCell(entry: LoggedRequest): Html {
-  const meaning = entry.errorCode ?? STATUSES.find(([status]) => status === entry.status)?.[1] ?? "";
+  const code = entry.errorCode;
+  const meaning =
+    (code && (REFUSAL_MEANINGS[code] ?? code)) ?? STATUSES.find(([status]) => status === entry.status)?.[1] ?? "";
   return html`<td class="number status-${entry.status < 400 ? "ok" : "error"}">${entry.status}</td><td>${meaning}</td>`;
 }
 
@@ -150,7 +160,7 @@ export function requestsPage(view: RequestsView): Html {
 <tbody>${rows}</tbody></table>`,
         );
   return layout(
-    { title: "Requests", section: "requests", viewer: view.viewer },
+    { title: "Requests", section: "requests", viewer: view.viewer, wide: true },
     html`<p>Every request made with your keys in the last ${view.days} days, newest first: answered ones with what they
 were charged, and refused ones (never charged) with their error code. Find one by the <code>x-request-id</code> of its answer.</p>
 ${filterForm(filters, view.keys)}

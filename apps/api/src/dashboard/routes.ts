@@ -5,9 +5,10 @@
 import { requestPath } from "@social/core";
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
+import { COPY_SCRIPT, COPY_SCRIPT_PATH } from "./copy.ts";
 import { formRoutes } from "./form-routes.ts";
 import { htmlResponse } from "./html.ts";
-import { notFoundPage, signedOutPage } from "./pages.ts";
+import { notFoundPage, visitorPage } from "./pages.ts";
 import { reportRoutes } from "./report-routes.ts";
 import { signInRoutes } from "./sign-in-routes.ts";
 import { type DashboardOptions, DashboardSite } from "./site.ts";
@@ -32,10 +33,20 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
           },
         }),
     )
+    .get(
+      COPY_SCRIPT_PATH,
+      () =>
+        new Response(COPY_SCRIPT, {
+          headers: {
+            "content-type": "text/javascript; charset=utf-8",
+            "cache-control": "public, max-age=3600",
+            "x-content-type-options": "nosniff",
+          },
+        }),
+    )
     .get("/dashboard", async ({ request }) => {
       const who = await site.signedIn(request);
-      if (!who)
-        return htmlResponse(signedOutPage({ configured: site.oidc !== undefined, publicUrl: options.publicUrl }));
+      if (!who) return htmlResponse(visitorPage({ configured: site.oidc !== undefined, publicUrl: options.publicUrl }));
       return site.home(request, who);
     })
     .use(signInRoutes(context, site))

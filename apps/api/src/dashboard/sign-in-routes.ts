@@ -1,14 +1,15 @@
-// Signing in through OpenID Connect and out: the start, the provider's callback, and the sign-out form.
+// Signing in through OpenID Connect and out: the start, the provider's callback, the sign-out form (which
+// ends the provider's session too where it offers an end-session endpoint), and the signed-out page.
 import { rateHeaders, requestSearch, requestTarget } from "@social/core";
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
 import { readCookie } from "./cookies.ts";
 import { htmlResponse } from "./html.ts";
 import { SignInError } from "./oidc.ts";
-import { errorPage } from "./pages.ts";
+import { endingSessionPage, errorPage, signedOutPage } from "./pages.ts";
 import { returnPath } from "./return-path.ts";
 import { SESSION_LIFETIME_MS, SIGN_IN_LIFETIME_MS } from "./sessions.ts";
-import { CALLBACK_PATH, type DashboardSite, redirect } from "./site.ts";
+import { CALLBACK_PATH, type DashboardSite, redirect, SIGNED_OUT_PATH } from "./site.ts";
 
 /** Set-Cookie for each of `cookies`, as the headers of a page. */
 function clearing(cookies: readonly string[]): Headers {
@@ -109,7 +110,18 @@ export function signInRoutes(context: HttpContext, site: DashboardSite) {
       const who = await site.formPoster(request, body);
       if (who instanceof Response) return who;
       await sessions.destroy(readCookie(request, names.session));
+      // Ended at the provider too where it can be, or the next page that needs a sign-in would be signed
+      // straight back in by the provider's own session. Either way it lands on a page that stays signed out.
+      const signedOut = `${publicUrl}${SIGNED_OUT_PATH}`;
+      const endSession = await oidc?.endSessionUrl(signedOut);
       // A one-time message still unread (a new key) goes with the session: the next person gets nothing of it.
-      return redirect("/dashboard", [site.cookie(names.session, "", 0), site.cookie(names.flash, "", 0)]);
+      const cleared = [site.cookie(names.session, "", 0), site.cookie(names.flash, "", 0)];
+      if (!endSession) return redirect(SIGNED_OUT_PATH, cleared);
+      // Not a redirect: the form's CSP (form-action 'self') would stop one to the provider's origin.
+      return htmlResponse(endingSessionPage(endSession.href), 200, clearing(cleared));
+    })
+    .get(SIGNED_OUT_PATH, async ({ request }) => {
+      const who = await site.signedIn(request);
+      return who ? redirect("/dashboard") : htmlResponse(signedOutPage());
     });
 }

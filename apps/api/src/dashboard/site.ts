@@ -4,7 +4,14 @@
 // (flash.ts). Every page carries the security headers of html.ts, and every signed-in page the balance
 // alert.
 import { type BillingSettings, DAY_MS, type OidcSettings } from "@social/composition";
-import { type Accounts, lowBalanceThreshold, requestPath, requestSearch, type Sessions } from "@social/core";
+import {
+  type Accounts,
+  BALANCE_REFUSAL,
+  lowBalanceThreshold,
+  requestPath,
+  requestSearch,
+  type Sessions,
+} from "@social/core";
 import { type CookieNames, cookie, cookieNames, readCookie } from "./cookies.ts";
 import { CSRF_FIELD, csrfTokenMatches } from "./csrf.ts";
 import { FLASH_LIFETIME_SECONDS, type Flash, FlashSeal } from "./flash.ts";
@@ -33,6 +40,8 @@ export interface DashboardOptions {
 const REFUSALS_COUNTED = 1000;
 
 export const CALLBACK_PATH = "/dashboard/callback";
+/** Where a sign-out lands, back from the provider: registered there as the post-logout redirect URI. */
+export const SIGNED_OUT_PATH = "/dashboard/signed-out";
 
 export interface SignedIn {
   viewer: Viewer;
@@ -83,17 +92,17 @@ export class DashboardSite {
   }
 
   /**
-   * Where a balance stands: below the warning, and how many requests ran out of credits today (known
-   * only while the request log is kept).
+   * Where a balance stands: below the warning or not and, while it is, how many requests the balance
+   * refused since credits were last added (known only while the request log is kept; a key's own limit
+   * is no lack of credits, and refusals before a top-up are answered by it).
    */
   async #alertOf(accountId: string, balance: number, setting: number | null): Promise<BalanceAlert> {
-    const [lastTopUp, refused] = await Promise.all([
-      this.accounts.lastTopUp(accountId),
-      this.options.requestLogDays > 0
-        ? this.accounts.countRefused(accountId, 402, Date.now() - DAY_MS, REFUSALS_COUNTED)
-        : Promise.resolve(0),
-    ]);
-    return { balance, threshold: lowBalanceThreshold(setting, lastTopUp), refused, refusedCap: REFUSALS_COUNTED };
+    const lastTopUp = await this.accounts.lastTopUp(accountId);
+    const threshold = lowBalanceThreshold(setting, lastTopUp);
+    const alert = { balance, threshold, refused: 0, refusedCap: REFUSALS_COUNTED };
+    if (balance >= threshold || this.options.requestLogDays === 0) return alert;
+    const since = Math.max(lastTopUp?.createdAt ?? 0, Date.now() - this.options.requestLogDays * DAY_MS);
+    return { ...alert, refused: await this.accounts.countRefused(accountId, BALANCE_REFUSAL, since, REFUSALS_COUNTED) };
   }
 
   async signedIn(request: Request): Promise<SignedIn | undefined> {
@@ -143,6 +152,7 @@ export class DashboardSite {
     ]);
     const page = dashboardPage({
       viewer: who.viewer,
+      publicUrl: this.options.publicUrl,
       account,
       keys,
       defaultWarning: lowBalanceThreshold(null, lastTopUp),

@@ -1,7 +1,13 @@
 // The request log as an account reads it: charges and the answers that were not charged, merged newest
 // first, filtered, paged, counted by status and purged past the retention, never losing a charge.
 import { describe, expect } from "bun:test";
-import type { Accounts, LoggedRequest, RequestLogQuery } from "@social/core";
+import {
+  type Accounts,
+  BALANCE_REFUSAL,
+  KEY_LIMIT_REFUSAL,
+  type LoggedRequest,
+  type RequestLogQuery,
+} from "@social/core";
 import { type AccountsFixture, type AccountsTest, DAY } from "./suite.ts";
 
 /** The request log: an account's charges and uncharged answers, filtered, paged and purged. */
@@ -143,11 +149,13 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
       "refusals are counted by status, and a purge takes old entries but never a charge",
       async ({ accounts, fixture }) => {
         const { account, log } = await history(fixture);
-        expect(await accounts.countRefused(account.id, 402, T - DAY, 1000)).toBe(1);
-        expect(await accounts.countRefused(account.id, 402, T - 11 * DAY, 1000)).toBe(2);
-        expect(await accounts.countRefused(account.id, 404, T + 3001, 1000)).toBe(0);
+        expect(await accounts.countRefused(account.id, BALANCE_REFUSAL, T - DAY, 1000)).toBe(1);
+        expect(await accounts.countRefused(account.id, BALANCE_REFUSAL, T - 11 * DAY, 1000)).toBe(2);
+        expect(
+          await accounts.countRefused(account.id, { status: 404, errorCode: "endpoint_not_found" }, T + 3001, 1000),
+        ).toBe(0);
         expect(await log.purge(T)).toBe(1);
-        expect(await accounts.countRefused(account.id, 402, 0, 1000)).toBe(1);
+        expect(await accounts.countRefused(account.id, BALANCE_REFUSAL, 0, 1000)).toBe(1);
         expect(await log.purge(T + 10_000)).toBe(4);
         expect(ids((await accounts.requestLog(account.id, { since: 0, status: "all", limit: 50 })).entries)).toEqual([
           "c3",
@@ -156,6 +164,29 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
         ]);
       },
     );
+
+    accountsTest("a key's limit reached is counted apart from the balance run out", async ({ accounts, fixture }) => {
+      const { account, key } = await accounts.openAccount("Ada");
+      const log = fixture.requestLog();
+      for (const [requestId, refusal] of [
+        ["req_1", BALANCE_REFUSAL],
+        ["req_2", KEY_LIMIT_REFUSAL],
+        ["req_3", KEY_LIMIT_REFUSAL],
+      ] as const) {
+        log.append({
+          requestId,
+          accountId: account.id,
+          keyId: key.keyId,
+          endpoint: "tweet",
+          ...refusal,
+          durationMs: 1,
+          createdAt: T,
+        });
+      }
+      await log.flush();
+      expect(await accounts.countRefused(account.id, BALANCE_REFUSAL, 0, 1000)).toBe(1);
+      expect(await accounts.countRefused(account.id, KEY_LIMIT_REFUSAL, 0, 1000)).toBe(2);
+    });
 
     accountsTest(
       "entries of both kinds at the same millisecond page in request-id order, once each",
@@ -201,10 +232,10 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
           });
         }
         await log.flush();
-        expect(await accounts.countRefused(account.id, 402, 0, 1000)).toBe(1000);
-        expect(await accounts.countRefused(account.id, 402, T - DAY + 11_990, 1000)).toBe(10);
+        expect(await accounts.countRefused(account.id, BALANCE_REFUSAL, 0, 1000)).toBe(1000);
+        expect(await accounts.countRefused(account.id, BALANCE_REFUSAL, T - DAY + 11_990, 1000)).toBe(10);
         expect(await log.purge(T)).toBe(12_000);
-        expect(await accounts.countRefused(account.id, 402, 0, 1000)).toBe(0);
+        expect(await accounts.countRefused(account.id, BALANCE_REFUSAL, 0, 1000)).toBe(0);
       },
       30_000,
     );

@@ -14,3 +14,8 @@ export const GRANT_REASONS = {
   /** The charge of a request whose answer was not delivered, given back (its grant names the request). */
   refund: "refund: answer not delivered",
 } as const;
+
+/** The reason of credits the operator adds for a purchase of `plan` (`credits grant --plan`). */
+export function purchaseReason(plan: string): string {
+  return `purchase: ${plan}`;
+}

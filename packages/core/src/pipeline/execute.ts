@@ -15,6 +15,7 @@ import { CLIENT_CLOSED_STATUS } from "../ports/request-log.ts";
 import type { Cursor, PageRequest, Store } from "../ports/store.ts";
 import { rateLimitError } from "../ratelimit.ts";
 import type { RequestControls } from "../request-controls.ts";
+import { loggedErrorCode } from "../request-log.ts";
 import { authenticate, expiredKey, revokedKey } from "./authenticate.ts";
 import { countedItems, withinOutputLimit } from "./output-limit.ts";
 import type {
@@ -106,7 +107,7 @@ export async function admitted<T>(
     return result;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    if (!loggedAsRefund.has(error)) log(logged?.answeredAs?.(error) ?? error.status, error.code);
+    if (!loggedAsRefund.has(error)) log(logged?.answeredAs?.(error) ?? error.status, loggedErrorCode(error));
     return { ok: false, error, ...authenticated };
   }
 }

@@ -2,7 +2,7 @@
 // The dashboard and the operator CLI reach it only through this port, so a second database adapter
 // changes neither.
 import type { Account, KeyAllowance, KeyLimit } from "./ledger.ts";
-import type { RequestLogPage, RequestLogQuery } from "./request-log.ts";
+import type { LoggedRefusal, RequestLogPage, RequestLogQuery } from "./request-log.ts";
 
 /**
  * Active (unrevoked) keys an account may hold: plenty for one key per app and environment, and a
@@ -123,10 +123,11 @@ export interface Accounts {
    */
   requestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogPage>;
   /**
-   * How many of the account's refusals since `since` (epoch ms) had `status` (402: what ran out),
-   * counted up to `atMost`: a page that says "1,000+" needs no more.
+   * How many of the account's refusals since `since` (epoch ms) had `refusal`'s status and the code the
+   * request log names them by (../request-log.ts: a key's limit apart from the balance), counted up to
+   * `atMost`: a page that says "1,000+" needs no more.
    */
-  countRefused(accountId: string, status: number, since: number, atMost: number): Promise<number>;
+  countRefused(accountId: string, refusal: LoggedRefusal, since: number, atMost: number): Promise<number>;
   /** The account's grants, refunds included, newest first. */
   grants(accountId: string, limit: number): Promise<Grant[]>;
   /** The newest grant that added credits (not a refund): what the low-balance warning is a share of. */

@@ -41,6 +41,12 @@ export interface LoggedRequest {
   createdAt: number;
 }
 
+/** A kind of refusal as the log names it: its status and logged code. */
+export interface LoggedRefusal {
+  status: number;
+  errorCode: string;
+}
+
 /** Which statuses a log query keeps: every one, answers (2xx), refusals (4xx and 5xx), or one code. */
 export type StatusFilter = "all" | "ok" | "error" | number;
 

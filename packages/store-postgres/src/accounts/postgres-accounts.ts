@@ -9,6 +9,7 @@ import type {
   Grant,
   KeyInfo,
   KeyOptions,
+  LoggedRefusal,
   NewKey,
   RequestLogPage,
   RequestLogQuery,
@@ -273,10 +274,11 @@ export class PostgresAccounts implements Accounts {
     return requestLogPage(this.#sql, accountId, query);
   }
 
-  async countRefused(accountId: string, status: number, since: number, atMost: number): Promise<number> {
+  async countRefused(accountId: string, refusal: LoggedRefusal, since: number, atMost: number): Promise<number> {
     const [row] = await this.#sql<{ n: string }[]>`
       SELECT count(*) AS n FROM (SELECT 1 FROM request_log
-        WHERE account_id = ${accountId} AND status = ${status} AND created_at >= ${since} LIMIT ${atMost}) r`;
+        WHERE account_id = ${accountId} AND status = ${refusal.status} AND error_code = ${refusal.errorCode}
+          AND created_at >= ${since} LIMIT ${atMost}) r`;
     return Number(row?.n ?? 0);
   }
 

@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import {
   CLIENT_CLOSED_STATUS,
+  type LoggedRefusal,
   type LoggedRequest,
   logPage,
   type RequestLogPage,
@@ -56,13 +57,19 @@ export function requestLogPage(db: Database, accountId: string, query: RequestLo
   return logPage(rows, query.limit);
 }
 
-/** How many of the account's refusals since `since` had `status`, up to `atMost`: all are in the log. */
-export function countRefused(db: Database, accountId: string, status: number, since: number, atMost: number): number {
+/** How many of the account's refusals of one kind since `since`, up to `atMost`: all are in the log. */
+export function countRefused(
+  db: Database,
+  accountId: string,
+  refusal: LoggedRefusal,
+  since: number,
+  atMost: number,
+): number {
   const row = db
-    .query<{ n: number }, [string, number, number, number]>(
+    .query<{ n: number }, [string, number, string, number, number]>(
       `SELECT count(*) AS n FROM (SELECT 1 FROM request_log
-       WHERE account_id = ? AND status = ? AND created_at >= ? LIMIT ?)`,
+       WHERE account_id = ? AND status = ? AND error_code = ? AND created_at >= ? LIMIT ?)`,
     )
-    .get(accountId, status, since, atMost);
+    .get(accountId, refusal.status, refusal.errorCode, since, atMost);
   return row?.n ?? 0;
 }

@@ -8,6 +8,7 @@ import type {
   Grant,
   KeyInfo,
   KeyOptions,
+  LoggedRefusal,
   NewKey,
   RequestLogPage,
   RequestLogQuery,
@@ -95,8 +96,8 @@ export class SqliteAccounts implements Accounts {
     return requestLogPage(this.#db, accountId, query);
   }
 
-  async countRefused(accountId: string, status: number, since: number, atMost: number): Promise<number> {
-    return countRefused(this.#db, accountId, status, since, atMost);
+  async countRefused(accountId: string, refusal: LoggedRefusal, since: number, atMost: number): Promise<number> {
+    return countRefused(this.#db, accountId, refusal, since, atMost);
   }
 
   async grants(accountId: string, limit: number): Promise<Grant[]> {
