@@ -4,31 +4,19 @@
 // and billing, revoke the key behind a confirmation, and see the API refuse it. Every page is checked
 // with axe-core at a phone's width and a laptop's; screenshots go to artifacts/screenshots/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { readServerConfig } from "@social/composition";
 import { DEFAULT_RATE_LIMIT } from "@social/core";
 import { examples } from "@social/fixtures";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { type RunningServer, startServer } from "../src/server.ts";
+import { COLOR_SCHEMES, emulateColorScheme, launchChromium, sidewaysOverflow, violations } from "./browser.ts";
 import { freePort } from "./harness.ts";
 import { startTestProvider, type TestProvider } from "./oidc-provider.ts";
 
 const SCREENSHOTS = join(import.meta.dir, "..", "..", "..", "artifacts", "screenshots");
-// Debian's chromium, driven without a sandbox (CI runs as root) and without any network of its own.
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 let dir: string;
 let provider: TestProvider;
 let server: RunningServer;
@@ -56,7 +44,7 @@ beforeAll(async () => {
     },
     { log: () => {} },
   );
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -69,26 +57,7 @@ afterAll(async () => {
 /** Saves the page and checks it fits a phone's width: wide tables scroll in their own box, not the page. */
 async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-}
-
-const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve("axe-core/axe.min.js")), "utf8");
-
-/** What axe-core finds against WCAG 2.1 A and AA and its best practices, as rule ids and where. */
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResults> } }).axe;
-    const results = await axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
-    });
-    return results.violations.map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  });
-}
-
-interface AxeResults {
-  violations: { id: string; nodes: { target: string[] }[] }[];
+  expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
 }
 
 /**
@@ -96,8 +65,8 @@ interface AxeResults {
  * sideways scrolling, no axe violations.
  */
 async function check(page: Page, name: string) {
-  for (const colorScheme of ["dark", "light"] as const) {
-    await page.emulateMedia({ colorScheme });
+  for (const colorScheme of COLOR_SCHEMES) {
+    await emulateColorScheme(page, colorScheme);
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 844 });
       const found = { name, colorScheme, width, violations: await violations(page) };
@@ -244,7 +213,7 @@ test("a new user signs in, makes a key, searches, finds it in the log, reads usa
   expect(await page.getByRole("link", { name: "Buy Starter" }).getAttribute("href")).toBe(
     `https://pay.example/buy?account=${accountId}&plan=Starter`,
   );
-  expect(await page.locator("#plans").textContent()).toContain("$1 per 1,000 credits");
+  expect(await page.locator("#plans").textContent()).toContain("$1.00 per 1,000 credits");
   expect(await page.locator("#grants").textContent()).toContain("sign-up credits");
   await check(page, "07-billing");
 

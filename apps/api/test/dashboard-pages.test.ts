@@ -250,7 +250,7 @@ describe("billing", () => {
     expect(text).toContain(
       `<a class="button" href="https://pay.example/buy?account=${you.accountId}&#38;plan=Pro%20%26%20Co">Buy Pro &#38; Co</a>`,
     );
-    expect(text).toContain("$1 per 1,000 credits");
+    expect(text).toContain("$1.00 per 1,000 credits");
     expect(text).toContain("€0.80 per 1,000 credits");
     expect(text).toContain("<h3>Starter</h3>");
     expect(text).toContain("10,000 credits");

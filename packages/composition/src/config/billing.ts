@@ -44,21 +44,6 @@ export function checkoutUrl(template: string, accountId: string, plan: string): 
     .replaceAll(CHECKOUT_PLACEHOLDERS.plan, encodeURIComponent(plan));
 }
 
-const PRICE = /^([^\d]*?)(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)([^\d]*)$/;
-
-/**
- * A plan's price per 1,000 credits in the price's own currency ("$10" for 10,000 credits: "$1"), to
- * compare plans by; undefined for a price that is no single amount ("contact us").
- */
-export function pricePerThousand(plan: Plan): string | undefined {
-  const match = PRICE.exec(plan.price.trim());
-  if (!match) return undefined;
-  const [, before = "", amount = "", after = ""] = match;
-  const each = (Number(amount.replaceAll(",", "")) * 1000) / plan.credits;
-  const text = Number.isInteger(each) ? String(each) : each.toFixed(each < 0.01 ? 4 : 2);
-  return `${before}${text}${after}`;
-}
-
 export function billingUrlFrom(value: string | undefined): string | undefined {
   return value === undefined ? undefined : webAddress(value, "BILLING_URL");
 }
