@@ -5,7 +5,7 @@
 // to keep in step. The mentions index (./mentions.ts) is derived from the tweets, and its rows go with
 // theirs uncounted, as a search index's do.
 import type { RemovedRows } from "@social/core";
-import { MENTIONS_TABLE } from "./mentions.ts";
+import { MENTION_NAMES_TABLE, MENTIONS_TABLE } from "./mentions.ts";
 
 const USERS = "(SELECT id FROM removed_users)";
 const TWEETS = "(SELECT id FROM removed_tweets)";
@@ -35,5 +35,10 @@ export const DELETE_REMOVED: readonly { rows: keyof RemovedRows; sql: string }[]
   { rows: "users", sql: `DELETE FROM users WHERE id IN ${USERS}` },
 ];
 
-/** The mentions index rows of the removed tweets; a removed user's own timeline is gone with the user. */
-export const FORGET_REMOVED_MENTIONS = `DELETE FROM ${MENTIONS_TABLE} WHERE tweet_id IN ${TWEETS}`;
+/**
+ * The mentions index rows and mention names of the removed tweets; a removed user's own timeline is
+ * gone with the user.
+ */
+export const FORGET_REMOVED_MENTIONS: readonly string[] = [MENTIONS_TABLE, MENTION_NAMES_TABLE].map(
+  (table) => `DELETE FROM ${table} WHERE tweet_id IN ${TWEETS}`,
+);

@@ -12,6 +12,7 @@ export const WORLD_TABLES = [
   "users",
   "tweets",
   "tweet_mentions",
+  "tweet_mention_names",
   "follows",
   "lists",
   "list_members",

@@ -21,6 +21,7 @@ const KEYS: Record<(typeof WORLD_TABLES)[number], string> = {
   users: "id",
   tweets: "id",
   tweet_mentions: "tweet_id, user_id",
+  tweet_mention_names: 'tweet_id, username_key COLLATE "C"',
   follows: "follower_id, created_ms, followee_id",
   lists: "id",
   list_members: "list_id, created_ms, user_id",

@@ -330,8 +330,11 @@ function unresolvedMentions(tweets: readonly Tweet[]): string[] {
   return [...names];
 }
 
-/** `copy` with the ids `idOf` knows given to its mentions that had none. */
-function withMentionIds(copy: ImportedTweet, idOf: (username: string) => string | undefined): ImportedTweet {
+/**
+ * `copy` with the ids `idOf` knows given to its mentions that had none: here for a batch's own users,
+ * and in the stores' import plan for stored posts once a user they name arrives.
+ */
+export function withMentionIds(copy: ImportedTweet, idOf: (username: string) => string | undefined): ImportedTweet {
   const { tweet } = copy;
   if (tweet.entities.mentions.every((mention) => mention.id !== undefined)) return copy;
   const mentions = tweet.entities.mentions.map((mention) => {

@@ -1,8 +1,9 @@
 // Imports into a PostgreSQL world (core's WorldImport port): each batch is one transaction that reads the
-// stored copies, COPYs what planImport decided into temporary tables and upserts it from there, and
-// writes the search vector of every tweet whose terms changed: the batch's own, and those of a replaced
-// user whose username, verified or protected flag changed (their tweets, and replies naming them), and
-// the mentions index rows of every tweet it writes.
+// stored copies (and the stored tweets that name the batch's users by username alone), COPYs what
+// planImport decided into temporary tables and upserts it from there, and writes the search vector of
+// every tweet whose terms changed: the batch's own, those of a replaced user whose username, verified or
+// protected flag changed, and the replies to a user added or renamed; and the mentions index rows and
+// mention names of every tweet it writes.
 // Batches take the world's write lock (./settle.ts), so two imports never decide on the same stored copy
 // at once; the last settles the world's meta.
 import {
@@ -18,10 +19,12 @@ import {
 import {
   type ImportPlan,
   type ImportTweetColumns,
+  namesOfBatch,
   planImport,
   type StoredTweet,
   TWEET_COLUMNS,
   tweetFromRow,
+  tweetMentionNames,
   tweetMentions,
   USER_COLUMNS,
   type UserRow,
@@ -95,12 +98,16 @@ export class PostgresWorldImport implements WorldImport {
   async write(batch: ImportBatch): Promise<BatchCounts> {
     return this.#sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${WORLD_WRITE_LOCK})`;
-      const storedUsers = await readUsers(tx, usersOfBatch(batch));
-      const storedTweets = new Map<string, StoredTweet>();
       const ids = batch.tweets.map(({ tweet }) => tweet.id);
       const rows = await tx<(TweetRow & { versions: number })[]>`
-        SELECT ${tx.unsafe(TWEET_COLUMNS)}, t.versions FROM tweets t WHERE t.id = ANY(${tx.array(ids, "TEXT")}::bigint[])`;
+        SELECT ${tx.unsafe(TWEET_COLUMNS)}, t.versions FROM tweets t
+        WHERE t.id = ANY(${tx.array(ids, "TEXT")}::bigint[] || ARRAY(SELECT tweet_id FROM tweet_mention_names
+                         WHERE username_key = ANY(${tx.array(namesOfBatch(batch), "TEXT")})))`;
+      const storedTweets = new Map<string, StoredTweet>();
       for (const row of rows) storedTweets.set(row.id, { tweet: tweetFromRow(row), versions: row.versions });
+      const own = new Set(ids);
+      const mentioning = [...storedTweets.values()].flatMap(({ tweet }) => (own.has(tweet.id) ? [] : [tweet]));
+      const storedUsers = await readUsers(tx, usersOfBatch(batch, mentioning));
       const plan = planImport(batch, storedUsers, storedTweets);
       const dependents = await readDependents(tx, plan, storedUsers);
       const terms = (tweet: Tweet) => searchVector(searchDocument(tweet, searchContext(tweet, plan)));
@@ -156,15 +163,23 @@ async function readUsers(tx: TransactionSQL, ids: readonly string[]): Promise<Ma
  * their terms name read into `users`.
  */
 async function readDependents(tx: TransactionSQL, plan: ImportPlan, users: Map<string, UserLookup>): Promise<Tweet[]> {
-  if (plan.changedAuthors.length === 0) return [];
   const own = new Set(plan.tweets.map(({ tweet }) => tweet.id));
-  // Replies name their user in the JSON only: a rename is rare enough to scan the replies for.
-  const rows = await tx<TweetRow[]>`
-    SELECT ${tx.unsafe(TWEET_COLUMNS)} FROM tweets t
-    WHERE t.author_id = ANY(${tx.array(plan.changedAuthors, "TEXT")}::bigint[])
-       OR (${plan.renamed.length > 0} AND t.is_reply
-           AND (t.extra::json ->> 'in_reply_to_user_id') = ANY(${tx.array(plan.renamed, "TEXT")}))`;
-  const tweets = rows.map(tweetFromRow).filter((tweet) => !own.has(tweet.id));
+  const rows: TweetRow[] = [];
+  if (plan.changedAuthors.length > 0) {
+    rows.push(
+      ...(await tx<TweetRow[]>`SELECT ${tx.unsafe(TWEET_COLUMNS)} FROM tweets t
+        WHERE t.author_id = ANY(${tx.array(plan.changedAuthors, "TEXT")}::bigint[])`),
+    );
+  }
+  if (plan.newUsernames.length > 0) {
+    // Replies name their user in the JSON only, which the index tweets_reply_to_user keys them by.
+    rows.push(
+      ...(await tx<TweetRow[]>`SELECT ${tx.unsafe(TWEET_COLUMNS)} FROM tweets t
+        WHERE t.is_reply AND (t.extra::json ->> 'in_reply_to_user_id') = ANY(${tx.array(plan.newUsernames, "TEXT")})`),
+    );
+  }
+  const byId = new Map(rows.filter((row) => !own.has(row.id)).map((row) => [row.id, row]));
+  const tweets = [...byId.values()].map(tweetFromRow);
   const named = new Set<string>();
   for (const tweet of tweets) {
     for (const id of [tweet.author_id, tweet.in_reply_to_user_id]) {
@@ -184,13 +199,21 @@ function searchContext(tweet: Tweet, plan: ImportPlan) {
   };
 }
 
-/** The mentions index rows of the tweets written, as the copies written give them. */
+/** The mentions index rows and mention names of the tweets written, as the copies written give them. */
 async function replaceMentions(tx: TransactionSQL, plan: ImportPlan): Promise<void> {
   if (plan.tweets.length === 0) return;
-  const written = plan.tweets.map(({ tweet }) => tweet.id);
-  await tx`DELETE FROM tweet_mentions WHERE tweet_id = ANY(${tx.array(written, "TEXT")}::bigint[])`;
+  const written = tx.array(
+    plan.tweets.map(({ tweet }) => tweet.id),
+    "TEXT",
+  );
+  await tx`DELETE FROM tweet_mentions WHERE tweet_id = ANY(${written}::bigint[])`;
+  await tx`DELETE FROM tweet_mention_names WHERE tweet_id = ANY(${written}::bigint[])`;
   const rows = plan.tweets.flatMap(({ tweet }) => tweetMentions(tweet).map((row) => [row.tweet_id, row.user_id]));
   if (rows.length > 0) await copyRows(tx, "tweet_mentions", ["tweet_id", "user_id"], rows);
+  const names = plan.tweets.flatMap(({ tweet }) =>
+    tweetMentionNames(tweet).map((row) => [row.tweet_id, row.username_key]),
+  );
+  if (names.length > 0) await copyRows(tx, "tweet_mention_names", ["tweet_id", "username_key"], names);
 }
 
 /** COPYs `rows` into a temporary twin of `table` and upserts them from there by id. */

@@ -32,7 +32,7 @@ export class PostgresWorldRemoval implements WorldRemoval {
       for (const sql of GATHER_REMOVED) await tx.unsafe(sql);
       const rows = noRemovedRows();
       for (const { rows: table, sql } of DELETE_REMOVED) rows[table] += (await tx.unsafe(sql)).count;
-      await tx.unsafe(FORGET_REMOVED_MENTIONS);
+      for (const sql of FORGET_REMOVED_MENTIONS) await tx.unsafe(sql);
 
       const replyTags = found.flatMap(({ id, username }) => {
         const tag = username === null ? undefined : replyTag(username);
@@ -47,7 +47,7 @@ export class PostgresWorldRemoval implements WorldRemoval {
           replyTags.map(({ lexeme }) => lexeme),
           "TEXT",
         );
-        // Replies name their user in the JSON only: a removal is rare enough to scan the replies for.
+        // Replies name their user in the JSON only, which the index tweets_reply_to_user keys them by.
         await tx`UPDATE tweets t SET search_vector = ts_delete(t.search_vector, r.lexeme)
                  FROM unnest(${userIds}::text[], ${lexemes}::text[]) AS r(user_id, lexeme)
                  WHERE t.is_reply AND (t.extra::json ->> 'in_reply_to_user_id') = r.user_id`;

@@ -209,4 +209,20 @@ export const worldMigrations: readonly Migration[] = [
       FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'mentions') AS m(mention)
       WHERE m.mention ->> 'id' IS NOT NULL`;
   },
+  // Users imported after the posts that name them (#36), as on SQLite: replies indexed by the user they
+  // reply to, for the to: terms an import or a removal changes, and the mentions given by username alone
+  // kept by folded username, for the ids an import gives them; a world stored before gets its rows.
+  async (tx) => {
+    await tx`CREATE INDEX tweets_reply_to_user ON tweets ((extra::json ->> 'in_reply_to_user_id')) WHERE is_reply`;
+    await tx`CREATE TABLE tweet_mention_names (
+      tweet_id BIGINT NOT NULL,
+      username_key TEXT NOT NULL,
+      PRIMARY KEY (tweet_id, username_key)
+    )`;
+    await tx`CREATE INDEX tweet_mention_names_username ON tweet_mention_names (username_key, tweet_id)`;
+    await tx`INSERT INTO tweet_mention_names (tweet_id, username_key)
+      SELECT DISTINCT t.id, lower(m.mention ->> 'username')
+      FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'mentions') AS m(mention)
+      WHERE m.mention ->> 'id' IS NULL`;
+  },
 ];

@@ -4,7 +4,7 @@
 // on the caller's connection (one transaction) and `finished()` waits for all of them.
 
 import { type Tweet, tokenize, type UserLookup, type WorldRecord, type WorldSink } from "@social/core";
-import { boundId, tweetMentions, WorldDerivation, type WorldTable } from "@social/store-common";
+import { boundId, tweetMentionNames, tweetMentions, WorldDerivation, type WorldTable } from "@social/store-common";
 import type { TransactionSQL } from "bun";
 import { searchVector } from "../search/lexemes.ts";
 import { asciiFold } from "./rows.ts";
@@ -147,6 +147,7 @@ export class WorldWriter implements WorldSink {
     const search_vector = searchVector(this.#world.searchDocument(tweet));
     this.#add("tweets", { ...row, search_vector });
     for (const mention of tweetMentions(tweet)) this.#add("tweet_mentions", mention);
+    for (const name of tweetMentionNames(tweet)) this.#add("tweet_mention_names", name);
     if (communityId !== undefined) this.#add("community_tweets", this.#world.communityTweet(communityId, tweet, row));
   }
 }

@@ -1,6 +1,7 @@
 // Imports into a SQLite world (core's WorldImport port): each batch is one IMMEDIATE transaction that
-// reads the stored copies, writes what planImport decided, and keeps the search index in step
-// (./touched.ts) and the mentions index; the last settles the world's meta (./settle.ts).
+// reads the stored copies (and the stored tweets that name the batch's users by username alone), writes
+// what planImport decided, and keeps the search index in step (./touched.ts) and the mentions index and
+// mention names; the last settles the world's meta (./settle.ts).
 import type { Database } from "bun:sqlite";
 import {
   type BatchCounts,
@@ -12,10 +13,12 @@ import {
 } from "@social/core";
 import {
   boundId,
+  namesOfBatch,
   planImport,
   type StoredTweet,
   TWEET_COLUMNS,
   tweetFromRow,
+  tweetMentionNames,
   tweetMentions,
   USER_COLUMNS,
   type UserRow,
@@ -53,8 +56,13 @@ function statements(db: Database) {
         retweeted_id = excluded.retweeted_id, extra = excluded.extra, author_protected = excluded.author_protected,
         versions = excluded.versions`,
     ),
+    mentioningByName: db.query<{ id: string }, [string]>(
+      "SELECT CAST(tweet_id AS TEXT) AS id FROM tweet_mention_names WHERE username_key = ?",
+    ),
     forgetMentions: db.query("DELETE FROM tweet_mentions WHERE tweet_id = ?"),
     mention: db.query("INSERT INTO tweet_mentions (tweet_id, user_id) VALUES (?, ?)"),
+    forgetMentionNames: db.query("DELETE FROM tweet_mention_names WHERE tweet_id = ?"),
+    mentionName: db.query("INSERT INTO tweet_mention_names (tweet_id, username_key) VALUES (?, ?)"),
     protectAuthor: db.query("UPDATE tweets SET author_protected = ? WHERE author_id = ?"),
     followerVerified: db.query("UPDATE follows SET follower_verified = ? WHERE follower_id = ?"),
     followeeVerified: db.query("UPDATE follows SET followee_verified = ? WHERE followee_id = ?"),
@@ -88,31 +96,39 @@ export class SqliteWorldImport implements WorldImport {
 
   #write(batch: ImportBatch): BatchCounts {
     const q = this.#q;
-    const storedUsers = new Map<string, UserLookup>();
-    for (const id of usersOfBatch(batch)) {
-      const row = q.user.get(boundId(id));
-      if (row !== null) storedUsers.set(id, userLookupFromRow(row));
+    const tweetIds = new Set(batch.tweets.map(({ tweet }) => tweet.id));
+    const mentioning = new Set<string>();
+    for (const name of namesOfBatch(batch)) {
+      for (const { id } of q.mentioningByName.all(name)) if (!tweetIds.has(id)) mentioning.add(id);
     }
     const storedTweets = new Map<string, StoredTweet>();
-    for (const { tweet } of batch.tweets) {
-      const row = q.tweet.get(boundId(tweet.id));
-      if (row !== null) storedTweets.set(tweet.id, { tweet: tweetFromRow(row), versions: row.versions });
+    for (const id of [...tweetIds, ...mentioning]) {
+      const row = q.tweet.get(boundId(id));
+      if (row !== null) storedTweets.set(id, { tweet: tweetFromRow(row), versions: row.versions });
+    }
+    const storedUsers = new Map<string, UserLookup>();
+    const mentioningTweets = [...mentioning].flatMap((id) => storedTweets.get(id)?.tweet ?? []);
+    for (const id of usersOfBatch(batch, mentioningTweets)) {
+      const row = q.user.get(boundId(id));
+      if (row !== null) storedUsers.set(id, userLookupFromRow(row));
     }
     const plan = planImport(batch, storedUsers, storedTweets);
     const touched = this.#touched;
 
     for (const { tweet, added } of plan.tweets) if (!added) touched.touch.run(boundId(tweet.id));
     for (const id of plan.changedAuthors) touched.touchAuthor.run(boundId(id));
-    for (const id of plan.renamed) touched.touchRepliesTo.run(boundId(id));
+    for (const id of plan.newUsernames) touched.touchRepliesTo.run(boundId(id));
     touched.forget.run();
 
     for (const { row } of plan.users) q.upsertUser.run(row.id, row.username, row.status, row.doc);
     for (const { tweet, row } of plan.tweets) {
       q.upsertTweet.run(...tweetValues(row), row.versions);
       touched.touch.run(row.id);
-      // A replaced copy's mentions are its own: the index follows the copy written.
+      // A replaced copy's mentions are its own: the index and the names follow the copy written.
       q.forgetMentions.run(row.id);
       for (const mention of tweetMentions(tweet)) q.mention.run(mention.tweet_id, mention.user_id);
+      q.forgetMentionNames.run(row.id);
+      for (const name of tweetMentionNames(tweet)) q.mentionName.run(name.tweet_id, name.username_key);
     }
     for (const id of plan.changedAuthors) {
       q.protectAuthor.run(plan.userAfter(id)?.protected ? 1 : 0, boundId(id));

@@ -40,7 +40,7 @@ export class SqliteWorldRemoval implements WorldRemoval {
     touched.forget.run();
     const rows = noRemovedRows();
     for (const { rows: table, sql } of DELETE_REMOVED) rows[table] += db.run(sql).changes;
-    db.run(FORGET_REMOVED_MENTIONS);
+    for (const sql of FORGET_REMOVED_MENTIONS) db.run(sql);
     touched.index.run();
     touched.clear.run();
 

@@ -98,6 +98,28 @@ const indexMentions: Migration = (db) => {
     WHERE json_extract(m.value, '$.id') IS NOT NULL`);
 };
 
+/**
+ * Users imported after the posts that name them (#36). Replies are indexed by the user they reply to,
+ * so that an import re-tags the replies to a user it adds or renames, and a removal those to a user it
+ * removes, without reading every reply. The mentions a post gives by username alone are kept by folded
+ * username (@social/store-common mentions.ts), so that an import finds the posts to give a user's id
+ * once the user arrives; a world stored before gets the rows its tweets' mentions give.
+ */
+const indexLateArrivals: Migration = (db) => {
+  db.run(`CREATE INDEX tweets_reply_to_user ON tweets (CAST(json_extract(extra, '$.in_reply_to_user_id') AS INTEGER))
+    WHERE is_reply = 1`);
+  db.run(`CREATE TABLE tweet_mention_names (
+    tweet_id INTEGER NOT NULL,
+    username_key TEXT NOT NULL,
+    PRIMARY KEY (tweet_id, username_key)
+  ) WITHOUT ROWID`);
+  db.run("CREATE INDEX tweet_mention_names_username ON tweet_mention_names (username_key, tweet_id)");
+  db.run(`INSERT OR IGNORE INTO tweet_mention_names (tweet_id, username_key)
+    SELECT t.id, lower(json_extract(m.value, '$.username'))
+    FROM tweets t, json_each(t.extra, '$.entities.mentions') m
+    WHERE json_extract(m.value, '$.id') IS NULL`);
+};
+
 export const worldMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE world_meta (
@@ -258,6 +280,7 @@ export const worldMigrations: readonly Migration[] = [
   indexSearchTags,
   importWorlds,
   indexMentions,
+  indexLateArrivals,
 ];
 
 /** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-common). */

@@ -12,7 +12,7 @@ export function touchedTweets(db: Database) {
   return {
     touch: db.query(`INSERT OR IGNORE INTO ${TOUCHED} (id) VALUES (?)`),
     touchAuthor: db.query(`INSERT OR IGNORE INTO ${TOUCHED} (id) SELECT id FROM tweets WHERE author_id = ?`),
-    // Replies name their user in the JSON only: a rename or a removal is rare enough to scan the replies for.
+    // Replies name their user in the JSON only, which the index tweets_reply_to_user keys them by.
     touchRepliesTo: db.query(
       `INSERT OR IGNORE INTO ${TOUCHED} (id) SELECT id FROM tweets
        WHERE is_reply = 1 AND CAST(json_extract(extra, '$.in_reply_to_user_id') AS INTEGER) = ?`,

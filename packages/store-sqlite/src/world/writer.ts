@@ -8,6 +8,7 @@ import {
   boundId,
   langToken,
   searchTags,
+  tweetMentionNames,
   tweetMentions,
   type WorldCounts,
   WorldDerivation,
@@ -127,6 +128,7 @@ export class WorldWriter implements WorldSink {
     const row = this.#world.tweet(tweet);
     this.#insert.tweet.run(...tweetValues(row));
     for (const mention of tweetMentions(tweet)) this.#insert.mention.run(mention.tweet_id, mention.user_id);
+    for (const name of tweetMentionNames(tweet)) this.#insert.mentionName.run(name.tweet_id, name.username_key);
     // Search must never find a protected account's tweets (see hideProtectedAuthors in schema.ts).
     if (!row.author_protected) {
       // Every known author has a token: #writeUser stops the build at a username without one.
@@ -161,6 +163,7 @@ function prepareInserts(db: Database) {
     ),
     tweet: db.prepare(`INSERT INTO tweets (${TWEET_INSERT_COLUMNS}) VALUES (${"?, ".repeat(20)}?)`),
     mention: db.prepare("INSERT INTO tweet_mentions (tweet_id, user_id) VALUES (?, ?)"),
+    mentionName: db.prepare("INSERT INTO tweet_mention_names (tweet_id, username_key) VALUES (?, ?)"),
     tweetSearch: db.prepare("INSERT INTO tweets_fts (rowid, text, author, lang, flags) VALUES (?, ?, ?, ?, ?)"),
     list: db.prepare("INSERT INTO lists (id, owner_id, name, description, created_ms) VALUES (?, ?, ?, ?, ?)"),
     listMember: db.prepare("INSERT INTO list_members (list_id, created_ms, user_id) VALUES (?, ?, ?)"),
