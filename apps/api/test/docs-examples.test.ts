@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { catalogue } from "@social/core";
+import { runProcess } from "@social/testing";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { startTestServer, type TestServer } from "./harness.ts";
@@ -39,16 +40,9 @@ function blocks(className: string): string[] {
 /** Runs `snippets` as one program, each in a block of its own, and returns what it printed. */
 async function runAll(command: string[], file: string, program: string): Promise<string> {
   writeFileSync(join(dir, file), program);
-  const child = Bun.spawn([...command, join(dir, file)], {
+  const { stdout, stderr, code } = await runProcess([...command, join(dir, file)], {
     env: { ...process.env, API_KEY: key },
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
   expect(stderr).toBe("");
   expect(code).toBe(0);
   return stdout;

@@ -205,3 +205,18 @@ export async function startTestServer(
     },
   };
 }
+
+/** The ids of a /v1 read through every page, in order, read with `key`; every page must be a 200. */
+export async function walkV1(server: TestServer, path: string, key: string): Promise<string[]> {
+  const ids: string[] = [];
+  let token: string | undefined;
+  do {
+    const separator = path.includes("?") ? "&" : "?";
+    const response = await server.get(token ? `${path}${separator}next_token=${token}` : path, key);
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    const body = (await response.json()) as { data: { id: string }[]; meta: { pagination?: { next_token: string } } };
+    ids.push(...body.data.map((item) => item.id));
+    token = body.meta.pagination?.next_token;
+  } while (token);
+  return ids;
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from "bun:test";
 import { join } from "node:path";
 import { costOf, FLAT, PER_ITEM } from "@social/core";
 import { examples } from "@social/fixtures";
-import { startTestServer, type TestServer } from "./harness.ts";
+import { startTestServer, type TestServer, walkV1 } from "./harness.ts";
 
 const PYTHON = "/usr/bin/python3";
 
@@ -95,17 +95,7 @@ async function v1<T>(path: string): Promise<T> {
 }
 
 async function v1Ids(path: string): Promise<string[]> {
-  const ids: string[] = [];
-  let token: string | undefined;
-  do {
-    const separator = path.includes("?") ? "&" : "?";
-    const page = await v1<{ data: { id: string }[]; meta: { pagination?: { next_token: string } } }>(
-      token ? `${path}${separator}next_token=${token}` : path,
-    );
-    ids.push(...page.data.map((item) => item.id));
-    token = page.meta.pagination?.next_token;
-  } while (token);
-  return ids;
+  return walkV1(server, path, (await server.account(START)).key);
 }
 
 const query = encodeURIComponent(examples.search_query);

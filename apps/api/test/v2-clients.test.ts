@@ -6,7 +6,7 @@ import { costOf, PER_ITEM, type Tweet, type User } from "@social/core";
 import { examples } from "@social/fixtures";
 import { PostPaginator, UserPaginator } from "@xdevplatform/xdk";
 import type { TwitterApi } from "twitter-api-v2";
-import { startTestServer, type TestServer } from "./harness.ts";
+import { startTestServer, type TestServer, walkV1 } from "./harness.ts";
 import { charging, twitterClient, xdkClient } from "./x-clients.ts";
 
 let server: TestServer;
@@ -21,19 +21,7 @@ const MISSING_ID = "999999999999";
 
 /** Walks a /v1 read to its last page: the ids of its items, in order, and what the walk cost. */
 function v1Walk(path: string) {
-  return charging(server, async (key) => {
-    const ids: string[] = [];
-    let token: string | undefined;
-    do {
-      const separator = path.includes("?") ? "&" : "?";
-      const response = await server.get(token ? `${path}${separator}next_token=${token}` : path, key);
-      expect(response.status).toBe(200);
-      const body = (await response.json()) as { data: { id: string }[]; meta: { pagination?: { next_token: string } } };
-      ids.push(...body.data.map((item) => item.id));
-      token = body.meta.pagination?.next_token;
-    } while (token);
-    return ids;
-  });
+  return charging(server, (key) => walkV1(server, path, key));
 }
 
 /** What one /v1 request costs. */

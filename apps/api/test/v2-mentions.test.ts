@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { costOf, PER_ITEM } from "@social/core";
 import { examples } from "@social/fixtures";
 import type { TweetV2 } from "twitter-api-v2";
-import { startTestServer, type TestServer } from "./harness.ts";
+import { startTestServer, type TestServer, walkV1 } from "./harness.ts";
 import { charging, TWARC_EVERYTHING, twitterClient } from "./x-clients.ts";
 
 let server: TestServer;
@@ -40,18 +40,7 @@ async function twarcWalk(path: string, key: string): Promise<MentionsPage[]> {
 
 /** The ids of a /v1 read, through every page. */
 async function v1Ids(path: string): Promise<string[]> {
-  const { key } = await server.account(1_000_000);
-  const ids: string[] = [];
-  let token: string | undefined;
-  do {
-    const separator = path.includes("?") ? "&" : "?";
-    const response = await server.get(token ? `${path}${separator}next_token=${token}` : path, key);
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { data: { id: string }[]; meta: { pagination?: { next_token: string } } };
-    ids.push(...body.data.map((tweet) => tweet.id));
-    token = body.meta.pagination?.next_token;
-  } while (token);
-  return ids;
+  return walkV1(server, path, (await server.account(1_000_000)).key);
 }
 
 /** twarc2's form of a time: whole seconds and +00:00. */

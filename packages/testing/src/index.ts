@@ -61,12 +61,18 @@ export async function runAdmin(
   databaseUrl: string,
   args: readonly string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", ...args], {
+  return runProcess([process.execPath, "apps/admin/src/main.ts", ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdout: "pipe",
-    stderr: "pipe",
   });
+}
+
+/** Runs `argv` to its end: its exit code and everything it printed. */
+export async function runProcess(
+  argv: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([...argv], { ...options, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),
