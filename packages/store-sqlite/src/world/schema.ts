@@ -120,6 +120,17 @@ const indexLateArrivals: Migration = (db) => {
     WHERE json_extract(m.value, '$.id') IS NULL`);
 };
 
+/**
+ * A world imported before late arrivals were handled (#36) may hold replies indexed without the `to:`
+ * term its content view now yields for them, an index that cannot forget such a row when it changes. A
+ * world made by imports is indexed anew from its view, once; a generated world's users always came
+ * before their replies.
+ */
+const reindexImportedWorld: Migration = (db) => {
+  const meta = db.query<{ origin: string }, []>("SELECT origin FROM world_meta WHERE id = 1").get();
+  if (meta?.origin === "imported") db.run("INSERT INTO tweets_fts (tweets_fts) VALUES ('rebuild')");
+};
+
 export const worldMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE world_meta (
@@ -281,6 +292,7 @@ export const worldMigrations: readonly Migration[] = [
   importWorlds,
   indexMentions,
   indexLateArrivals,
+  reindexImportedWorld,
 ];
 
 /** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-common). */
