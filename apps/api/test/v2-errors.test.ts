@@ -205,12 +205,12 @@ describe("/2 over plain HTTP", () => {
 });
 
 describe("/openapi.json", () => {
-  it("describes the 16 /2 paths with their parameters and the /v1 counterpart's cost", async () => {
+  it("describes the 17 /2 paths with their parameters and the /v1 counterpart's cost", async () => {
     const doc = (await (await server.get("/openapi.json")).json()) as {
       paths: Record<string, { get?: { description: string; parameters: { name: string }[] } }>;
     };
     const mapped = catalogue.flatMap((endpoint) => (endpoint.v2 ? [{ endpoint, v2: endpoint.v2 }] : []));
-    expect(mapped).toHaveLength(16);
+    expect(mapped).toHaveLength(17);
     for (const {
       endpoint,
       v2: { path, resource },
