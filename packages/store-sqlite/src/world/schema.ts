@@ -98,6 +98,17 @@ const indexMentions: Migration = (db) => {
     WHERE json_extract(m.value, '$.id') IS NOT NULL`);
 };
 
+/** Live ingestion (#38): where the import of each followed file stands (./follow-position.ts). */
+const followImports: Migration = (db) => {
+  db.run(`CREATE TABLE import_positions (
+    path TEXT PRIMARY KEY,
+    device TEXT NOT NULL,
+    inode TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,
+    line INTEGER NOT NULL
+  )`);
+};
+
 export const worldMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE world_meta (
@@ -258,6 +269,7 @@ export const worldMigrations: readonly Migration[] = [
   indexSearchTags,
   importWorlds,
   indexMentions,
+  followImports,
 ];
 
 /** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-common). */
