@@ -24,6 +24,9 @@ Commands:
                                                plain or .gz) to the world; a newer copy replaces an older
                                                one, bad lines are listed and skipped (--strict: a file
                                                with one imports nothing)
+  import --follow FILE|- [--format ...]        keep importing a growing JSON Lines file (or standard
+                                               input) line by line, resuming after a restart where it
+                                               stopped; SIGINT/SIGTERM stop it with the report
   remove tweets|users ID...                    take posts or accounts out of the world, with what depends
                                                on them (a user's posts, follows, lists and memberships; a
                                                post's retweets); ids the world does not hold are listed

@@ -129,6 +129,7 @@ const ARGUMENTS: { [Name in keyof Ports]: Arguments<Ports[Name]> } = {
   worldImport: {
     lookUp: [["1"], ["ada"]],
     write: [{ users: [], tweets: [] }],
+    followPosition: ["/var/feed.jsonl"],
     finish: [],
   },
   worldRemoval: {

@@ -2,14 +2,15 @@
 // names. The importer (@social/core import) decides what each line makes and what replaces what; this
 // command reads the files, shows progress per file with lines per second, and prints what was added,
 // updated, kept and refused. A file that cannot be read is a one-line error, never a stack.
-import { accessSync, constants, statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { IMPORT_FORMATS, type ImportFormat, type ImportReport, type ImportSource, importSources } from "@social/core";
+import { IMPORT_FORMATS, type ImportFormat, type ImportSource, importSources } from "@social/core";
 import { CommandError, UsageError, usageErrors } from "../cli.ts";
 import { withOperator } from "../database.ts";
-import { formatTable, formatWorld, formatCount as n } from "../format.ts";
+import { checkedFile } from "../import/checked-file.ts";
 import { type FileLines, fileLines } from "../import/json-lines.ts";
+import { printReport } from "../import/report.ts";
 import { progressBar } from "../progress.ts";
+import { followImport } from "./import-follow.ts";
 
 function parseFormat(value: string | undefined): ImportFormat {
   if (value === undefined) return "auto";
@@ -17,19 +18,6 @@ function parseFormat(value: string | undefined): ImportFormat {
   if (format === undefined)
     throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(", ")}, got ${JSON.stringify(value)}`);
   return format;
-}
-
-/** Every file must be a readable file before the database is opened, so a typo imports nothing. */
-function checkedFile(path: string): { path: string; size: number } {
-  try {
-    accessSync(path, constants.R_OK);
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new CommandError(`${path} is not a file`);
-    return { path, size: stat.size };
-  } catch (error) {
-    if (error instanceof CommandError) throw error;
-    throw new CommandError(`${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
 }
 
 interface Reading {
@@ -60,12 +48,19 @@ export async function importCommand(args: readonly string[]): Promise<void> {
   const { values, positionals } = usageErrors(() =>
     parseArgs({
       args: [...args],
-      options: { format: { type: "string" }, strict: { type: "boolean" } },
+      options: { format: { type: "string" }, strict: { type: "boolean" }, follow: { type: "boolean" } },
       allowPositionals: true,
     }),
   );
   if (positionals.length === 0) throw new UsageError("import needs at least one FILE");
   const format = parseFormat(values.format);
+  if (values.follow === true) {
+    if (positionals.length > 1) throw new UsageError("import --follow takes one FILE (or - for standard input)");
+    // A strict run checks a whole file before it imports any of it, and a followed file has no whole.
+    if (values.strict === true)
+      throw new UsageError("--strict cannot be used with --follow: a followed file never ends");
+    return followImport(positionals[0] as string, format);
+  }
   const files = positionals.map(checkedFile);
   const readings = new Map<string, Reading>(
     files.map((file) => [file.path, { file, reader: fileLines(file.path), startedAt: 0 }]),
@@ -99,34 +94,4 @@ export async function importCommand(args: readonly string[]): Promise<void> {
       `--strict: nothing imported from ${report.abandoned.map(({ source: name }) => name).join(", ")}`,
     );
   }
-}
-
-function printReport(report: ImportReport, seconds: number): void {
-  const rate = seconds > 0 ? Math.round(report.lines / seconds) : report.lines;
-  console.log(`read ${n(report.lines)} lines in ${seconds.toFixed(1)} s (${n(rate)} lines/s)`);
-  console.log(
-    formatTable([
-      ["", "added", "updated", "kept"],
-      ...(["users", "tweets"] as const).map((kind) => [
-        kind,
-        n(report[kind].added),
-        n(report[kind].updated),
-        n(report[kind].kept),
-      ]),
-    ]),
-  );
-  if (report.missing > 0) {
-    console.log(
-      `${n(report.missing)} of the pages' errors: posts or users X could not return (deleted, protected, suspended)`,
-    );
-  }
-  for (const stop of report.abandoned) {
-    console.log(`${stop.source}: nothing imported (--strict): line ${n(stop.line)}: ${stop.reason}`);
-  }
-  if (report.refused > 0) {
-    const listed = report.refusals.length < report.refused ? ` (the first ${report.refusals.length})` : "";
-    console.log(`refused ${n(report.refused)}${listed}:`);
-    for (const refusal of report.refusals) console.log(`  ${refusal.source}:${refusal.line}  ${refusal.reason}`);
-  }
-  console.log(formatWorld(report.world));
 }

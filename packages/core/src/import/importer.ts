@@ -3,10 +3,10 @@
 // source and line and the rest goes on; a tweet whose author the run has not met yet waits for the end
 // of the run, so users and tweets may come in separate files in any order. A strict run first reads a
 // whole source to check it (every object, author and username), and imports nothing of a source that
-// has a bad line.
+// has a bad line. A followed source (followSource) has no end to wait for: see followed().
 
 import type { Tweet } from "../model.ts";
-import type { BatchCounts, ImportedWorld, WorldImport } from "../ports/world-import.ts";
+import type { BatchCounts, FollowPosition, ImportedWorld, WorldImport } from "../ports/world-import.ts";
 import { type ImportOutcome, mergeTweet, mergeUser, noOutcomes } from "./freshness.ts";
 import { type ImportFormat, objectsOfLine } from "./lines.ts";
 import { foldUsername } from "./usernames.ts";
@@ -17,6 +17,22 @@ export interface ImportSource {
   name: string;
   /** Its lines, read anew on each call: a strict run reads a source twice. */
   lines(): AsyncIterable<string>;
+}
+
+/** A line of a followed source, numbered in its file, with the position its commit records (none for standard input). */
+export interface FollowedLine {
+  text: string;
+  line: number;
+  position?: FollowPosition;
+}
+
+/**
+ * A followed source's lines as they arrive, and "commit" when what was read should be committed now
+ * (the source went quiet, or a line has been held long enough): when is the reader's to decide.
+ */
+export interface FollowedSource {
+  name: string;
+  events(): AsyncIterable<FollowedLine | "commit">;
 }
 
 export interface ImportProgress {
@@ -75,7 +91,10 @@ interface Placed<T> {
 class Batch {
   readonly users = new Map<string, Placed<ImportedUser>>();
   readonly tweets = new Map<string, Placed<ImportedTweet>>();
+  /** Tweets of a followed source whose author no line up to theirs (nor the run) had given. */
+  readonly unmet = new Set<string>();
   lines = 0;
+  position: FollowPosition | undefined;
 
   get objects(): number {
     return this.users.size + this.tweets.size;
@@ -113,6 +132,9 @@ class ImportRun {
   #refused = 0;
   #missing = 0;
   #lines = 0;
+  /** Following a source: tweets never wait for their author, and the world is settled as batches land. */
+  #following = false;
+  #unsettled = false;
 
   constructor(port: WorldImport, options: ImportOptions) {
     this.#port = port;
@@ -144,6 +166,37 @@ class ImportRun {
     }
     await this.#write(batch, false);
     this.#options.onProgress?.({ source: source.name, line, pass: "write" });
+  }
+
+  /**
+   * Imports a followed source's lines as they arrive: a batch is committed when full or when the source
+   * says so, with the source's position in the same transaction, and the world is settled after it so
+   * that what landed is served at once. A followed run never ends by itself, so a tweet cannot wait for
+   * its end: one whose author is neither in the world nor given by its own or an earlier line is refused.
+   */
+  async followed(source: FollowedSource): Promise<void> {
+    this.#following = true;
+    let batch = new Batch();
+    for await (const event of source.events()) {
+      if (event === "commit") {
+        await this.#write(batch, false);
+        batch = new Batch();
+        if (this.#unsettled) await this.#port.finish();
+        this.#unsettled = false;
+        continue;
+      }
+      this.#lines++;
+      this.#read(event.text, { source: source.name, line: event.line }, batch);
+      batch.position = event.position;
+      if (
+        batch.lines >= (this.#options.batchLines ?? BATCH_LINES) ||
+        batch.objects >= (this.#options.batchObjects ?? BATCH_OBJECTS)
+      ) {
+        await this.#write(batch, false);
+        batch = new Batch();
+      }
+    }
+    await this.#write(batch, false);
   }
 
   async end(): Promise<ImportReport> {
@@ -178,7 +231,11 @@ class ImportRun {
       for (const reason of objects.refusals) this.#refuse(at, reason);
       this.#missing += objects.missing;
       for (const copy of objects.users) batch.addUser({ copy, at });
-      for (const copy of objects.tweets) batch.addTweet({ copy, at });
+      for (const copy of objects.tweets) {
+        const author = copy.tweet.author_id;
+        if (this.#following && !this.#known.has(author) && !batch.users.has(author)) batch.unmet.add(copy.tweet.id);
+        batch.addTweet({ copy, at });
+      }
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       this.#refuse(at, error.reason);
@@ -194,9 +251,10 @@ class ImportRun {
     const unknownAuthors = new Set<string>();
     for (const { copy } of batch.tweets.values()) {
       const author = copy.tweet.author_id;
-      if (!this.#known.has(author) && !batch.users.has(author)) unknownAuthors.add(author);
+      if (!this.#known.has(author) && (!batch.users.has(author) || batch.unmet.has(copy.tweet.id)))
+        unknownAuthors.add(author);
     }
-    if (users.length === 0 && batch.tweets.size === 0) return;
+    if (users.length === 0 && batch.tweets.size === 0 && batch.position === undefined) return;
     const unresolved = unresolvedMentions([...batch.tweets.values()].map(({ copy }) => copy.tweet));
     const found = await this.#port.lookUp(
       [...unknownAuthors],
@@ -225,7 +283,7 @@ class ImportRun {
     for (const entry of batch.tweets.values()) {
       const placed = unresolved.length === 0 ? entry : { ...entry, copy: withMentionIds(entry.copy, mentionedIds) };
       const author = placed.copy.tweet.author_id;
-      if (this.#known.has(author) || authors.has(author)) {
+      if (this.#known.has(author) || (authors.has(author) && !batch.unmet.has(placed.copy.tweet.id))) {
         tweets.push(placed.copy);
         continue;
       }
@@ -237,6 +295,11 @@ class ImportRun {
           placed.at,
           `tweet ${placed.copy.tweet.id}'s author, user ${author}, is in neither the import nor the world`,
         );
+      else if (this.#following)
+        this.#refuse(
+          placed.at,
+          `tweet ${placed.copy.tweet.id}'s author, user ${author}, is in neither the world nor this line or an earlier one (a followed import does not wait for authors)`,
+        );
       else if (this.#waiting.tweets.size < MAX_WAITING_TWEETS || this.#waiting.tweets.has(placed.copy.tweet.id))
         this.#waiting.addTweet(placed);
       else
@@ -245,8 +308,11 @@ class ImportRun {
           `tweet ${placed.copy.tweet.id}'s author, user ${author}, was not met within ${MAX_WAITING_TWEETS.toLocaleString("en-US")} tweets (import users first)`,
         );
     }
-    if (writable.length > 0 || tweets.length > 0)
-      add(this.#counts, await this.#port.write({ users: writable, tweets }));
+    if (writable.length > 0 || tweets.length > 0 || batch.position !== undefined) {
+      const position = batch.position === undefined ? {} : { position: batch.position };
+      add(this.#counts, await this.#port.write({ users: writable, tweets, ...position }));
+      this.#unsettled = true;
+    }
     for (const id of authors) this.#known.add(id);
   }
 
@@ -318,6 +384,17 @@ export async function importSources(
 ): Promise<ImportReport> {
   const run = new ImportRun(port, options);
   for (const source of sources) await run.source(source);
+  return run.end();
+}
+
+/** Imports a followed source until its events end (the operator stopped it, or standard input closed). */
+export async function followSource(
+  source: FollowedSource,
+  port: WorldImport,
+  options: ImportOptions,
+): Promise<ImportReport> {
+  const run = new ImportRun(port, options);
+  await run.followed(source);
   return run.end();
 }
 

@@ -9,6 +9,22 @@ export interface ImportBatch {
   users: readonly ImportedUser[];
   /** At most one copy per id, each by an author of this batch or of the world. */
   tweets: readonly ImportedTweet[];
+  /** For a followed file: where its import stands once this batch is in, written in the batch's transaction. */
+  position?: FollowPosition;
+}
+
+/**
+ * Where the import of a followed file (`import --follow`) stands: the end of the last line committed.
+ * The file is known by its path and, to tell a file replaced at that path, its device and inode.
+ */
+export interface FollowPosition {
+  path: string;
+  device: string;
+  inode: string;
+  /** Bytes from the file's start to the end of the last committed line, its newline included. */
+  offset: number;
+  /** That line's number (1 for the first), for refusals after a restart. */
+  line: number;
 }
 
 export type OutcomeCounts = Record<ImportOutcome, number>;
@@ -43,6 +59,11 @@ export interface WorldImport {
    * tweets' author and verified tags, replies' to: tags, hidden tweets of a protected account) follows.
    */
   write(batch: ImportBatch): Promise<BatchCounts>;
-  /** After the last batch: the world's counts, clock and order of ids, and trends for a world not generated. */
+  /** The position the last batch of the followed file at `path` wrote, or undefined when none did. */
+  followPosition(path: string): Promise<FollowPosition | undefined>;
+  /**
+   * After the last batch (or, while a file is followed, after a batch): the world's counts, clock and
+   * order of ids, and trends for a world not generated.
+   */
   finish(): Promise<ImportedWorld>;
 }

@@ -34,6 +34,7 @@ import {
 import type { SQL, TransactionSQL } from "bun";
 import { searchVector } from "../search/lexemes.ts";
 import { copyRows } from "./copy.ts";
+import { readFollowPosition, writeFollowPosition } from "./follow-position.ts";
 import { asciiFold, type TweetRow } from "./rows.ts";
 import { settleWorld, WORLD_WRITE_LOCK } from "./settle.ts";
 
@@ -140,8 +141,13 @@ export class PostgresWorldImport implements WorldImport {
         await tx`UPDATE follows SET follower_verified = ${verified} WHERE follower_id = ${id}::bigint`;
         await tx`UPDATE follows SET followee_verified = ${verified} WHERE followee_id = ${id}::bigint`;
       }
+      if (batch.position !== undefined) await writeFollowPosition(tx, batch.position);
       return plan.counts;
     });
+  }
+
+  async followPosition(path: string) {
+    return readFollowPosition(this.#sql, path);
   }
 
   async finish(): Promise<ImportedWorld> {

@@ -225,4 +225,14 @@ export const worldMigrations: readonly Migration[] = [
       FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'mentions') AS m(mention)
       WHERE m.mention ->> 'id' IS NULL`;
   },
+  // Live ingestion (#38), as on SQLite: where the import of each followed file stands.
+  async (tx) => {
+    await tx`CREATE TABLE import_positions (
+      path TEXT PRIMARY KEY,
+      device TEXT NOT NULL,
+      inode TEXT NOT NULL,
+      byte_offset BIGINT NOT NULL,
+      line BIGINT NOT NULL
+    )`;
+  },
 ];

@@ -25,6 +25,7 @@ import {
   userLookupFromRow,
   usersOfBatch,
 } from "@social/store-common";
+import { readFollowPosition, writeFollowPosition } from "./follow-position.ts";
 import { TWEET_INSERT_COLUMNS, type TweetRow, tweetValues } from "./rows.ts";
 import { settleWorld } from "./settle.ts";
 import { touchedTweets } from "./touched.ts";
@@ -140,7 +141,12 @@ export class SqliteWorldImport implements WorldImport {
 
     touched.index.run();
     touched.clear.run();
+    if (batch.position !== undefined) writeFollowPosition(this.#db, batch.position);
     return plan.counts;
+  }
+
+  async followPosition(path: string) {
+    return readFollowPosition(this.#db, path);
   }
 
   async finish(): Promise<ImportedWorld> {

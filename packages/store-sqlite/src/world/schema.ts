@@ -126,9 +126,20 @@ const indexLateArrivals: Migration = (db) => {
  * world made by imports is indexed anew from its view, once; a generated world's users always came
  * before their replies.
  */
-const reindexImportedWorld: Migration = (db) => {
+export const reindexImportedWorld: Migration = (db) => {
   const meta = db.query<{ origin: string }, []>("SELECT origin FROM world_meta WHERE id = 1").get();
   if (meta?.origin === "imported") db.run("INSERT INTO tweets_fts (tweets_fts) VALUES ('rebuild')");
+};
+
+/** Live ingestion (#38): where the import of each followed file stands (./follow-position.ts). */
+const followImports: Migration = (db) => {
+  db.run(`CREATE TABLE import_positions (
+    path TEXT PRIMARY KEY,
+    device TEXT NOT NULL,
+    inode TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,
+    line INTEGER NOT NULL
+  )`);
 };
 
 export const worldMigrations: readonly Migration[] = [
@@ -293,6 +304,7 @@ export const worldMigrations: readonly Migration[] = [
   indexMentions,
   indexLateArrivals,
   reindexImportedWorld,
+  followImports,
 ];
 
 /** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-common). */
