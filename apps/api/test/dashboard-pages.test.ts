@@ -115,6 +115,66 @@ describe("revoking a key", () => {
   });
 });
 
+describe("a key's page", () => {
+  test("changes the name, limit and expiry through the key rules; a refused change keeps what was typed", async () => {
+    const you = await customer();
+    const { id } = await newKey(you, "ci");
+    expect((await you.page("/dashboard")).text).toContain(`<a href="/dashboard/keys/${id}">ci</a>`);
+    const shown = await you.page(`/dashboard/keys/${id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('value="ci"');
+
+    const saved = await you.post(`/dashboard/keys/${id}`, {
+      name: "ci (nightly)",
+      limit: "5",
+      per: "day",
+      expires: "2099-01-31",
+    });
+    expect(saved.status).toBe(303);
+    expect(await shownAfter(you.dashboard, saved, you.cookie)).toContain("The key “ci (nightly)” (");
+    expect(await you.dashboard.accounts.key(id)).toMatchObject({
+      name: "ci (nightly)",
+      allowance: { credits: 5, per: "day", remaining: 5 },
+      expiresAt: Date.UTC(2099, 0, 31),
+    });
+    const edited = (await you.page(`/dashboard/keys/${id}`)).text;
+    expect(edited).toContain('value="5"');
+    expect(edited).toContain('<option value="day" selected>');
+    expect(edited).toContain('value="2099-01-31"');
+
+    const refused = await you.post(`/dashboard/keys/${id}`, {
+      name: "renamed",
+      limit: "five",
+      per: "total",
+      expires: "",
+    });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toContain("A key&#39;s limit is a whole number of credits");
+    expect(page).toContain('value="renamed"');
+    expect((await you.dashboard.accounts.key(id))?.name).toBe("ci (nightly)");
+
+    // Emptied, the limit and expiry go: the balance is the key's only limit again.
+    await you.post(`/dashboard/keys/${id}`, { name: "ci", limit: "", per: "total", expires: "" });
+    expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "ci", allowance: null, expiresAt: null });
+  });
+
+  test("is the account's own: another's key is a 404, and a revoked key is shown but not changed", async () => {
+    const you = await customer();
+    const { id } = await newKey(you, "old");
+    const bob = await you.dashboard.accounts.openAccount("Bob");
+    expect((await you.page(`/dashboard/keys/${bob.key.keyId}`)).status).toBe(404);
+    expect((await you.post(`/dashboard/keys/${bob.key.keyId}`, { name: "mine now" })).status).toBe(404);
+    expect((await you.dashboard.accounts.key(bob.key.keyId))?.name).toBe("Bob");
+    await you.post(`/dashboard/keys/${id}/revoke`, {});
+    const revoked = await you.page(`/dashboard/keys/${id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.text).toContain("A revoked key cannot be changed.");
+    expect((await you.post(`/dashboard/keys/${id}`, { name: "back" })).status).toBe(404);
+    expect((await you.dashboard.accounts.key(id))?.name).toBe("old");
+  });
+});
+
 describe("the low-balance warning", () => {
   test("defaults to a tenth of the last credits added; set, it shows on every page below it", async () => {
     const you = await customer();

@@ -100,6 +100,7 @@ const ARGUMENTS: { [Name in keyof Ports]: Arguments<Ports[Name]> } = {
     createKey: ["acct_any", "second"],
     key: ["key_any"],
     listKeys: ["acct_any"],
+    updateKey: ["key_any", { name: "renamed" }],
     revokeKey: ["key_any"],
     dailyUsage: ["acct_any", 30],
     usageSummary: ["acct_any", { from: 0, to: 1, groupBy: "key" }],

@@ -23,7 +23,7 @@ export function accountRoutes(context: HttpContext) {
   for (const read of accountReads) {
     const refuse = refuseMethods(read.path);
     routes.head(read.path, refuse);
-    routes.get(read.path, async ({ request, requestId, receivedAt, anonymousRate, services, helpUrl }) => {
+    routes.get(read.path, async ({ request, requestId, receivedAt, anonymousRate, services, helpLinks }) => {
       const { values, repeated } = decodeParams(requestTarget(request.url).query, NO_NUMERIC_PARAMS);
       const outcome = await executeAccountRead(services, {
         read,
@@ -37,7 +37,7 @@ export function accountRoutes(context: HttpContext) {
       // A balance is private and changes with every charge: no cache may keep it.
       const headers = { "x-request-id": requestId, "cache-control": "no-store", ...rateHeaders(rate) };
       if (!outcome.ok) {
-        return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);
+        return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpLinks, headers);
       }
       if (read.id === "usage" && wantsCsv(values.format, request.headers.get("accept"))) {
         const data = outcome.data as Parameters<typeof usageCsv>[0];

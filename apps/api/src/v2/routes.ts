@@ -79,7 +79,7 @@ export function v2Routes(context: HttpContext) {
     routes.head(path, refuse);
     routes.get(
       path,
-      async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpUrl }) => {
+      async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpLinks }) => {
         const target = requestTarget(request.url);
         const inPath = pathEntries(params, target.path, route.v2.path);
         // The controls are /v1's (max_credits, dry_run), and the header for code that cannot add parameters.
@@ -123,7 +123,7 @@ export function v2Routes(context: HttpContext) {
             const given = inPath.find(([pathName]) => pathName === name);
             return given ? [given[1]] : target.query.getAll(name);
           };
-          return problemResponse(namedAsSent(error, target.query), requestId, helpUrl, rawValues, headers);
+          return problemResponse(namedAsSent(error, target.query), requestId, helpLinks, rawValues, headers);
         }
         if (outcome.replay) return replayResponse(outcome.replay, headers);
         // A quote: no data, so none of X API v2's members but meta.

@@ -224,7 +224,7 @@ async function readAndCharge(
   const fewer = request.fewerItems ?? (request.paramsSchema ? undefined : fewerItemsOf(endpoint, params));
   const refused = fewer && { rule, fewer };
   const short = shortfallOf(key.balance, key.allowance, base);
-  if (short) throw insufficientCredits(base, short, refused);
+  if (short) throw insufficientCredits(base, short, key.keyId, refused);
   const page = { size: Math.min(size, maxItems), owner: key.accountId, ...(after ? { after } : {}) };
   const read = (items: number) =>
     runRead(endpoint, services.store, params, { ...page, size: Math.min(size, items) }, items);
@@ -257,7 +257,7 @@ async function readAndCharge(
     if (error.code === "idempotency_key_taken") throw idempotencyTakenOver();
     throw error;
   });
-  if (!debit.ok) throw insufficientCredits(cost, debit, refused);
+  if (!debit.ok) throw insufficientCredits(cost, debit, key.keyId, refused);
   if (request.signal?.aborted) {
     await services.ledger.refund(key.accountId, request.requestId);
     const gone = clientGone();
