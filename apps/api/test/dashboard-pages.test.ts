@@ -208,7 +208,9 @@ describe("the low-balance warning", () => {
         accountId: you.accountId,
         keyId,
         endpoint: "search_recent",
+        call: "/v1/search/recent?query=coffee",
         ...refusal,
+        message: "refused",
         durationMs: 1,
         createdAt,
       });
@@ -219,6 +221,14 @@ describe("the low-balance warning", () => {
     expect((await you.post("/dashboard/warning", { credits: "5000" })).status).toBe(303);
     const low = (await you.page("/dashboard")).text;
     expect(low).toContain("1 request refused for lack of credits (402) since credits were last added");
+    // "See which" lists the balance's refusals only, not the key's limit's.
+    expect(low).toContain('<a href="/dashboard/requests?status=insufficient_credits">see which</a>');
+    const which = (await you.page("/dashboard/requests?status=insufficient_credits")).text;
+    expect(which).toContain("req_1");
+    expect(which).not.toContain("req_2");
+    const limited = (await you.page("/dashboard/requests?status=key_limit")).text;
+    expect(limited).toContain("req_2");
+    expect(limited).not.toContain("req_1");
     // A top-up above the warning ends it.
     await you.dashboard.accounts.grantCredits(you.accountId, 10_000);
     expect((await you.page("/dashboard")).text).not.toContain('id="balance-alert"');
@@ -247,8 +257,10 @@ describe("the request log", () => {
         accountId: you.accountId,
         keyId: i % 2 === 0 ? first.id : second.id,
         endpoint: i % 3 === 0 ? "user" : "search_recent",
+        call: i % 3 === 0 ? "/2/users/by/username/ada?user.fields=created_at" : `/v1/search/recent?query=coffee+${i}`,
         status: i % 4 === 0 ? 402 : 200,
         errorCode: i % 4 === 0 ? "insufficient_credits" : null,
+        message: i % 4 === 0 ? `Insufficient credits: request ${i}` : null,
         durationMs: i,
         createdAt: at + i * 100,
       });
@@ -281,6 +293,28 @@ describe("the request log", () => {
     expect(rowsOf(one.text)).toBe(1);
     expect(one.text).toContain("insufficient_credits");
     expect((await you.page("/dashboard/requests?id=req_999")).text).toContain("No request matches these filters.");
+  });
+
+  test("shows the path each client called, and each request in full on its own page", async () => {
+    const { you } = await withLog();
+    const list = (await you.page("/dashboard/requests")).text;
+    // A /2 call is listed as the /2 path it was, not as its /v1 endpoint.
+    expect(list).toContain("<td><code>/2/users/by/username/ada</code></td>");
+    expect(list).not.toContain("/v1/users/by/username/");
+    expect(list).toContain('<a href="/dashboard/requests/req_13b"><code>req_13b</code></a>');
+    // Entry 48 (req_130): a /2 call the balance refused.
+    const refused = await you.page("/dashboard/requests/req_130");
+    expect(refused.status).toBe(200);
+    const detail = refused.text;
+    expect(detail).toContain('<code id="called-path">/2/users/by/username/ada</code>');
+    expect(detail).toContain("<td><code>user.fields</code></td><td><code>created_at</code></td>");
+    expect(detail).toContain('<dd id="error-message">Insufficient credits: request 48</dd>');
+    expect(detail).toContain('<dd id="refusal-reason">the balance (<code>balance</code>)');
+    const answered = (await you.page("/dashboard/requests/req_101")).text;
+    expect(answered).toContain("<td><code>query</code></td><td><code>coffee 1</code></td>");
+    expect(answered).not.toContain('id="error-message"');
+    expect((await you.page("/dashboard/requests/req_999")).status).toBe(404);
+    expect((await you.page("/dashboard/requests/nonsense")).status).toBe(404);
   });
 
   test("a filter that is not one of the choices is a 400 page, another account's key too", async () => {

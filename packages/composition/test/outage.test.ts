@@ -50,8 +50,10 @@ const entry: UnchargedRequest = {
   accountId: "acct_any",
   keyId: "key_any",
   endpoint: "get_user",
+  call: "/v1/users/by/username/nobody",
   status: 404,
   errorCode: "not_found",
+  message: "No such user.",
   durationMs: 1,
   createdAt: 1_000,
 };

@@ -3,6 +3,7 @@
 import {
   accountReads,
   bearerKey,
+  calledAs,
   decodeParams,
   executeAccountRead,
   rateHeaders,
@@ -32,6 +33,7 @@ export function accountRoutes(context: HttpContext) {
         apiKey: bearerKey(request),
         requestId,
         receivedAt,
+        call: calledAs(request.url),
       });
       const rate = outcome.rate ?? (await anonymousRate());
       // A balance is private and changes with every charge: no cache may keep it.

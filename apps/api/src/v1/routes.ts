@@ -3,6 +3,7 @@
 import {
   ApiError,
   bearerKey,
+  calledAs,
   catalogue,
   decodeParams,
   executeRead,
@@ -82,6 +83,7 @@ export function v1Routes(context: HttpContext) {
           apiKey: bearerKey(request),
           requestId,
           receivedAt,
+          call: calledAs(request.url),
           signal: delivery.signal,
         });
         const rate = outcome.rate ?? (await anonymousRate());

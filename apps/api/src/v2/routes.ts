@@ -6,6 +6,7 @@ import {
   askedValues,
   bearerKey,
   type Credits,
+  calledAs,
   decodeParams,
   executeRead,
   type FewerItems,
@@ -106,6 +107,7 @@ export function v2Routes(context: HttpContext) {
           apiKey: bearerKey(request),
           requestId,
           receivedAt,
+          call: calledAs(request.url),
           signal: delivery.signal,
           ...(pageSize === undefined ? {} : { pageSize }),
         });
