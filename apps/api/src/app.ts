@@ -3,6 +3,7 @@
 // included, is answered in the error envelope.
 import {
   ApiError,
+  helpLinksOf,
   newRequestId,
   rateHeaders,
   rateLimitError,
@@ -41,8 +42,8 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions) {
   const { services, publicUrl } = options;
-  const helpUrl = `${publicUrl}/billing`;
-  const context = httpContext({ services, helpUrl, log: options.log ?? ((line: string) => console.log(line)) });
+  const helpLinks = helpLinksOf(publicUrl);
+  const context = httpContext({ services, helpLinks, log: options.log ?? ((line: string) => console.log(line)) });
   const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, v2OpenApi())), {
     "content-type": "application/json; charset=utf-8",
   });
@@ -80,7 +81,7 @@ export function createApp(options: AppOptions) {
         development: false,
         error: (error) => {
           const id = newRequestId();
-          return errorResponse(internalError(id, error), id, helpUrl);
+          return errorResponse(internalError(id, error), id, helpLinks);
         },
       },
     })
@@ -94,12 +95,12 @@ export function createApp(options: AppOptions) {
         // Only the shared answer may be kept by caches: a refusal is about this one request.
         const refusalHeaders = { ...headers, "cache-control": "no-store" };
         const run = demoRun(requestTarget(request.url).query.get("run"));
-        if (!rate.allowed) return errorResponse(rateLimitError(rate), requestId, helpUrl, refusalHeaders);
+        if (!rate.allowed) return errorResponse(rateLimitError(rate), requestId, helpLinks, refusalHeaders);
         if (!run) {
           const error = new ApiError("invalid_request", "run must be search, or absent for the profile demo", {
             details: [{ parameter: "run", message: "must be search or absent" }],
           });
-          return errorResponse(error, requestId, helpUrl, refusalHeaders);
+          return errorResponse(error, requestId, helpLinks, refusalHeaders);
         }
         // A browser gets the page, a program the JSON: caches keep them apart by Accept.
         const shared = { ...headers, "cache-control": "public, max-age=60", vary: "accept" };
@@ -116,7 +117,7 @@ export function createApp(options: AppOptions) {
       // MCP over Streamable HTTP: the same pipeline, key and ledger as /v1; the handler reads the body.
       .all("/mcp", ({ request, requestId, delivery, anonymousRate }) =>
         handleMcpRequest(request, services, {
-          helpUrl,
+          helpLinks,
           requestId,
           signal: delivery.signal,
           anonymousRate,

@@ -267,7 +267,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
   describe("a key's own limit and expiry", () => {
     async function limitedKey(options: KeyOptions, credits = 1000) {
       const { account, key } = await server.backend.accounts.openAccount("limited", credits, options);
-      return { accountId: account.id, key: key.key };
+      return { accountId: account.id, key: key.key, keyId: key.keyId };
     }
 
     it("64 concurrent requests never take a key past its limit; the rest are 402 key_limit, uncharged", async () => {
@@ -290,11 +290,11 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     });
 
     it("a 402 for the key's limit says so on /v1, /2 and MCP, with the largest request that fits", async () => {
-      const { key } = await limitedKey({ limit: { credits: 4, per: "day" } });
+      const { key, keyId } = await limitedKey({ limit: { credits: 4, per: "day" } });
       const search = `query=${encodeURIComponent(examples.search_query)}`;
       const v1 = await server.get(`/v1/search/recent?${search}`, key);
       expect(v1.status).toBe(402);
-      const body = (await v1.json()) as { error: { message: string; details: unknown } };
+      const body = (await v1.json()) as { error: { message: string; details: unknown; help_url: string } };
       expect(body.error.details).toEqual({
         reason: "key_limit",
         required: 21,
@@ -303,7 +303,12 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
         fits: { limit: 3 },
       });
       expect(body.error.message).toContain("this API key's limit of 4 credits per UTC day leaves 4");
-      expect((await server.get(`/2/tweets/search/recent?${search}&max_results=20`, key)).status).toBe(402);
+      // The key's own page is where its limit is raised; the balance's 402 keeps pointing at billing.
+      expect(body.error.message).toContain("Raise the limit on this key's page in the dashboard (help_url)");
+      expect(body.error.help_url).toBe(`${server.url}/dashboard/keys/${keyId}`);
+      const v2 = await server.get(`/2/tweets/search/recent?${search}&max_results=20`, key);
+      expect(v2.status).toBe(402);
+      expect(((await v2.json()) as { error: { help_url: string } }).error.help_url).toBe(body.error.help_url);
 
       const client = await mcpClient(key);
       try {

@@ -2,6 +2,7 @@
 // what the dashboard tests share to sign in, post forms and follow their redirects.
 import type { Database } from "bun:sqlite";
 import { expect } from "bun:test";
+import { helpLinksOf } from "@social/core";
 import { openDatabase, SqliteAccounts, SqliteRequestLog, SqliteSessions, sqliteServices } from "@social/store-sqlite";
 import { type DashboardOptions, dashboardRoutes } from "../src/dashboard/routes.ts";
 import { httpContext } from "../src/http/context.ts";
@@ -19,7 +20,7 @@ export function portsOn(db: Database) {
 export async function dashboardApp(provider: TestProvider, options: Partial<DashboardOptions> = {}) {
   const db = openDatabase(":memory:");
   const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
-  const context = httpContext({ services, helpUrl: `${PUBLIC_URL}/billing`, log: () => {} });
+  const context = httpContext({ services, helpLinks: helpLinksOf(PUBLIC_URL), log: () => {} });
   const ports = portsOn(db);
   const app = dashboardRoutes(context, {
     accounts: ports.accounts,

@@ -115,6 +115,66 @@ describe("revoking a key", () => {
   });
 });
 
+describe("a key's page", () => {
+  test("changes the name, limit and expiry through the key rules; a refused change keeps what was typed", async () => {
+    const you = await customer();
+    const { id } = await newKey(you, "ci");
+    expect((await you.page("/dashboard")).text).toContain(`<a href="/dashboard/keys/${id}">ci</a>`);
+    const shown = await you.page(`/dashboard/keys/${id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('value="ci"');
+
+    const saved = await you.post(`/dashboard/keys/${id}`, {
+      name: "ci (nightly)",
+      limit: "5",
+      per: "day",
+      expires: "2099-01-31",
+    });
+    expect(saved.status).toBe(303);
+    expect(await shownAfter(you.dashboard, saved, you.cookie)).toContain("The key “ci (nightly)” (");
+    expect(await you.dashboard.accounts.key(id)).toMatchObject({
+      name: "ci (nightly)",
+      allowance: { credits: 5, per: "day", remaining: 5 },
+      expiresAt: Date.UTC(2099, 0, 31),
+    });
+    const edited = (await you.page(`/dashboard/keys/${id}`)).text;
+    expect(edited).toContain('value="5"');
+    expect(edited).toContain('<option value="day" selected>');
+    expect(edited).toContain('value="2099-01-31"');
+
+    const refused = await you.post(`/dashboard/keys/${id}`, {
+      name: "renamed",
+      limit: "five",
+      per: "total",
+      expires: "",
+    });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toContain("A key&#39;s limit is a whole number of credits");
+    expect(page).toContain('value="renamed"');
+    expect((await you.dashboard.accounts.key(id))?.name).toBe("ci (nightly)");
+
+    // Emptied, the limit and expiry go: the balance is the key's only limit again.
+    await you.post(`/dashboard/keys/${id}`, { name: "ci", limit: "", per: "total", expires: "" });
+    expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "ci", allowance: null, expiresAt: null });
+  });
+
+  test("is the account's own: another's key is a 404, and a revoked key is shown but not changed", async () => {
+    const you = await customer();
+    const { id } = await newKey(you, "old");
+    const bob = await you.dashboard.accounts.openAccount("Bob");
+    expect((await you.page(`/dashboard/keys/${bob.key.keyId}`)).status).toBe(404);
+    expect((await you.post(`/dashboard/keys/${bob.key.keyId}`, { name: "mine now" })).status).toBe(404);
+    expect((await you.dashboard.accounts.key(bob.key.keyId))?.name).toBe("Bob");
+    await you.post(`/dashboard/keys/${id}/revoke`, {});
+    const revoked = await you.page(`/dashboard/keys/${id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.text).toContain("A revoked key cannot be changed.");
+    expect((await you.post(`/dashboard/keys/${id}`, { name: "back" })).status).toBe(404);
+    expect((await you.dashboard.accounts.key(id))?.name).toBe("old");
+  });
+});
+
 describe("the low-balance warning", () => {
   test("defaults to a tenth of the last credits added; set, it shows on every page below it", async () => {
     const you = await customer();
@@ -148,7 +208,9 @@ describe("the low-balance warning", () => {
         accountId: you.accountId,
         keyId,
         endpoint: "search_recent",
+        call: "/v1/search/recent?query=coffee",
         ...refusal,
+        message: "refused",
         durationMs: 1,
         createdAt,
       });
@@ -159,6 +221,14 @@ describe("the low-balance warning", () => {
     expect((await you.post("/dashboard/warning", { credits: "5000" })).status).toBe(303);
     const low = (await you.page("/dashboard")).text;
     expect(low).toContain("1 request refused for lack of credits (402) since credits were last added");
+    // "See which" lists the balance's refusals only, not the key's limit's.
+    expect(low).toContain('<a href="/dashboard/requests?status=insufficient_credits">see which</a>');
+    const which = (await you.page("/dashboard/requests?status=insufficient_credits")).text;
+    expect(which).toContain("req_1");
+    expect(which).not.toContain("req_2");
+    const limited = (await you.page("/dashboard/requests?status=key_limit")).text;
+    expect(limited).toContain("req_2");
+    expect(limited).not.toContain("req_1");
     // A top-up above the warning ends it.
     await you.dashboard.accounts.grantCredits(you.accountId, 10_000);
     expect((await you.page("/dashboard")).text).not.toContain('id="balance-alert"');
@@ -187,8 +257,10 @@ describe("the request log", () => {
         accountId: you.accountId,
         keyId: i % 2 === 0 ? first.id : second.id,
         endpoint: i % 3 === 0 ? "user" : "search_recent",
+        call: i % 3 === 0 ? "/2/users/by/username/ada?user.fields=created_at" : `/v1/search/recent?query=coffee+${i}`,
         status: i % 4 === 0 ? 402 : 200,
         errorCode: i % 4 === 0 ? "insufficient_credits" : null,
+        message: i % 4 === 0 ? `Insufficient credits: request ${i}` : null,
         durationMs: i,
         createdAt: at + i * 100,
       });
@@ -221,6 +293,28 @@ describe("the request log", () => {
     expect(rowsOf(one.text)).toBe(1);
     expect(one.text).toContain("insufficient_credits");
     expect((await you.page("/dashboard/requests?id=req_999")).text).toContain("No request matches these filters.");
+  });
+
+  test("shows the path each client called, and each request in full on its own page", async () => {
+    const { you } = await withLog();
+    const list = (await you.page("/dashboard/requests")).text;
+    // A /2 call is listed as the /2 path it was, not as its /v1 endpoint.
+    expect(list).toContain("<td><code>/2/users/by/username/ada</code></td>");
+    expect(list).not.toContain("/v1/users/by/username/");
+    expect(list).toContain('<a href="/dashboard/requests/req_13b"><code>req_13b</code></a>');
+    // Entry 48 (req_130): a /2 call the balance refused.
+    const refused = await you.page("/dashboard/requests/req_130");
+    expect(refused.status).toBe(200);
+    const detail = refused.text;
+    expect(detail).toContain('<code id="called-path">/2/users/by/username/ada</code>');
+    expect(detail).toContain("<td><code>user.fields</code></td><td><code>created_at</code></td>");
+    expect(detail).toContain('<dd id="error-message">Insufficient credits: request 48</dd>');
+    expect(detail).toContain('<dd id="refusal-reason">the balance (<code>balance</code>)');
+    const answered = (await you.page("/dashboard/requests/req_101")).text;
+    expect(answered).toContain("<td><code>query</code></td><td><code>coffee 1</code></td>");
+    expect(answered).not.toContain('id="error-message"');
+    expect((await you.page("/dashboard/requests/req_999")).status).toBe(404);
+    expect((await you.page("/dashboard/requests/nonsense")).status).toBe(404);
   });
 
   test("a filter that is not one of the choices is a 400 page, another account's key too", async () => {

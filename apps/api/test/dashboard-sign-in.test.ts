@@ -2,7 +2,7 @@
 // dashboard runs in-process (app.handle) and the provider's interaction is answered with fetch.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
+import { helpLinksOf, MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@social/core";
 import { createKey, openDatabase, sqliteServices } from "@social/store-sqlite";
 import { dashboardRoutes } from "../src/dashboard/routes.ts";
 import { SessionStore, SIGN_IN_LIFETIME_MS } from "../src/dashboard/sessions.ts";
@@ -333,7 +333,7 @@ describe("pages", () => {
   test("without a provider the dashboard says how to configure one, and shows no command", async () => {
     const db = openDatabase(":memory:");
     const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
-    const context = httpContext({ services, helpUrl: `${PUBLIC_URL}/billing`, log: () => {} });
+    const context = httpContext({ services, helpLinks: helpLinksOf(PUBLIC_URL), log: () => {} });
     const app = dashboardRoutes(context, {
       ...portsOn(db),
       publicUrl: PUBLIC_URL,

@@ -37,12 +37,13 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
 
   it("has every answer of /v1, /2, the account reads and MCP, with the status its client got", async () => {
     const { accountId, key } = await server.account(3);
-    const sent: { requestId: string; status: number; credits: number }[] = [];
+    const sent: { path: string; requestId: string; status: number; credits: number }[] = [];
     const get = async (path: string, headers: Record<string, string> = {}) => {
       const response = await server.get(path, key, { headers });
       const charged = Number(response.headers.get("x-credits-charged") ?? "");
       const body = (await response.json()) as { meta?: { credits?: { charged: number } } };
       sent.push({
+        path,
         requestId: response.headers.get("x-request-id") ?? "",
         status: response.status,
         credits: body.meta?.credits?.charged ?? (Number.isNaN(charged) ? 0 : charged),
@@ -53,9 +54,10 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     await get(`/v1/tweets/${examples.tweet_id}?dry_run=true`); // 200, a free quote
     await get("/v1/users/abc"); // 400
     await get("/2/users/999999999999"); // 200 with errors, uncharged
+    await get(`/2/tweets/${examples.tweet_id}?tweet.fields=created_at`); // 200, 1 credit
     await get("/v1/account"); // 200, free
-    await get(`/v1/search/recent?query=${encodeURIComponent(examples.search_query)}`); // 402: 2 credits left
-    expect(sent.map((answer) => answer.status)).toEqual([200, 404, 200, 400, 200, 200, 402]);
+    await get(`/v1/search/recent?query=${encodeURIComponent(examples.search_query)}`); // 402: 1 credit left
+    expect(sent.map((answer) => answer.status)).toEqual([200, 404, 200, 400, 200, 200, 200, 402]);
 
     const mcp = new Client({ name: "request-log-test", version: "1.0.0" });
     await mcp.connect(
@@ -76,12 +78,24 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     expect(new Set(entries.map((entry) => entry.requestId)).size).toBe(entries.length);
     const byId = new Map(entries.map((entry) => [entry.requestId, entry]));
     for (const answer of sent) {
-      expect(byId.get(answer.requestId)).toMatchObject({ status: answer.status, credits: answer.credits });
+      // Each with the path its client called, charged or not: a /2 call as /2, not as its /v1 endpoint.
+      expect(byId.get(answer.requestId)).toMatchObject({
+        status: answer.status,
+        credits: answer.credits,
+        call: answer.path,
+      });
     }
-    expect(byId.get(sent[1]?.requestId ?? "")?.errorCode).toBe("endpoint_not_found");
-    expect(byId.get(sent[6]?.requestId ?? "")?.errorCode).toBe("insufficient_credits");
-    expect(byId.get(sent[5]?.requestId ?? "")?.endpoint).toBe("account");
-    // The MCP calls: a refusal and a charge (the balance had 2 credits, a lookup costs 1).
+    expect(byId.get(sent[1]?.requestId ?? "")).toMatchObject({
+      errorCode: "endpoint_not_found",
+      message: expect.any(String),
+    });
+    expect(byId.get(sent[7]?.requestId ?? "")).toMatchObject({
+      errorCode: "insufficient_credits",
+      message: expect.stringMatching(/^Insufficient credits: this request costs/),
+    });
+    expect(byId.get(sent[6]?.requestId ?? "")?.endpoint).toBe("account");
+    expect(byId.get(sent[5]?.requestId ?? "")).toMatchObject({ endpoint: "tweet", errorCode: null, message: null });
+    // The MCP calls: a refusal and a charge (the balance had 1 credit, a lookup costs 1).
     const mcpEntries = entries.filter((entry) => !sent.some((answer) => answer.requestId === entry.requestId));
     expect(
       mcpEntries
@@ -91,6 +105,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       { endpoint: "tweet", status: 200, credits: 1 },
       { endpoint: "user", status: 404, credits: 0 },
     ]);
+    expect(mcpEntries.map((entry) => entry.call)).toEqual([null, null]);
     expect(entries.every((entry) => entry.durationMs !== null && entry.durationMs >= 0)).toBe(true);
     // Newest first.
     expect(entries.map((entry) => entry.createdAt)).toEqual(

@@ -10,6 +10,7 @@ import {
   bearerKey,
   errorEnvelope,
   errorHeaders,
+  type HelpLinks,
   invalidRequest,
   newRequestId,
   type RateState,
@@ -24,7 +25,7 @@ import { parseNames, selectTools, type ToolSelection, ToolSelectionError } from 
 
 export interface McpHttpOptions {
   /** The billing page: linked from 402 envelopes and from insufficient-credit tool results. */
-  helpUrl: string;
+  helpLinks: HelpLinks;
   /** The id the HTTP app gave this request; a fresh one otherwise. */
   requestId?: string;
   /** Aborted when the answer cannot reach the client (see McpServerOptions.answerSignal); request.signal otherwise. */
@@ -43,8 +44,8 @@ const HOW_TO_SEND_KEY = "send the header Authorization: Bearer <API_KEY>";
 const BATCH_REFUSED =
   "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request";
 
-function errorResponse(error: ApiError, requestId: string, helpUrl: string, headers: Record<string, string> = {}) {
-  return Response.json(errorEnvelope(error, requestId, helpUrl), {
+function errorResponse(error: ApiError, requestId: string, helpLinks: HelpLinks, headers: Record<string, string> = {}) {
+  return Response.json(errorEnvelope(error, requestId, helpLinks), {
     status: error.status,
     headers: errorHeaders(error, requestId, headers),
   });
@@ -99,8 +100,8 @@ async function refuseKey(
   options: McpHttpOptions,
 ): Promise<Response> {
   const rate = await options.anonymousRate();
-  if (!rate.allowed) return errorResponse(rateLimitError(rate), requestId, options.helpUrl, rateHeaders(rate));
-  return errorResponse(error, requestId, options.helpUrl, {
+  if (!rate.allowed) return errorResponse(rateLimitError(rate), requestId, options.helpLinks, rateHeaders(rate));
+  return errorResponse(error, requestId, options.helpLinks, {
     "www-authenticate": bearerChallenge(error, keyGiven),
     ...rateHeaders(rate),
   });
@@ -163,10 +164,10 @@ export async function handleMcpRequest(
   const rate = await services.limiter.take(connection.keyId);
   const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
   if (!rate.allowed && !isToolCall(message)) {
-    return errorResponse(rateLimitError(rate), requestId, options.helpUrl, headers);
+    return errorResponse(rateLimitError(rate), requestId, options.helpLinks, headers);
   }
   const selection = toolsFor(request);
-  if (selection instanceof ApiError) return errorResponse(selection, requestId, options.helpUrl, headers);
+  if (selection instanceof ApiError) return errorResponse(selection, requestId, options.helpLinks, headers);
   if (message === undefined) return jsonRpcError(400, -32700, "Parse error: Invalid JSON", headers);
   // Refused before any call runs: two calls of one batch can share an id, and then both run and are
   // charged while only one answer comes back.
@@ -182,7 +183,7 @@ export async function handleMcpRequest(
     requestId,
     answerSignal: () => signal,
     logError: options.logError ?? ((text, error) => console.error(text, error)),
-    billingUrl: options.helpUrl,
+    billingUrl: options.helpLinks.billing,
   });
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;

@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { readMcpStdioConfig } from "@social/composition";
-import { requestPath } from "@social/core";
+import { helpLinksOf, requestPath } from "@social/core";
 import { DEFAULT_WORLD, type WorldOptions } from "@social/fixtures";
 import {
   buildWorld,
@@ -153,7 +153,7 @@ export async function startMcpHttpServer(
     fetch: (request, server) =>
       requestPath(request.url) === "/mcp"
         ? handleMcpRequest(request, services, {
-            helpUrl: HELP_URL,
+            helpLinks: helpLinksOf(new URL(HELP_URL).origin),
             anonymousRate: () => services.limiter.take(`address:${server.requestIP(request)?.address}`),
             ...(maxChars === undefined ? {} : { maxChars }),
           })

@@ -50,8 +50,10 @@ const entry: UnchargedRequest = {
   accountId: "acct_any",
   keyId: "key_any",
   endpoint: "get_user",
+  call: "/v1/users/by/username/nobody",
   status: 404,
   errorCode: "not_found",
+  message: "No such user.",
   durationMs: 1,
   createdAt: 1_000,
 };
@@ -100,6 +102,7 @@ const ARGUMENTS: { [Name in keyof Ports]: Arguments<Ports[Name]> } = {
     createKey: ["acct_any", "second"],
     key: ["key_any"],
     listKeys: ["acct_any"],
+    updateKey: ["key_any", { name: "renamed" }],
     revokeKey: ["key_any"],
     dailyUsage: ["acct_any", 30],
     usageSummary: ["acct_any", { from: 0, to: 1, groupBy: "key" }],

@@ -201,6 +201,8 @@ export interface AccountReadRequest {
   repeated?: readonly string[];
   apiKey: string | undefined;
   requestId: string;
+  /** What the client called (calledAs), for the request log. */
+  call?: string;
   /** performance.now() when the request arrived, for the request log; the read's start when absent. */
   receivedAt?: number;
   /** This request's rate-limit state when its surface already counted it (MCP counts each POST once). */
@@ -217,6 +219,7 @@ export function executeAccountRead(services: Services, request: AccountReadReque
   const logged = {
     requestId: request.requestId,
     endpoint: request.read.id,
+    ...(request.call === undefined ? {} : { call: request.call }),
     receivedAt: request.receivedAt ?? performance.now(),
     charged: () => false,
   };

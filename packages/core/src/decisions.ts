@@ -46,7 +46,7 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
   return [
     {
       topic: "Errors",
-      text: '`{"error": {"code", "message", "request_id", "details"?, "help_url"?}}`; on 400 `details` names each parameter and the rule it broke; on 402 it is an object a program can act on, `{"reason": "balance", "required", "remaining", "fits"?}`, where `fits` is the largest request like this one that the balance covers now (`{"limit": 4}` or `{"ids": 2}`; absent when no smaller request fits, and on `/2`, whose parameters have other names); `help_url` (the billing page) only on 402. Every answer carries `x-request-id` equal to the body\'s request id.',
+      text: '`{"error": {"code", "message", "request_id", "details"?, "help_url"?}}`; on 400 `details` names each parameter and the rule it broke; on 402 it is an object a program can act on, `{"reason": "balance", "required", "remaining", "fits"?}`, where `fits` is the largest request like this one that the balance covers now (`{"limit": 4}` or `{"ids": 2}`; absent when no smaller request fits, and on `/2`, whose parameters have other names); `help_url` only on 402: the billing page, or for `key_limit` the dashboard page of the key whose limit refused. Every answer carries `x-request-id` equal to the body\'s request id.',
     },
     {
       topic: "Page sizes",

@@ -72,15 +72,33 @@ export interface ErrorEnvelope {
   error: ErrorBody;
 }
 
-/** `helpUrl` is the billing page a 402 links to. */
-export function errorEnvelope(error: ApiError, requestId: string, helpUrl: string): ErrorEnvelope {
+/** Where a 402 sends people to act: the billing page, or the dashboard page of the key whose own limit refused. */
+export interface HelpLinks {
+  billing: string;
+  key: (keyId: string) => string;
+}
+
+/** The help links of a server at `publicUrl`. */
+export function helpLinksOf(publicUrl: string): HelpLinks {
+  return {
+    billing: `${publicUrl}/billing`,
+    key: (keyId) => `${publicUrl}/dashboard/keys/${encodeURIComponent(keyId)}`,
+  };
+}
+
+/** A 402's help_url: the page of the key whose limit refused, else the billing page. */
+function helpUrlOf(error: ApiError, links: HelpLinks): string {
+  return error.credits?.reason === "key_limit" && error.keyId !== undefined ? links.key(error.keyId) : links.billing;
+}
+
+export function errorEnvelope(error: ApiError, requestId: string, links: HelpLinks): ErrorEnvelope {
   return {
     error: {
       code: error.code,
       message: error.message,
       request_id: requestId,
       ...(error.details ? { details: error.details } : error.credits ? { details: error.credits } : {}),
-      ...(error.code === "insufficient_credits" ? { help_url: helpUrl } : {}),
+      ...(error.code === "insufficient_credits" ? { help_url: helpUrlOf(error, links) } : {}),
     },
   };
 }

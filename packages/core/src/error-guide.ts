@@ -30,7 +30,7 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     meaning:
       "The balance (details.reason balance) or the key's own limit (key_limit) does not cover this request's cost; details also give required, remaining and, for key_limit, the key's limit.",
     action:
-      "Add credits (help_url), ask for less (details.fits is the largest request covered now), or use another key.",
+      "Add credits, or for key_limit raise the key's limit (help_url: the billing page, or the key's own page), ask for less (details.fits is the largest request covered now), or use another key.",
     retry: "after adding credits",
   },
   endpoint_not_found: {

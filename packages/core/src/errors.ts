@@ -31,6 +31,8 @@ export interface ApiErrorOptions {
   retryAfter?: number;
   /** Why a 402 refused the request, in numbers a program can act on. */
   credits?: CreditRefusal;
+  /** The key whose own limit refused: its dashboard page is where the 402 sends people (help_url). */
+  keyId?: string;
 }
 
 /**
@@ -52,6 +54,7 @@ export class ApiError extends Error {
   readonly details?: ErrorDetail[];
   readonly retryAfter?: number;
   readonly credits?: CreditRefusal;
+  readonly keyId?: string;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
     super(message);
@@ -61,6 +64,7 @@ export class ApiError extends Error {
     if (options.details) this.details = options.details;
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
     if (options.credits) this.credits = options.credits;
+    if (options.keyId !== undefined) this.keyId = options.keyId;
   }
 }
 

@@ -20,6 +20,23 @@ export function loggedErrorCode(error: ApiError): string {
   return error.credits?.reason === "key_limit" ? KEY_LIMIT_REFUSAL.errorCode : error.code;
 }
 
+/** The most of a call the log keeps: a path and its parameters, never a page of them. */
+export const CALL_MAX_LENGTH = 2000;
+
+/** A parameter value shaped like an API key, sent where no key belongs, is not kept. */
+const SECRET_VALUE = /sk_(live|test)_[0-9A-Za-z]+/g;
+
+/**
+ * What the client called as the request log keeps it: the path and its query as sent (so a /2 call
+ * shows as /2), without anything shaped like an API key, cut at CALL_MAX_LENGTH.
+ */
+export function calledAs(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const target = start < 0 ? "/" : (url.slice(start).split("#")[0] ?? "/");
+  const kept = target.replace(SECRET_VALUE, "[removed]");
+  return kept.length > CALL_MAX_LENGTH ? `${kept.slice(0, CALL_MAX_LENGTH - 1)}…` : kept;
+}
+
 /** The statuses a filter keeps, lowest and highest: how both adapters bind it. */
 export function statusRange(filter: StatusFilter): [number, number] {
   if (filter === "all") return [0, 999];

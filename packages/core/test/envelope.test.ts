@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import * as v from "valibot";
+import { insufficientCredits } from "../src/billing/credit-refusal.ts";
 import {
   ErrorEnvelopeSchema,
   errorEnvelope,
+  helpLinksOf,
   successEnvelope,
   successEnvelopeSchema,
   successEnvelopeText,
@@ -11,7 +13,7 @@ import {
 import { ApiError, ERROR_STATUS } from "../src/errors.ts";
 import { JsonText, plainData } from "../src/json-text.ts";
 
-const HELP = "https://example.test/billing";
+const HELP = helpLinksOf("https://example.test");
 
 describe("envelopes", () => {
   it("puts next_token in meta.pagination only when another page exists", () => {
@@ -42,8 +44,19 @@ describe("envelopes", () => {
       const body = errorEnvelope(new ApiError(code, `message for ${code}`), "req_9", HELP);
       assert.ok(v.is(ErrorEnvelopeSchema, body), code);
       assert.equal(body.error.request_id, "req_9");
-      assert.equal(body.error.help_url, code === "insufficient_credits" ? HELP : undefined);
+      assert.equal(body.error.help_url, code === "insufficient_credits" ? HELP.billing : undefined);
     }
+  });
+
+  it("sends a key-limit 402 to that key's page, and a balance 402 to billing", () => {
+    const limit = { credits: 5, per: "day" } as const;
+    const keyLimit = insufficientCredits(3, { ok: false, reason: "key_limit", remaining: 1, limit }, "key_abc");
+    const body = errorEnvelope(keyLimit, "r", HELP).error;
+    assert.equal(body.help_url, "https://example.test/dashboard/keys/key_abc");
+    assert.match(body.message, /this key's page in the dashboard \(help_url\)/);
+    assert.deepEqual(body.details, { reason: "key_limit", required: 3, remaining: 1, limit });
+    const balance = insufficientCredits(3, { ok: false, reason: "balance", remaining: 1 }, "key_abc");
+    assert.equal(errorEnvelope(balance, "r", HELP).error.help_url, "https://example.test/billing");
   });
 
   it("carries the details that name the broken rules", () => {

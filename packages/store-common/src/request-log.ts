@@ -84,7 +84,9 @@ export class WriteBehindRequestLog implements RequestLog {
 /** Which charges a query can keep: they were answered (200), or refunded as never delivered (499). */
 export type ChargesKept = "all" | "answered" | "refunded" | "none";
 
-export function chargesKept(query: Pick<RequestLogQuery, "status">): ChargesKept {
+export function chargesKept(query: Pick<RequestLogQuery, "status" | "errorCode">): ChargesKept {
+  // A charge is no refusal: it has no error code to match.
+  if (query.errorCode !== undefined) return "none";
   const [from, to] = statusRange(query.status);
   const answered = from <= 200 && 200 <= to;
   const refunded = from <= CLIENT_CLOSED_STATUS && CLIENT_CLOSED_STATUS <= to;
@@ -94,7 +96,7 @@ export function chargesKept(query: Pick<RequestLogQuery, "status">): ChargesKept
 /**
  * The log query's values in the order both adapters' statements number them: account, retention start,
  * key, endpoint, lowest and highest status, request id, the position to continue below (time, id),
- * and one row more than a page (logPage tells the end by it).
+ * one row more than a page (logPage tells the end by it), and the error code.
  */
 export function requestLogBindings(accountId: string, query: RequestLogQuery): RequestLogBindings {
   const [statusFrom, statusTo] = statusRange(query.status);
@@ -110,6 +112,7 @@ export function requestLogBindings(accountId: string, query: RequestLogQuery): R
     before.createdAt,
     before.requestId,
     query.limit + 1,
+    query.errorCode ?? null,
   ];
 }
 
@@ -124,4 +127,5 @@ export type RequestLogBindings = [
   beforeAt: number,
   beforeId: string,
   limit: number,
+  errorCode: string | null,
 ];

@@ -62,6 +62,7 @@ test("PostgreSQL: every Accounts method on a pool that cannot reach the server i
     createKey: () => accounts.createKey("acct_any", "second"),
     key: () => accounts.key("key_any"),
     listKeys: () => accounts.listKeys("acct_any"),
+    updateKey: () => accounts.updateKey("key_any", { name: "renamed" }),
     revokeKey: () => accounts.revokeKey("key_any"),
     dailyUsage: () => accounts.dailyUsage("acct_any", 30),
     usageSummary: () => accounts.usageSummary("acct_any", { from: 0, to: 1, groupBy: "day" }),

@@ -90,6 +90,7 @@ const accountsCalls: EveryMethod<Accounts> = {
   createKey: (accounts) => accounts.createKey(accountId, "second"),
   key: (accounts) => accounts.key("key_any"),
   listKeys: (accounts) => accounts.listKeys(accountId),
+  updateKey: (accounts) => accounts.updateKey(keyId, { name: "renamed" }),
   revokeKey: (accounts) => accounts.revokeKey(keyId),
   dailyUsage: (accounts) => accounts.dailyUsage(accountId, 30),
   usageSummary: (accounts) => accounts.usageSummary(accountId, { from: 0, to: 1, groupBy: "key" }),

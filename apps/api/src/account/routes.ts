@@ -3,6 +3,7 @@
 import {
   accountReads,
   bearerKey,
+  calledAs,
   decodeParams,
   executeAccountRead,
   rateHeaders,
@@ -23,7 +24,7 @@ export function accountRoutes(context: HttpContext) {
   for (const read of accountReads) {
     const refuse = refuseMethods(read.path);
     routes.head(read.path, refuse);
-    routes.get(read.path, async ({ request, requestId, receivedAt, anonymousRate, services, helpUrl }) => {
+    routes.get(read.path, async ({ request, requestId, receivedAt, anonymousRate, services, helpLinks }) => {
       const { values, repeated } = decodeParams(requestTarget(request.url).query, NO_NUMERIC_PARAMS);
       const outcome = await executeAccountRead(services, {
         read,
@@ -32,12 +33,13 @@ export function accountRoutes(context: HttpContext) {
         apiKey: bearerKey(request),
         requestId,
         receivedAt,
+        call: calledAs(request.url),
       });
       const rate = outcome.rate ?? (await anonymousRate());
       // A balance is private and changes with every charge: no cache may keep it.
       const headers = { "x-request-id": requestId, "cache-control": "no-store", ...rateHeaders(rate) };
       if (!outcome.ok) {
-        return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);
+        return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpLinks, headers);
       }
       if (read.id === "usage" && wantsCsv(values.format, request.headers.get("accept"))) {
         const data = outcome.data as Parameters<typeof usageCsv>[0];

@@ -1,9 +1,12 @@
-// The forms of the dashboard's own page: a new key, revoking one (after a page that asks), and the
-// balance warning. A refused form shows the page again with what to change.
-import { LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT, parseKeyOptions } from "@social/core";
+// The forms of the dashboard's own page: a new key, a key's page that changes its name, limit and
+// expiry, revoking one (after a page that asks), and the balance warning. A refused form shows the page
+// again with what to change.
+import { describeAllowance, LedgerError, MAX_ACTIVE_KEYS_PER_ACCOUNT, parseKeyOptions } from "@social/core";
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
+import { toMinute } from "./format.ts";
 import { htmlResponse } from "./html.ts";
+import { type KeyForm, keyPage } from "./key-page.ts";
 import { checkKeyName, errorPage, revokePage } from "./pages.ts";
 import { type DashboardSite, field, type SignedIn, textField } from "./site.ts";
 
@@ -23,12 +26,18 @@ function warningField(value: string): { credits: number | null } | { error: stri
 export function formRoutes(context: HttpContext, site: DashboardSite) {
   const { accounts } = site;
 
+  /** One of the account's own keys, revoked or not, or the page that says it is not one. */
+  const ownKeyOf = async (who: SignedIn, keyId: string) => {
+    const key = await accounts.key(keyId);
+    if (key && key.accountId === who.accountId) return key;
+    return htmlResponse(errorPage("No such key", "That key is not one of yours.", who.viewer), 404);
+  };
+
   /** One of the account's own keys, still active, or the page that says it is not. */
   const activeKeyOf = async (who: SignedIn, keyId: string) => {
-    const key = (await accounts.listKeys(who.accountId)).find((each) => each.id === keyId);
-    if (key && key.revokedAt === null) return key;
-    const message = key ? "That key is revoked already." : "That key is not one of yours.";
-    return htmlResponse(errorPage("No such key", message, who.viewer), 404);
+    const key = await ownKeyOf(who, keyId);
+    if (key instanceof Response || key.revokedAt === null) return key;
+    return htmlResponse(errorPage("No such key", "That key is revoked already.", who.viewer), 404);
   };
 
   return new Elysia({ name: "dashboard-forms" })
@@ -50,6 +59,39 @@ export function formRoutes(context: HttpContext, site: DashboardSite) {
         if (!(error instanceof LedgerError && error.code === "too_many_keys")) throw error;
         return site.home(request, who, { form: "key", message: TOO_MANY_KEYS }, 409);
       }
+    })
+    .get("/dashboard/keys/:keyId", async ({ request, params }) => {
+      const who = await site.signedIn(request);
+      if (!who) return site.signInFirst(request);
+      const key = await ownKeyOf(who, params.keyId);
+      return key instanceof Response ? key : htmlResponse(keyPage({ viewer: who.viewer, key }));
+    })
+    .post("/dashboard/keys/:keyId", async ({ request, body, params }) => {
+      const who = await site.formPoster(request, body);
+      if (who instanceof Response) return who;
+      const key = await activeKeyOf(who, params.keyId);
+      if (key instanceof Response) return key;
+      const form: KeyForm = {
+        name: textField(body, "name"),
+        limit: textField(body, "limit"),
+        per: textField(body, "per"),
+        expires: textField(body, "expires"),
+      };
+      const refused = (message: string) =>
+        htmlResponse(keyPage({ viewer: who.viewer, key, refused: { message, form } }), 400);
+      const checked = checkKeyName(form.name);
+      if ("error" in checked) return refused(checked.error);
+      const limits = parseKeyOptions(form, Date.now());
+      if ("error" in limits) return refused(limits.error);
+      const changed = await accounts.updateKey(key.id, { name: checked.name, ...limits.options }).catch((error) => {
+        // Revoked since the check above: nothing was changed.
+        if (error instanceof LedgerError && error.code === "revoked_key") return undefined;
+        throw error;
+      });
+      if (!changed) return htmlResponse(errorPage("No such key", "That key is revoked already.", who.viewer), 404);
+      return site.done(who, {
+        notice: `The key “${changed.name}” (${changed.prefix}…) is saved: ${describeAllowance(changed.allowance)}, expires ${toMinute(changed.expiresAt)}.`,
+      });
     })
     .get("/dashboard/keys/:keyId/revoke", async ({ request, params }) => {
       const who = await site.signedIn(request);

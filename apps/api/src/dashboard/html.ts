@@ -1,5 +1,6 @@
 // Server-rendered HTML: a tagged template that escapes every interpolated value unless it is already
 // Html, the page layout, and the headers every HTML page is sent with.
+import { BALANCE_REFUSAL } from "@social/core";
 import { COPY_SCRIPT_PATH } from "./copy.ts";
 import { CSRF_FIELD } from "./csrf.ts";
 
@@ -109,7 +110,7 @@ function balanceBanner(alert: BalanceAlert | undefined): Html | "" {
       : plural(alert.refused, "request");
   const refused =
     alert.refused > 0
-      ? html` ${many} refused for lack of credits (402) since credits were last added: <a href="/dashboard/requests?status=402">see which</a>.`
+      ? html` ${many} refused for lack of credits (402) since credits were last added: <a href="/dashboard/requests?status=${BALANCE_REFUSAL.errorCode}">see which</a>.`
       : "";
   return html`<div class="notice warning" role="status" id="balance-alert"><p>${balance}${refused} <a href="/billing">Add credits</a></p></div>`;
 }

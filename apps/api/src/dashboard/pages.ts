@@ -5,8 +5,9 @@ import { describeAllowance } from "@social/core";
 import { firstCallCurl } from "./first-call.ts";
 import { plural, scrollable, toMinute } from "./format.ts";
 import { csrfField, Html, html, layout, type Viewer } from "./html.ts";
+import { keyPagePath } from "./key-page.ts";
 
-const KEY_NAME_MAX = 64;
+export const KEY_NAME_MAX = 64;
 
 /** Where sign-in starts, returning to `returnTo` once it is done. */
 export function signInHref(returnTo: string): string {
@@ -58,7 +59,7 @@ SESSION_SECRET=…   # optional: one is generated and kept in the database</code
 function keyRows(keys: readonly KeyInfo[]): Html {
   if (keys.length === 0) return html`<p>You have no API keys yet.</p>`;
   const rows = keys.map(
-    (key) => html`<tr><td>${key.name}</td><td>${
+    (key) => html`<tr><td><a href="${keyPagePath(key.id)}">${key.name}</a></td><td>${
       key.revokedAt === null
         ? html`<a class="button secondary" href="/dashboard/keys/${key.id}/revoke" aria-label="Revoke key ${key.name} (${key.prefix}…)">Revoke…</a>`
         : html`revoked ${toMinute(key.revokedAt)}`

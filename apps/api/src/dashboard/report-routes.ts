@@ -8,7 +8,7 @@ import type { HttpContext } from "../http/context.ts";
 import { billingPage } from "./billing-page.ts";
 import { htmlResponse, SECURITY_HEADERS, type Viewer } from "./html.ts";
 import { errorPage, signInHref } from "./pages.ts";
-import { logFilters, logQuery, requestsOffPage, requestsPage } from "./requests-page.ts";
+import { logFilters, logQuery, requestDetailPage, requestsOffPage, requestsPage } from "./requests-page.ts";
 import type { DashboardSite } from "./site.ts";
 import { USAGE_DAYS, usagePage } from "./usage-page.ts";
 
@@ -87,6 +87,20 @@ export function reportRoutes(context: HttpContext, site: DashboardSite) {
       const since = Date.now() - options.requestLogDays * DAY_MS;
       const page = await accounts.requestLog(who.accountId, logQuery(filters, since));
       return htmlResponse(requestsPage({ viewer: who.viewer, keys, filters, page, days: options.requestLogDays }));
+    })
+    .get("/dashboard/requests/:requestId", async ({ request, params }) => {
+      const who = await site.signedIn(request);
+      if (!who) return site.signInFirst(request);
+      if (options.requestLogDays === 0) return htmlResponse(requestsOffPage(who.viewer));
+      const notFound = () =>
+        htmlResponse(errorPage("No such request", "No request of yours has that id in the log.", who.viewer), 404);
+      const found = logFilters(new URLSearchParams({ id: params.requestId }), []);
+      if ("error" in found) return notFound();
+      const since = Date.now() - options.requestLogDays * DAY_MS;
+      const { entries } = await accounts.requestLog(who.accountId, { ...logQuery(found, since), limit: 1 });
+      const entry = entries[0];
+      if (!entry) return notFound();
+      return htmlResponse(requestDetailPage(who.viewer, entry, await accounts.key(entry.keyId)));
     })
     .get("/billing", async ({ request }) => {
       const who = await site.signedIn(request);

@@ -8,6 +8,7 @@ import {
   catalogue,
   KEY_LIMIT_REFUSAL,
   type KeyInfo,
+  type LoggedRefusal,
   type LoggedRequest,
   type LogPosition,
   type RequestLogPage,
@@ -16,6 +17,7 @@ import {
 } from "@social/core";
 import { endpointPath, scrollable, toSecond } from "./format.ts";
 import { type Html, html, layout, type Viewer } from "./html.ts";
+import { keyPagePath } from "./key-page.ts";
 
 export const LOG_PAGE_SIZE = 50;
 
@@ -32,12 +34,19 @@ const STATUSES: readonly [number, string][] = [
   [500, "internal error"],
   [503, "unavailable"],
 ];
+/** The two 402s apart: chosen by the code the log names each by. */
+const REFUSAL_CHOICES: readonly [LoggedRefusal, string][] = [
+  [BALANCE_REFUSAL, "402 for lack of credits (balance)"],
+  [KEY_LIMIT_REFUSAL, "402 for a key's own limit"],
+];
 const STATUS_CHOICES: readonly [string, string][] = [
   ["all", "Every status"],
   ["ok", "Answered (2xx)"],
   ["error", "Refused or failed (4xx, 5xx)"],
   ...STATUSES.map(([status, meaning]): [string, string] => [String(status), `${status} ${meaning}`]),
+  ...REFUSAL_CHOICES.map(([refusal, label]): [string, string] => [refusal.errorCode, label]),
 ];
+
 const ENDPOINTS: readonly [string, string][] = [
   ...catalogue.map((endpoint): [string, string] => [endpoint.id, endpoint.path]),
   ...accountReads.map((read): [string, string] => [read.id, read.path]),
@@ -47,6 +56,8 @@ export interface LogFilters {
   keyId?: string;
   endpoint?: string;
   status: StatusFilter;
+  /** One kind of 402 (REFUSAL_CHOICES), with `status` 402. */
+  errorCode?: string;
   requestId?: string;
   before?: LogPosition;
 }
@@ -72,7 +83,13 @@ export function logFilters(query: URLSearchParams, keys: readonly KeyInfo[]): Lo
   }
   const status = query.get("status") || "all";
   if (!STATUS_CHOICES.some(([value]) => value === status)) return { error: "There is no such status." };
-  filters.status = status === "all" || status === "ok" || status === "error" ? status : Number(status);
+  const refusal = REFUSAL_CHOICES.find(([kind]) => kind.errorCode === status)?.[0];
+  if (refusal) {
+    filters.status = refusal.status;
+    filters.errorCode = refusal.errorCode;
+  } else {
+    filters.status = status === "all" || status === "ok" || status === "error" ? status : Number(status);
+  }
   const requestId = query.get("id")?.trim() || undefined;
   if (requestId !== undefined) {
     if (!REQUEST_ID.test(requestId))
@@ -98,7 +115,7 @@ function option(value: string, label: string, selected: string | undefined): Htm
 }
 
 function filterForm(filters: LogFilters, keys: readonly KeyInfo[]): Html {
-  const status = String(filters.status);
+  const status = filters.errorCode ?? String(filters.status);
   return html`<form method="get" action="/dashboard/requests" class="filters" role="search" aria-label="Filter the requests">
 <div class="field"><label for="log-id">Request id</label>
 <input type="text" id="log-id" name="id" value="${filters.requestId ?? ""}" placeholder="req_…" autocomplete="off" spellcheck="false"></div>
@@ -115,10 +132,7 @@ const REFUSAL_MEANINGS: Readonly<Record<string, string>> = {
 };
 
 function statusCell(entry: LoggedRequest): Html {
-  const code = entry.errorCode;
-  const meaning =
-    (code && (REFUSAL_MEANINGS[code] ?? code)) ?? STATUSES.find(([status]) => status === entry.status)?.[1] ?? "";
-  return html`<td class="number status-${entry.status < 400 ? "ok" : "error"}">${entry.status}</td><td>${meaning}</td>`;
+  return html`<td class="number status-${entry.status < 400 ? "ok" : "error"}">${entry.status}</td><td>${meaningOf(entry)}</td>`;
 }
 
 /** The page's link to the next one: the same filters, below its last entry. */
@@ -126,10 +140,26 @@ function olderLink(filters: LogFilters, next: LogPosition): Html {
   const query = new URLSearchParams();
   if (filters.requestId) query.set("id", filters.requestId);
   if (filters.keyId) query.set("key", filters.keyId);
-  if (filters.status !== "all") query.set("status", String(filters.status));
+  if (filters.status !== "all") query.set("status", filters.errorCode ?? String(filters.status));
   if (filters.endpoint) query.set("endpoint", filters.endpoint);
   query.set("before", `${next.createdAt}-${next.requestId}`);
   return html`<p><a href="/dashboard/requests?${query.toString()}" rel="next">Older requests</a></p>`;
+}
+
+/** The path the client called (a /2 call as /2), or the endpoint's own for entries kept without it. */
+export function calledPath(entry: LoggedRequest): string {
+  return entry.call?.split("?")[0] ?? endpointPath(entry.endpoint);
+}
+
+/** A request's own page: the one row of the log, in full. */
+export function requestHref(requestId: string): string {
+  return `/dashboard/requests/${encodeURIComponent(requestId)}`;
+}
+
+/** What a status or a refusal's code means, as the log's rows say it. */
+function meaningOf(entry: LoggedRequest): string {
+  const code = entry.errorCode;
+  return (code && (REFUSAL_MEANINGS[code] ?? code)) ?? STATUSES.find(([status]) => status === entry.status)?.[1] ?? "";
 }
 
 export interface RequestsView {
@@ -146,9 +176,9 @@ export function requestsPage(view: RequestsView): Html {
   const keys = new Map(view.keys.map((key) => [key.id, key]));
   const rows = page.entries.map((entry) => {
     const key = keys.get(entry.keyId);
-    return html`<tr><td>${toSecond(entry.createdAt)}</td>${statusCell(entry)}<td><code>${endpointPath(entry.endpoint)}</code></td>
+    return html`<tr><td>${toSecond(entry.createdAt)}</td>${statusCell(entry)}<td><code>${calledPath(entry)}</code></td>
 <td>${key ? key.name : entry.keyId}</td><td class="number">${entry.credits}</td>
-<td class="number">${entry.durationMs === null ? "—" : `${entry.durationMs} ms`}</td><td><code>${entry.requestId}</code></td></tr>`;
+<td class="number">${entry.durationMs === null ? "—" : `${entry.durationMs} ms`}</td><td><a href="${requestHref(entry.requestId)}"><code>${entry.requestId}</code></a></td></tr>`;
   });
   const filtered = filters.requestId || filters.keyId || filters.endpoint || filters.status !== "all";
   const table =
@@ -156,7 +186,7 @@ export function requestsPage(view: RequestsView): Html {
       ? html`<p id="no-requests">${filtered ? "No request matches these filters." : `No requests in the last ${view.days} days.`}</p>`
       : scrollable(
           "Requests",
-          html`<table id="request-log"><thead><tr><th scope="col">Time (UTC)</th><th scope="col" class="number">Status</th><th scope="col">Meaning</th><th scope="col">Endpoint</th><th scope="col">Key</th><th scope="col" class="number">Credits</th><th scope="col" class="number">Duration</th><th scope="col">Request id</th></tr></thead>
+          html`<table id="request-log"><thead><tr><th scope="col">Time (UTC)</th><th scope="col" class="number">Status</th><th scope="col">Meaning</th><th scope="col">Path called</th><th scope="col">Key</th><th scope="col" class="number">Credits</th><th scope="col" class="number">Duration</th><th scope="col">Request id</th></tr></thead>
 <tbody>${rows}</tbody></table>`,
         );
   return layout(
@@ -166,6 +196,44 @@ were charged, and refused ones (never charged) with their error code. Find one b
 ${filterForm(filters, view.keys)}
 ${table}
 ${page.next ? olderLink(filters, page.next) : ""}`,
+  );
+}
+
+/** The parameters of a call, by name, as the client sent them. */
+function parametersOf(call: string | null): [string, string][] {
+  const query = call?.split("?").slice(1).join("?") ?? "";
+  return [...new URLSearchParams(query)];
+}
+
+/** One request in full: what was called with which parameters, how it was answered, what it cost and why. */
+export function requestDetailPage(viewer: Viewer, entry: LoggedRequest, key: KeyInfo | undefined): Html {
+  const parameters = parametersOf(entry.call);
+  const reason =
+    entry.errorCode === KEY_LIMIT_REFUSAL.errorCode
+      ? html`<dt>Why 402</dt><dd id="refusal-reason">the key's own limit (<code>key_limit</code>): <a href="${keyPagePath(entry.keyId)}">raise it on the key's page</a></dd>`
+      : entry.errorCode === BALANCE_REFUSAL.errorCode
+        ? html`<dt>Why 402</dt><dd id="refusal-reason">the balance (<code>balance</code>): <a href="/billing">add credits</a></dd>`
+        : "";
+  return layout(
+    { title: `Request ${entry.requestId}`, section: "requests", viewer },
+    html`<dl class="detail" id="request-detail">
+<dt>Request id</dt><dd><code>${entry.requestId}</code></dd>
+<dt>Time</dt><dd>${toSecond(entry.createdAt)}</dd>
+<dt>Path called</dt><dd><code id="called-path">${calledPath(entry)}</code></dd>
+<dt>Status</dt><dd>${entry.status} ${meaningOf(entry)}</dd>${reason}
+${entry.message === null ? "" : html`<dt>Message</dt><dd id="error-message">${entry.message}</dd>`}
+<dt>Credits</dt><dd>${entry.credits}</dd>
+<dt>Duration</dt><dd>${entry.durationMs === null ? "—" : `${entry.durationMs} ms`}</dd>
+<dt>Key</dt><dd>${key ? html`<a href="${keyPagePath(key.id)}">${key.name}</a> (<code>${key.prefix}…</code>)` : entry.keyId}</dd></dl>
+<h2>Parameters</h2>
+${
+  parameters.length === 0
+    ? html`<p>${entry.call === null ? "Not kept for this request." : "None."}</p>`
+    : html`<table id="request-parameters"><thead><tr><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
+<tbody>${parameters.map(([name, value]) => html`<tr><td><code>${name}</code></td><td><code>${value}</code></td></tr>`)}</tbody></table>`
+}
+<p class="muted">Your key is sent in a header and never kept here.</p>
+<p><a href="/dashboard/requests">Back to every request</a></p>`,
   );
 }
 

@@ -2,7 +2,7 @@
 // rate and the answer's delivery on the context, errors rendered in the envelope (or as /2 problems
 // under /2/), and the request log written after every answer. Routes only return answers: none of
 // them can skip the log line, the request id or the last look at the connection (see delivery.ts).
-import { ApiError, newRequestId, type RateState, requestPath, type Services } from "@social/core";
+import { ApiError, type HelpLinks, newRequestId, type RateState, requestPath, type Services } from "@social/core";
 import { Elysia } from "elysia";
 import { problemResponse } from "../v2/problem.ts";
 import { unreadable } from "./admission.ts";
@@ -13,7 +13,7 @@ import { errorResponse } from "./respond.ts";
 interface HttpContextOptions {
   services: Services;
   /** Where errors send people to fix their billing (the error envelope's help_url). */
-  helpUrl: string;
+  helpLinks: HelpLinks;
   log: LogSink;
 }
 
@@ -22,12 +22,12 @@ function errorAnswer(
   request: Request,
   error: ApiError,
   requestId: string,
-  helpUrl: string,
+  helpLinks: HelpLinks,
   headers: Record<string, string> = {},
 ): Response {
   return requestPath(request.url).startsWith("/2/")
-    ? problemResponse(error, requestId, helpUrl, () => [], headers)
-    : errorResponse(error, requestId, helpUrl, headers);
+    ? problemResponse(error, requestId, helpLinks, () => [], headers)
+    : errorResponse(error, requestId, helpLinks, headers);
 }
 
 /** A thrown error that is no ApiError is a bug: logged with its stack, answered without internals. */
@@ -53,7 +53,7 @@ function asApiError(code: string, error: unknown, requestId: string): ApiError {
   return internalError(requestId, error);
 }
 
-export function httpContext({ services, helpUrl, log }: HttpContextOptions) {
+export function httpContext({ services, helpLinks, log }: HttpContextOptions) {
   // Each request's id and start, kept only until its log line is written. Not in set.headers: Elysia
   // would then copy every answer's headers to merge them in, work added to every answer.
   const begun = new WeakMap<Request, { id: string; at: number }>();
@@ -61,7 +61,7 @@ export function httpContext({ services, helpUrl, log }: HttpContextOptions) {
   return (
     new Elysia({ name: "http-context" })
       .error({ ApiError })
-      .decorate({ services, helpUrl })
+      .decorate({ services, helpLinks })
       .onRequest(({ request }) => {
         begun.set(request, { id: newRequestId(), at: performance.now() });
         const refusal = unreadable(request);
@@ -91,7 +91,7 @@ export function httpContext({ services, helpUrl, log }: HttpContextOptions) {
             ? new ApiError("endpoint_not_found", `No endpoint at ${requestPath(request.url)}: see /docs`)
             : asApiError(String(code), error, requestId);
         set.status = apiError.status;
-        return errorAnswer(request, apiError, requestId, helpUrl);
+        return errorAnswer(request, apiError, requestId, helpLinks);
       })
       // The last look before Bun writes the answer: an answer its connection can no longer take is refunded.
       .onAfterHandle({ as: "global" }, (context) => {

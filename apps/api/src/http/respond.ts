@@ -1,5 +1,5 @@
 // JSON responses with the headers every answer of this API carries.
-import { type ApiError, errorEnvelope, errorHeaders, type StoredAnswer } from "@social/core";
+import { type ApiError, errorEnvelope, errorHeaders, type HelpLinks, type StoredAnswer } from "@social/core";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -14,10 +14,10 @@ export function jsonText(text: string, status: number, headers: Record<string, s
 export function errorResponse(
   error: ApiError,
   requestId: string,
-  helpUrl: string,
+  helpLinks: HelpLinks,
   headers: Record<string, string> = {},
 ): Response {
-  return json(errorEnvelope(error, requestId, helpUrl), error.status, errorHeaders(error, requestId, headers));
+  return json(errorEnvelope(error, requestId, helpLinks), error.status, errorHeaders(error, requestId, headers));
 }
 
 /** A success as an Idempotency-Key retry will get it again: the body and the headers that describe it. */

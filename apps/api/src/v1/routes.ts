@@ -3,6 +3,7 @@
 import {
   ApiError,
   bearerKey,
+  calledAs,
   catalogue,
   decodeParams,
   executeRead,
@@ -66,7 +67,7 @@ export function v1Routes(context: HttpContext) {
     routes.head(path, refuse);
     routes.get(
       path,
-      async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpUrl }) => {
+      async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpLinks }) => {
         const target = requestTarget(request.url);
         const query = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
         const { values, repeated } = decodeParams(
@@ -82,12 +83,13 @@ export function v1Routes(context: HttpContext) {
           apiKey: bearerKey(request),
           requestId,
           receivedAt,
+          call: calledAs(request.url),
           signal: delivery.signal,
         });
         const rate = outcome.rate ?? (await anonymousRate());
         const headers = { "x-request-id": requestId, ...rateHeaders(rate) };
         if (!outcome.ok) {
-          return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpUrl, headers);
+          return errorResponse(rate.allowed ? outcome.error : rateLimitError(rate), requestId, helpLinks, headers);
         }
         if (outcome.replay) return replayResponse(outcome.replay, headers);
         usage.credits = outcome.credits.charged;

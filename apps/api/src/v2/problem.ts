@@ -1,6 +1,6 @@
 // /2 error bodies: this service's error object (the same as on /v1, so one client can handle both) and
 // X API v2's RFC 7807 members, so code written for X reads the failure as it would there.
-import type { ApiError, ErrorCode } from "@social/core";
+import type { ApiError, ErrorCode, HelpLinks } from "@social/core";
 import { errorEnvelope, errorHeaders } from "@social/core";
 import { json } from "../http/respond.ts";
 
@@ -38,10 +38,10 @@ function problemErrors(error: ApiError, rawValues: RawValues) {
  * Every /2 error body carries `errors`, even where X API v2 leaves it out: twitter-api-v2 rewrites a
  * body that has an `error` member but no `errors` into a v1-style error, which would hide the problem.
  */
-export function problemBody(error: ApiError, requestId: string, helpUrl: string, rawValues: RawValues) {
+export function problemBody(error: ApiError, requestId: string, helpLinks: HelpLinks, rawValues: RawValues) {
   const problem = PROBLEMS[error.code];
   return {
-    ...errorEnvelope(error, requestId, helpUrl),
+    ...errorEnvelope(error, requestId, helpLinks),
     title: problem.title,
     detail: error.message,
     type: problem.type,
@@ -53,9 +53,13 @@ export function problemBody(error: ApiError, requestId: string, helpUrl: string,
 export function problemResponse(
   error: ApiError,
   requestId: string,
-  helpUrl: string,
+  helpLinks: HelpLinks,
   rawValues: RawValues,
   headers: Record<string, string> = {},
 ): Response {
-  return json(problemBody(error, requestId, helpUrl, rawValues), error.status, errorHeaders(error, requestId, headers));
+  return json(
+    problemBody(error, requestId, helpLinks, rawValues),
+    error.status,
+    errorHeaders(error, requestId, headers),
+  );
 }

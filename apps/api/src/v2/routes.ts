@@ -6,6 +6,7 @@ import {
   askedValues,
   bearerKey,
   type Credits,
+  calledAs,
   decodeParams,
   executeRead,
   type FewerItems,
@@ -79,7 +80,7 @@ export function v2Routes(context: HttpContext) {
     routes.head(path, refuse);
     routes.get(
       path,
-      async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpUrl }) => {
+      async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpLinks }) => {
         const target = requestTarget(request.url);
         const inPath = pathEntries(params, target.path, route.v2.path);
         // The controls are /v1's (max_credits, dry_run), and the header for code that cannot add parameters.
@@ -106,6 +107,7 @@ export function v2Routes(context: HttpContext) {
           apiKey: bearerKey(request),
           requestId,
           receivedAt,
+          call: calledAs(request.url),
           signal: delivery.signal,
           ...(pageSize === undefined ? {} : { pageSize }),
         });
@@ -123,7 +125,7 @@ export function v2Routes(context: HttpContext) {
             const given = inPath.find(([pathName]) => pathName === name);
             return given ? [given[1]] : target.query.getAll(name);
           };
-          return problemResponse(namedAsSent(error, target.query), requestId, helpUrl, rawValues, headers);
+          return problemResponse(namedAsSent(error, target.query), requestId, helpLinks, rawValues, headers);
         }
         if (outcome.replay) return replayResponse(outcome.replay, headers);
         // A quote: no data, so none of X API v2's members but meta.

@@ -76,6 +76,47 @@ export function keysConformance(accountsTest: AccountsTest): void {
       );
     });
 
+    accountsTest(
+      "a key's name, limit and expiry change; its spend stays, and a revoked key stays as it was",
+      async ({ accounts, fixture }) => {
+        const { account } = await accounts.openAccount("Ada", 100);
+        const made = await accounts.createKey(account.id, "agent", { limit: { credits: 50, per: "total" } });
+        await fixture
+          .ledger(Date.now)
+          .debit(account.id, { requestId: "r1", keyId: made.keyId, endpoint: "tweet", credits: 8 });
+        const expiresAt = Date.UTC(2099, 0, 31);
+        const changed = await accounts.updateKey(made.keyId, {
+          name: "agent (staging)",
+          limit: { credits: 5, per: "total" },
+          expiresAt,
+        });
+        expect(changed).toMatchObject({
+          id: made.keyId,
+          name: "agent (staging)",
+          allowance: { credits: 5, per: "total", remaining: 0 },
+          expiresAt,
+          revokedAt: null,
+        });
+        expect(await accounts.key(made.keyId)).toEqual(changed);
+        expect(await fixture.ledger(Date.now).checkKey(await hashApiKey(made.key))).toMatchObject({
+          status: "active",
+          allowance: { credits: 5, per: "total", remaining: 0 },
+          expiresAt,
+        });
+        const per = await accounts.updateKey(made.keyId, { name: "agent", limit: { credits: 10, per: "day" } });
+        expect(per).toMatchObject({ allowance: { credits: 10, per: "day", remaining: 2 }, expiresAt: null });
+        expect((await accounts.updateKey(made.keyId, { name: "agent" })).allowance).toBeNull();
+
+        expect(
+          await ledgerErrorOf(accounts.updateKey(made.keyId, { name: "x", limit: { credits: 0, per: "day" } })),
+        ).toBe("invalid_amount");
+        expect(await ledgerErrorOf(accounts.updateKey("key_missing", { name: "x" }))).toBe("unknown_key");
+        await accounts.revokeKey(made.keyId);
+        expect(await ledgerErrorOf(accounts.updateKey(made.keyId, { name: "revived" }))).toBe("revoked_key");
+        expect(await accounts.key(made.keyId)).toMatchObject({ name: "agent", allowance: null });
+      },
+    );
+
     accountsTest("revoking twice keeps the first revocation time", async ({ accounts }) => {
       const { account } = await accounts.openAccount("Ada");
       const { keyId } = await accounts.createKey(account.id, "a");

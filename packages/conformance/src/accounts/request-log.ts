@@ -14,6 +14,9 @@ import { type AccountsFixture, type AccountsTest, DAY } from "./suite.ts";
 export function requestLogConformance(accountsTest: AccountsTest): void {
   describe("the request log", () => {
     const T = Date.UTC(2026, 10, 20, 12);
+    /** What the clients called, kept as sent: a /2 path is not the /v1 one of its endpoint. */
+    const CHARGED_CALL = "/2/tweets/search/recent?query=coffee%20shop&max_results=10";
+    const REFUSED_CALL = "/v1/search/recent?query=caf%C3%A9";
 
     /** Two keys' requests of one account and one of another: charges, a refund, and uncharged answers. */
     async function history(fixture: AccountsFixture) {
@@ -23,12 +26,13 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
       const other = await accounts.openAccount("Bob");
       let clock = T;
       const ledger = fixture.ledger(() => clock);
-      const charge = async (at: number, requestId: string, credits: number, keyId = key.keyId) => {
+      const charge = async (at: number, requestId: string, credits: number, keyId = key.keyId, call?: string) => {
         clock = at;
-        await ledger.debit(account.id, { requestId, keyId, endpoint: "tweet", credits, durationMs: 7 });
+        const called = call === undefined ? {} : { call };
+        await ledger.debit(account.id, { requestId, keyId, endpoint: "tweet", credits, durationMs: 7, ...called });
       };
       await charge(T, "c1", 1);
-      await charge(T + 2000, "c2", 21, second.keyId);
+      await charge(T + 2000, "c2", 21, second.keyId, CHARGED_CALL);
       await charge(T + 4000, "c3", 5);
       await ledger.refund(account.id, "c3");
       clock = T;
@@ -45,8 +49,10 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
           accountId: account.id,
           keyId,
           endpoint: status === 200 ? "account" : "search_recent",
+          call: requestId === "u1" ? REFUSED_CALL : null,
           status,
           errorCode,
+          message: errorCode === null ? null : `refused: ${errorCode}`,
           durationMs: 3,
           createdAt: at,
         });
@@ -57,8 +63,10 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
       log.append({
         ...{ requestId: "o2", accountId: other.account.id, keyId: other.key.keyId },
         endpoint: "tweet",
+        call: null,
         status: 429,
         errorCode: "rate_limited",
+        message: null,
         durationMs: 1,
         createdAt: T,
       });
@@ -99,20 +107,24 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
           requestId: "c2",
           keyId: second.keyId,
           endpoint: "tweet",
+          call: CHARGED_CALL,
           status: 200,
           errorCode: null,
+          message: null,
           credits: 21,
           durationMs: 7,
           createdAt: T + 2000,
         });
         // Refunded: the client never had the answer, and in the end it cost nothing.
-        expect(byId.get("c3")).toMatchObject({ status: 499, credits: 0 });
+        expect(byId.get("c3")).toMatchObject({ status: 499, credits: 0, call: null });
         expect(byId.get("u1")).toEqual({
           requestId: "u1",
           keyId: key.keyId,
           endpoint: "search_recent",
+          call: REFUSED_CALL,
           status: 402,
           errorCode: "insufficient_credits",
+          message: "refused: insufficient_credits",
           credits: 0,
           durationMs: 3,
           createdAt: T + 1000,
@@ -178,7 +190,9 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
           accountId: account.id,
           keyId: key.keyId,
           endpoint: "tweet",
+          call: null,
           ...refusal,
+          message: null,
           durationMs: 1,
           createdAt: T,
         });
@@ -203,6 +217,8 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
             accountId: account.id,
             keyId: key.keyId,
             endpoint: "tweet",
+            call: null,
+            message: null,
             status: 404,
             errorCode: "endpoint_not_found",
             durationMs: 1,
@@ -225,6 +241,8 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
             accountId: account.id,
             keyId: key.keyId,
             endpoint: "tweet",
+            call: null,
+            message: null,
             status: 402,
             errorCode: "insufficient_credits",
             durationMs: 1,
@@ -249,6 +267,8 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
           accountId: account.id,
           keyId: key.keyId,
           endpoint: "usage",
+          call: null,
+          message: null,
           status: 200,
           errorCode: null,
           durationMs: 1,

@@ -78,10 +78,14 @@ export function describeShortfall(credits: CreditRefusal, subject: "request" | "
   return `costs ${creditsText(required)} and ${left}.${smaller}`;
 }
 
-/** The 402 of a shortfall; `request` says how the caller asks for fewer items, where it can. */
+/**
+ * The 402 of a shortfall of the key `keyId`; `request` says how the caller asks for fewer items, where
+ * it can.
+ */
 export function insufficientCredits(
   required: number,
   shortfall: Shortfall,
+  keyId: string,
   request?: { rule: CostRule; fewer: FewerItems },
 ): ApiError {
   const { remaining } = shortfall;
@@ -92,7 +96,8 @@ export function insufficientCredits(
   const numbers = describeShortfall(credits, "request");
   const message =
     shortfall.reason === "key_limit"
-      ? `Key limit reached: this request ${numbers} Raise the key's limit in the dashboard or use another key${shortfall.limit.per === "day" ? ", or wait for the next UTC day" : ""}.`
+      ? `Key limit reached: this request ${numbers} Raise the limit on this key's page in the dashboard (help_url) or use another key${shortfall.limit.per === "day" ? ", or wait for the next UTC day" : ""}.`
       : `Insufficient credits: this request ${numbers} Add credits or choose a plan on the billing page.`;
-  return new ApiError("insufficient_credits", message, { credits });
+  const key = shortfall.reason === "key_limit" ? { keyId } : {};
+  return new ApiError("insufficient_credits", message, { credits, ...key });
 }

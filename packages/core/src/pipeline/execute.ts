@@ -58,6 +58,8 @@ function clientGone(): ApiError {
 export interface LoggedAs<T> {
   requestId: string;
   endpoint: string;
+  /** What the client called (calledAs); absent where the surface has no path. */
+  call?: string;
   /** performance.now() when the request arrived. */
   receivedAt: number;
   /** Aborted when the client went away: its answer is logged as never delivered. */
@@ -82,7 +84,7 @@ export async function admitted<T>(
 ): Promise<T | ReadFailure> {
   let authenticated: Pick<ReadFailure, "rate" | "credits"> = {};
   let caller: ActiveKey | undefined;
-  const log = (status: number, errorCode: string | null) => {
+  const log = (status: number, errorCode: string | null, message: string | null) => {
     if (!caller || !logged || !services.requestLog) return;
     const gone = logged.signal?.aborted === true;
     services.requestLog.append({
@@ -90,8 +92,10 @@ export async function admitted<T>(
       accountId: caller.accountId,
       keyId: caller.keyId,
       endpoint: logged.endpoint,
+      call: logged.call ?? null,
       status: gone ? CLIENT_CLOSED_STATUS : status,
       errorCode: gone ? null : errorCode,
+      message: gone ? null : message,
       durationMs: Math.round(performance.now() - logged.receivedAt),
       createdAt: Date.now(),
     });
@@ -103,11 +107,12 @@ export async function admitted<T>(
     authenticated = { rate, credits: { charged: 0, remaining: key.balance } };
     if (!rate.allowed) throw rateLimitError(rate);
     const result = await body(key, rate);
-    if (logged && !logged.charged(result)) log(200, null);
+    if (logged && !logged.charged(result)) log(200, null, null);
     return result;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    if (!loggedAsRefund.has(error)) log(logged?.answeredAs?.(error) ?? error.status, loggedErrorCode(error));
+    if (!loggedAsRefund.has(error))
+      log(logged?.answeredAs?.(error) ?? error.status, loggedErrorCode(error), error.message);
     return { ok: false, error, ...authenticated };
   }
 }
@@ -122,6 +127,7 @@ export function executeRead(services: ReadServices, request: ReadRequest<unknown
   const logged: LoggedAs<ReadSuccess<unknown>> = {
     requestId: request.requestId,
     endpoint: request.endpoint.id,
+    ...(request.call === undefined ? {} : { call: request.call }),
     receivedAt,
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.answeredAs ? { answeredAs: request.answeredAs } : {}),
@@ -224,7 +230,7 @@ async function readAndCharge(
   const fewer = request.fewerItems ?? (request.paramsSchema ? undefined : fewerItemsOf(endpoint, params));
   const refused = fewer && { rule, fewer };
   const short = shortfallOf(key.balance, key.allowance, base);
-  if (short) throw insufficientCredits(base, short, refused);
+  if (short) throw insufficientCredits(base, short, key.keyId, refused);
   const page = { size: Math.min(size, maxItems), owner: key.accountId, ...(after ? { after } : {}) };
   const read = (items: number) =>
     runRead(endpoint, services.store, params, { ...page, size: Math.min(size, items) }, items);
@@ -245,6 +251,7 @@ async function readAndCharge(
     keyId: key.keyId,
     endpoint: endpoint.id,
     credits: cost,
+    ...(request.call === undefined ? {} : { call: request.call }),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     ...(request.receivedAt === undefined ? {} : { durationMs: Math.round(performance.now() - request.receivedAt) }),
   };
@@ -257,7 +264,7 @@ async function readAndCharge(
     if (error.code === "idempotency_key_taken") throw idempotencyTakenOver();
     throw error;
   });
-  if (!debit.ok) throw insufficientCredits(cost, debit, refused);
+  if (!debit.ok) throw insufficientCredits(cost, debit, key.keyId, refused);
   if (request.signal?.aborted) {
     await services.ledger.refund(key.accountId, request.requestId);
     const gone = clientGone();

@@ -55,6 +55,8 @@ export interface ReadRequest<X = undefined> {
   controls?: Record<string, unknown>;
   apiKey: string | undefined;
   requestId: string;
+  /** What the client called (calledAs): the request log shows it. Absent where there is no path (MCP). */
+  call?: string;
   /** performance.now() when the request arrived, for the request log's duration; the pipeline's start when absent. */
   receivedAt?: number;
   /**

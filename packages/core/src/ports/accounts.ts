@@ -51,6 +51,14 @@ export interface KeyOptions {
   expiresAt?: number;
 }
 
+/**
+ * A key's name, limit and expiry as they are to be from now on: an absent limit or expiry is none. What
+ * the key has spent stays, so a limit lowered below it refuses the key's next charge.
+ */
+export interface KeyChanges extends KeyOptions {
+  name: string;
+}
+
 /** A key as created: `key` is the only copy of the secret. */
 export interface NewKey {
   key: string;
@@ -106,6 +114,8 @@ export interface Accounts {
   key(keyId: string): Promise<KeyInfo | undefined>;
   /** Keys of one account, or of every account, oldest first. */
   listKeys(accountId?: string): Promise<KeyInfo[]>;
+  /** Changes an active key's name, limit and expiry; a revoked key stays as it was (revoked_key). */
+  updateKey(keyId: string, changes: KeyChanges): Promise<KeyInfo>;
   /** Revokes the key that `reference` names: the key itself, its id or its displayed prefix. */
   revokeKey(reference: string): Promise<KeyInfo>;
   /** One entry per UTC day for the last `days` days, today last, days without usage included. */

@@ -44,6 +44,8 @@ export interface UsageRecord {
   idempotencyKey?: string;
   /** How long the request took until its charge, in ms: the usage row is its entry of the request log. */
   durationMs?: number;
+  /** What the client called (see calledAs in ../request-log.ts), for the request log. */
+  call?: string;
 }
 
 /**

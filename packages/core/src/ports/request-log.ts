@@ -8,9 +8,13 @@ export interface UnchargedRequest {
   keyId: string;
   /** The catalogue entry's id, or an account read's ("account", "usage"). */
   endpoint: string;
+  /** What the client called (../request-log.ts, calledAs); null where its surface has no path (MCP). */
+  call: string | null;
   status: number;
   /** The error code of a refusal; null for an answer. */
   errorCode: string | null;
+  /** The message the refusal answered with; null for an answer. */
+  message: string | null;
   durationMs: number;
   createdAt: number;
 }
@@ -33,8 +37,12 @@ export interface LoggedRequest {
   requestId: string;
   keyId: string;
   endpoint: string;
+  /** What the client called; null for MCP and for entries kept before calls were. */
+  call: string | null;
   status: number;
   errorCode: string | null;
+  /** A refusal's message; null for answers and charges. */
+  message: string | null;
   credits: number;
   /** Null for charges made before durations were kept. */
   durationMs: number | null;
@@ -62,6 +70,8 @@ export interface RequestLogQuery {
   keyId?: string;
   endpoint?: string;
   status: StatusFilter;
+  /** Only refusals logged with this code (a key's limit apart from the balance: ../request-log.ts). */
+  errorCode?: string;
   /** One request by its id (the x-request-id a client kept). */
   requestId?: string;
   /** Continue below this entry. */

@@ -9,6 +9,7 @@ import { quotes, tweets } from "../../src/catalogue/tweets.ts";
 import type { Endpoint } from "../../src/endpoint.ts";
 
 /** A refusal for the account's balance, as the ledger reports it. */
+const KEY = "key_test";
 const balance = (remaining: number): Shortfall => ({ ok: false, reason: "balance", remaining });
 /** The refused request, asking for fewer items in the endpoint's own parameters. */
 const asked = (endpoint: Endpoint, params: Record<string, unknown>, rule: CostRule) => ({
@@ -18,7 +19,7 @@ const asked = (endpoint: Endpoint, params: Record<string, unknown>, rule: CostRu
 
 describe("a 402's details", () => {
   it("name the largest limit the balance covers, where the limit is the page size", () => {
-    const error = insufficientCredits(21, balance(8), asked(searchRecent, { query: "a", limit: 20 }, PER_ITEM));
+    const error = insufficientCredits(21, balance(8), KEY, asked(searchRecent, { query: "a", limit: 20 }, PER_ITEM));
     assert.deepEqual(error.credits, { reason: "balance", required: 21, remaining: 8, fits: { limit: 7 } });
     assert.match(
       error.message,
@@ -28,7 +29,7 @@ describe("a 402's details", () => {
 
   it("name fewer ids for a lookup by ids", () => {
     const ids = ["1", "2", "3", "4", "5"];
-    const error = insufficientCredits(6, balance(3), asked(tweets, { ids }, PER_ITEM));
+    const error = insufficientCredits(6, balance(3), KEY, asked(tweets, { ids }, PER_ITEM));
     assert.deepEqual(error.credits?.fits, { ids: 2 });
   });
 
@@ -36,12 +37,14 @@ describe("a 402's details", () => {
     const ids = insufficientCredits(
       101,
       balance(3),
+      KEY,
       asked(followers, { id: "1", mode: "ids", limit: 5000 }, PER_50_ITEMS),
     );
     assert.deepEqual(ids.credits?.fits, { limit: 100 });
     const profiles = insufficientCredits(
       21,
       balance(3),
+      KEY,
       asked(followers, { id: "1", mode: "profiles", limit: 5000 }, PER_ITEM),
     );
     assert.equal(profiles.credits?.fits, undefined);
@@ -54,20 +57,24 @@ describe("a 402's details", () => {
       [searchRecent, { query: "a", limit: 20 }, PER_ITEM, 0],
       [tweets, { ids: ["1"] }, FLAT, 0],
     ] as const) {
-      const error = insufficientCredits(21, balance(remaining), asked(endpoint, params, rule));
+      const error = insufficientCredits(21, balance(remaining), KEY, asked(endpoint, params, rule));
       assert.equal(error.credits?.fits, undefined);
       assert.doesNotMatch(error.message, /fits the balance/);
     }
   });
 
   it("leave out the fit where no lever is known, and name it in the caller's own parameters where one is", () => {
-    assert.deepEqual(insufficientCredits(21, balance(8)).credits, { reason: "balance", required: 21, remaining: 8 });
+    assert.deepEqual(insufficientCredits(21, balance(8), KEY).credits, {
+      reason: "balance",
+      required: 21,
+      remaining: 8,
+    });
     const maxResults = { rule: PER_ITEM, fewer: (items: number) => ({ max_results: items }) };
-    assert.deepEqual(insufficientCredits(21, balance(8), maxResults).credits?.fits, { max_results: 7 });
+    assert.deepEqual(insufficientCredits(21, balance(8), KEY, maxResults).credits?.fits, { max_results: 7 });
   });
 
   it("say 1 credit, not 1 credits", () => {
-    const error = insufficientCredits(1, balance(0));
+    const error = insufficientCredits(1, balance(0), KEY);
     assert.match(error.message, /costs 1 credit and the account has 0 remaining\./);
   });
 });

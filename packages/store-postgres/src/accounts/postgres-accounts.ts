@@ -7,6 +7,7 @@ import type {
   Accounts,
   DailyUsage,
   Grant,
+  KeyChanges,
   KeyInfo,
   KeyOptions,
   LoggedRefusal,
@@ -212,6 +213,23 @@ export class PostgresAccounts implements Accounts {
             SELECT ${columns} FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, seq`;
     const now = Date.now();
     return rows.map((row) => keyInfoOf(row, now));
+  }
+
+  /** Changes an active key's name, limit and expiry; its spend stays. */
+  async updateKey(keyId: string, changes: KeyChanges): Promise<KeyInfo> {
+    assertKeyOptions(changes);
+    const [row] = await this.#sql<KeyRow[]>`
+      UPDATE api_keys SET name = ${changes.name}, credit_limit = ${changes.limit?.credits ?? null},
+        limit_per = ${changes.limit?.per ?? null}, expires_at = ${changes.expiresAt ?? null}
+      WHERE id = ${keyId} AND revoked_at IS NULL
+      RETURNING ${this.#sql.unsafe(KEY_INFO_COLUMNS)}`;
+    if (!row) {
+      throw (await this.key(keyId))
+        ? new LedgerError("revoked_key", `the key ${keyId} is revoked and cannot be changed`)
+        : new LedgerError("unknown_key", `no key ${keyId}`);
+    }
+    this.#keysChanged(row.account_id);
+    return keyInfoOf(row, Date.now());
   }
 
   /** Revokes the key for good. Revoking a revoked key keeps its original revocation time. */

@@ -11,8 +11,10 @@ interface Row {
   request_id: string;
   key_id: string;
   endpoint: string;
+  call: string | null;
   status: number;
   error_code: string | null;
+  message: string | null;
   credits: string;
   duration_ms: string | null;
   created_at: string;
@@ -34,16 +36,19 @@ const KEPT_CHARGES: Record<Exclude<ChargesKept, "none">, string> = {
 };
 
 function charges(kept: Exclude<ChargesKept, "none">, byId: boolean): string {
-  return `SELECT u.request_id, u.key_id, u.endpoint,
+  return `SELECT u.request_id, u.key_id, u.endpoint, u.call,
       CASE WHEN g.id IS NULL THEN 200 ELSE ${CLIENT_CLOSED_STATUS} END AS status, NULL::text AS error_code,
+      NULL::text AS message,
       CASE WHEN g.id IS NULL THEN u.credits ELSE 0 END AS credits, u.duration_ms, u.created_at
     FROM usage u LEFT JOIN grants g ON g.refund_of = u.request_id WHERE ${filters("u", byId)}${KEPT_CHARGES[kept]}
     ORDER BY u.created_at DESC, u.request_id DESC LIMIT $10`;
 }
 
 function uncharged(byId: boolean): string {
-  return `SELECT request_id, key_id, endpoint, status, error_code, 0::bigint AS credits, duration_ms, created_at
-    FROM request_log r WHERE ${filters("r", byId)} AND r.status BETWEEN $5 AND $6 ${NEWEST}`;
+  return `SELECT request_id, key_id, endpoint, call, status, error_code, message, 0::bigint AS credits, duration_ms,
+      created_at
+    FROM request_log r WHERE ${filters("r", byId)} AND r.status BETWEEN $5 AND $6
+      AND ($11::text IS NULL OR r.error_code = $11) ${NEWEST}`;
 }
 
 export async function requestLogPage(sql: SQL, accountId: string, query: RequestLogQuery): Promise<RequestLogPage> {
@@ -56,8 +61,10 @@ export async function requestLogPage(sql: SQL, accountId: string, query: Request
     requestId: row.request_id,
     keyId: row.key_id,
     endpoint: row.endpoint,
+    call: row.call,
     status: Number(row.status),
     errorCode: row.error_code,
+    message: row.message,
     credits: Number(row.credits),
     durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
     createdAt: Number(row.created_at),

@@ -327,12 +327,12 @@ export class PostgresLedger implements Ledger {
         "INT8",
       );
       writes.push(tx`
-        INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms)
-        SELECT request_id, key_id, account_id, endpoint, credits, ${now}::bigint, nullif(duration_ms, -1)
+        INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms, call)
+        SELECT request_id, key_id, account_id, endpoint, credits, ${now}::bigint, nullif(duration_ms, -1), nullif(call, '')
         FROM unnest(
           ${text((row) => row.usage.requestId)}, ${text((row) => row.usage.keyId)}, ${text((row) => row.accountId)},
-          ${text((row) => row.usage.endpoint)}, ${credits}, ${durations}
-        ) AS u (request_id, key_id, account_id, endpoint, credits, duration_ms)`);
+          ${text((row) => row.usage.endpoint)}, ${credits}, ${durations}, ${text((row) => row.usage.call ?? "")}
+        ) AS u (request_id, key_id, account_id, endpoint, credits, duration_ms, call)`);
     }
     const debited = [...charges].filter(([, credits]) => credits > 0);
     if (debited.length > 0) {

@@ -25,12 +25,14 @@ export class PostgresRequestLog extends WriteBehindRequestLog {
 async function insert(sql: SQL, batch: readonly UnchargedRequest[]): Promise<void> {
   const text = (pick: (entry: UnchargedRequest) => string) => sql.array(batch.map(pick), "TEXT");
   const int = (pick: (entry: UnchargedRequest) => number) => sql.array(batch.map(pick), "INT8");
-  // An empty text stands for no error code: an array of TEXT here holds no nulls.
+  // An empty text stands for none (no call, error code or message): an array of TEXT here holds no nulls.
   await sql`
-    INSERT INTO request_log (request_id, account_id, key_id, endpoint, status, error_code, duration_ms, created_at)
-    SELECT request_id, account_id, key_id, endpoint, status, nullif(error_code, ''), duration_ms, created_at
+    INSERT INTO request_log (request_id, account_id, key_id, endpoint, call, status, error_code, message, duration_ms, created_at)
+    SELECT request_id, account_id, key_id, endpoint, nullif(call, ''), status, nullif(error_code, ''), nullif(message, ''),
+      duration_ms, created_at
     FROM unnest(
       ${text((e) => e.requestId)}, ${text((e) => e.accountId)}, ${text((e) => e.keyId)}, ${text((e) => e.endpoint)},
-      ${int((e) => e.status)}, ${text((e) => e.errorCode ?? "")}, ${int((e) => e.durationMs)}, ${int((e) => e.createdAt)}
-    ) AS l (request_id, account_id, key_id, endpoint, status, error_code, duration_ms, created_at)`;
+      ${text((e) => e.call ?? "")}, ${int((e) => e.status)}, ${text((e) => e.errorCode ?? "")},
+      ${text((e) => e.message ?? "")}, ${int((e) => e.durationMs)}, ${int((e) => e.createdAt)}
+    ) AS l (request_id, account_id, key_id, endpoint, call, status, error_code, message, duration_ms, created_at)`;
 }

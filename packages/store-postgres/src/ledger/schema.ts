@@ -124,6 +124,18 @@ export const ledgerMigrations: readonly Migration[] = [
   // row by foreign keys, they would add to every charged lookup a check the batch has already made.
   (tx) =>
     tx`ALTER TABLE usage DROP CONSTRAINT IF EXISTS usage_key_id_fkey, DROP CONSTRAINT IF EXISTS usage_account_id_fkey`,
+  // A key's limit or expiry changed in the dashboard is heard at once, like a revocation: a cached check
+  // would otherwise start requests against the old limit for up to its second.
+  (tx) =>
+    tx`CREATE TRIGGER api_keys_limited AFTER UPDATE OF credit_limit, limit_per, expires_at ON api_keys FOR EACH ROW
+       WHEN ((NEW.credit_limit, NEW.limit_per, NEW.expires_at) IS DISTINCT FROM (OLD.credit_limit, OLD.limit_per, OLD.expires_at))
+       EXECUTE FUNCTION notify_key_change('account_id')`,
+  // What the client called (its path and query, so a /2 call shows as /2) on both kinds of entry, and a
+  // refusal's message, for the request log's detail view; null on entries made before.
+  async (tx) => {
+    await tx`ALTER TABLE usage ADD COLUMN call TEXT`;
+    await tx`ALTER TABLE request_log ADD COLUMN call TEXT, ADD COLUMN message TEXT`;
+  },
 ];
 
 export const settingsMigrations: readonly Migration[] = [

@@ -6,6 +6,7 @@ import {
   generateApiKey,
   isWellFormedApiKey,
   KEY_PREFIX_LENGTH,
+  type KeyChanges,
   type KeyInfo,
   type KeyOptions,
   LedgerError,
@@ -93,6 +94,21 @@ export function revokeKey(db: Database, reference: string): KeyInfo {
     .get(Date.now(), keyId);
   if (!row) throw new LedgerError("unknown_key", `no key matches ${reference}`);
   return keyInfoOf(row, Date.now());
+}
+
+/** Changes an active key's name, limit and expiry; its spend stays. */
+export function updateKey(db: Database, keyId: string, changes: KeyChanges): KeyInfo {
+  assertKeyOptions(changes);
+  const row = db
+    .query<KeyRow, [string, number | null, string | null, number | null, string]>(
+      `UPDATE api_keys SET name = ?, credit_limit = ?, limit_per = ?, expires_at = ?
+       WHERE id = ? AND revoked_at IS NULL RETURNING ${KEY_INFO_COLUMNS}`,
+    )
+    .get(changes.name, changes.limit?.credits ?? null, changes.limit?.per ?? null, changes.expiresAt ?? null, keyId);
+  if (row) return keyInfoOf(row, Date.now());
+  throw keyInfo(db, keyId)
+    ? new LedgerError("revoked_key", `the key ${keyId} is revoked and cannot be changed`)
+    : new LedgerError("unknown_key", `no key ${keyId}`);
 }
 
 /** One key, revoked or not. */

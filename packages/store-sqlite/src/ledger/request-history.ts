@@ -33,16 +33,17 @@ const KEPT_CHARGES: Record<Exclude<ChargesKept, "none">, string> = {
 };
 
 function charges(kept: Exclude<ChargesKept, "none">, byId: boolean): string {
-  return `SELECT u.request_id AS requestId, u.key_id AS keyId, u.endpoint,
-      CASE WHEN g.id IS NULL THEN 200 ELSE ${CLIENT_CLOSED_STATUS} END AS status, NULL AS errorCode,
+  return `SELECT u.request_id AS requestId, u.key_id AS keyId, u.endpoint, u.call,
+      CASE WHEN g.id IS NULL THEN 200 ELSE ${CLIENT_CLOSED_STATUS} END AS status, NULL AS errorCode, NULL AS message,
       CASE WHEN g.id IS NULL THEN u.credits ELSE 0 END AS credits, u.duration_ms AS durationMs, u.created_at AS createdAt
     FROM usage u LEFT JOIN grants g ON g.refund_of = u.request_id WHERE ${filters("u", byId)}${KEPT_CHARGES[kept]} ${NEWEST}`;
 }
 
 function uncharged(byId: boolean): string {
-  return `SELECT request_id AS requestId, key_id AS keyId, endpoint, status, error_code AS errorCode,
+  return `SELECT request_id AS requestId, key_id AS keyId, endpoint, call, status, error_code AS errorCode, message,
       0 AS credits, duration_ms AS durationMs, created_at AS createdAt
-    FROM request_log r WHERE ${filters("r", byId)} AND r.status BETWEEN ?5 AND ?6 ${NEWEST}`;
+    FROM request_log r WHERE ${filters("r", byId)} AND r.status BETWEEN ?5 AND ?6
+      AND (?11 IS NULL OR r.error_code = ?11) ${NEWEST}`;
 }
 
 export function requestLogPage(db: Database, accountId: string, query: RequestLogQuery): RequestLogPage {

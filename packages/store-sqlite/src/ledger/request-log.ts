@@ -6,7 +6,7 @@ import type { UnchargedRequest } from "@social/core";
 import { type WriteBehindOptions, WriteBehindRequestLog } from "@social/store-common";
 import { GroupCommit } from "../group-commit.ts";
 
-type Row = [string, string, string, string, number, string | null, number, number];
+type Row = [string, string, string, string, string | null, number, string | null, string | null, number, number];
 
 /** What the log writes: a batch of entries, or a chunk of old ones removed. Each says how many rows. */
 type LogWrite = { insert: readonly UnchargedRequest[] } | { purge: { before: number; limit: number } };
@@ -14,8 +14,8 @@ type LogWrite = { insert: readonly UnchargedRequest[] } | { purge: { before: num
 export class SqliteRequestLog extends WriteBehindRequestLog {
   constructor(db: Database, onLoss?: WriteBehindOptions["onLoss"]) {
     const insert = db.query<void, Row>(
-      `INSERT INTO request_log (request_id, account_id, key_id, endpoint, status, error_code, duration_ms, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO request_log (request_id, account_id, key_id, endpoint, call, status, error_code, message, duration_ms, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // Among the oldest entries by id, those older than the retention: a chunk that finds fewer is the last.
     const purge = db.query<{ id: number }, [number, number]>(
@@ -25,7 +25,18 @@ export class SqliteRequestLog extends WriteBehindRequestLog {
       writes.map((write) => {
         if ("purge" in write) return { result: purge.all(write.purge.before, write.purge.limit).length };
         for (const e of write.insert) {
-          insert.run(e.requestId, e.accountId, e.keyId, e.endpoint, e.status, e.errorCode, e.durationMs, e.createdAt);
+          insert.run(
+            e.requestId,
+            e.accountId,
+            e.keyId,
+            e.endpoint,
+            e.call,
+            e.status,
+            e.errorCode,
+            e.message,
+            e.durationMs,
+            e.createdAt,
+          );
         }
         return { result: write.insert.length };
       }),

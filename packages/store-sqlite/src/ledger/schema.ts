@@ -109,4 +109,11 @@ export const ledgerMigrations: readonly Migration[] = [
     db.run("CREATE INDEX request_log_request ON request_log (request_id)");
     db.run("ALTER TABLE accounts ADD COLUMN low_balance_warning INTEGER CHECK (low_balance_warning >= 0)");
   },
+  (db) => {
+    // What the client called (its path and query, so a /2 call shows as /2) on both kinds of entry, and
+    // a refusal's message, for the request log's detail view; null on entries made before.
+    db.run("ALTER TABLE usage ADD COLUMN call TEXT");
+    db.run("ALTER TABLE request_log ADD COLUMN call TEXT");
+    db.run("ALTER TABLE request_log ADD COLUMN message TEXT");
+  },
 ];

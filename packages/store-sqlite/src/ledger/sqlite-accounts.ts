@@ -6,6 +6,7 @@ import type {
   Accounts,
   DailyUsage,
   Grant,
+  KeyChanges,
   KeyInfo,
   KeyOptions,
   LoggedRefusal,
@@ -26,7 +27,7 @@ import {
   lastTopUp,
   setLowBalanceWarning,
 } from "./accounts.ts";
-import { createKey, keyInfo, listKeys, revokeKey } from "./keys.ts";
+import { createKey, keyInfo, listKeys, revokeKey, updateKey } from "./keys.ts";
 import { countRefused, requestLogPage } from "./request-history.ts";
 import { dailyUsage, recentRequests, usageSummary } from "./usage.ts";
 
@@ -74,6 +75,10 @@ export class SqliteAccounts implements Accounts {
 
   async listKeys(accountId?: string): Promise<KeyInfo[]> {
     return listKeys(this.#db, accountId);
+  }
+
+  async updateKey(keyId: string, changes: KeyChanges): Promise<KeyInfo> {
+    return updateKey(this.#db, keyId, changes);
   }
 
   async revokeKey(reference: string): Promise<KeyInfo> {

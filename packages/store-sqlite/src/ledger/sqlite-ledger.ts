@@ -56,7 +56,10 @@ export class SqliteLedger implements Ledger {
   readonly #keyRows: KeyRows<KeyRow>;
   readonly #balance: Statement<{ balance: number }, [string]>;
   readonly #setBalance: Statement<void, [number, string]>;
-  readonly #recordUsage: Statement<void, [string, string, string, string, number, number, number | null]>;
+  readonly #recordUsage: Statement<
+    void,
+    [string, string, string, string, number, number, number | null, string | null]
+  >;
   readonly #writeKey: Statement<void, [number | null, number, number, number | null, string]>;
   readonly #keyForDebit: Statement<KeyDebitRow, [string]>;
   readonly #usageOf: Statement<{ key_id: string; created_at: number }, [string, string]>;
@@ -73,7 +76,7 @@ export class SqliteLedger implements Ledger {
     this.#balance = db.query("SELECT balance FROM accounts WHERE id = ?");
     this.#setBalance = db.query("UPDATE accounts SET balance = ? WHERE id = ?");
     this.#recordUsage = db.query(
-      "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms, call) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.#writeKey = db.query(
       "UPDATE api_keys SET last_used_at = coalesce(?, last_used_at), spent_total = ?, spent_today = ?, spent_day = ? WHERE id = ?",
@@ -213,7 +216,17 @@ export class SqliteLedger implements Ledger {
     if (!("charge" in decision)) return decision;
     try {
       const duration = usage.durationMs ?? null;
-      this.#recordUsage.run(usage.requestId, usage.keyId, accountId, usage.endpoint, usage.credits, now, duration);
+      const call = usage.call ?? null;
+      this.#recordUsage.run(
+        usage.requestId,
+        usage.keyId,
+        accountId,
+        usage.endpoint,
+        usage.credits,
+        now,
+        duration,
+        call,
+      );
     } catch (error) {
       if (!(error instanceof SQLiteError) || !error.code?.startsWith("SQLITE_CONSTRAINT")) throw error;
       if (error.code === "SQLITE_CONSTRAINT_UNIQUE") return { error: duplicateRequest(usage) };

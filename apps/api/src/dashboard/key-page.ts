@@ -1,0 +1,92 @@
+// One key's page: what it is, what its limit leaves, and a form that changes its name, limit and expiry.
+// A key-limit 402 links here (its help_url), so the page says what a refusal of the limit means.
+import { describeAllowance, type KeyInfo } from "@social/core";
+import { toMinute } from "./format.ts";
+import { csrfField, Html, html, layout, type Viewer } from "./html.ts";
+import { KEY_NAME_MAX } from "./pages.ts";
+
+/** The page of a key: the one a key-limit 402 names. */
+export function keyPagePath(keyId: string): string {
+  return `/dashboard/keys/${encodeURIComponent(keyId)}`;
+}
+
+/** What the form shows: the key's values, or what was typed in a refused form. */
+export interface KeyForm {
+  name: string;
+  limit: string;
+  per: string;
+  expires: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The form's values for a key as stored: an expiry at a day's start as that day, any other as its instant. */
+export function keyFormOf(key: KeyInfo): KeyForm {
+  return {
+    name: key.name,
+    limit: key.allowance ? String(key.allowance.credits) : "",
+    per: key.allowance?.per ?? "total",
+    expires: key.expiresAt === null ? "" : expiryText(key.expiresAt),
+  };
+}
+
+/** "2027-01-31" for the start of a UTC day, "2027-01-31T12:00:00Z" for any other instant. */
+function expiryText(at: number): string {
+  const iso = new Date(at).toISOString();
+  return at % DAY_MS === 0 ? iso.slice(0, 10) : `${iso.slice(0, 19)}Z`;
+}
+
+function selected(value: string, current: string): Html {
+  return new Html(value === current ? " selected" : "");
+}
+
+function editForm(viewer: Viewer, key: KeyInfo, form: KeyForm, refusal: string | undefined): Html {
+  const error = refusal ? html`<p class="notice error" role="alert" id="key-edit-error">${refusal}</p>` : "";
+  const invalid = new Html(refusal ? ' aria-invalid="true"' : "");
+  const describedBy = (hint: string) => (refusal ? `${hint} key-edit-error` : hint);
+  // A date input holds a day only: an expiry at another instant (set with the CLI) is edited as text.
+  const expiresType = form.expires === "" || form.expires.length === 10 ? "date" : "text";
+  return html`<h2>Change this key</h2>
+<form method="post" action="${keyPagePath(key.id)}">${csrfField(viewer)}${error}
+<div class="field"><label for="key-name">Key name</label>
+<input type="text" id="key-name" name="name" required maxlength="${KEY_NAME_MAX}" autocomplete="off" value="${form.name}"
+ aria-describedby="${describedBy("key-name-hint")}"${invalid}>
+<p class="muted" id="key-name-hint">Up to ${KEY_NAME_MAX} characters.</p></div>
+<div class="field"><label for="key-limit">Credit limit</label>
+<input type="number" id="key-limit" name="limit" min="1" step="1" inputmode="numeric" value="${form.limit}" aria-describedby="${describedBy("key-limit-hint")}"${invalid}>
+<label for="key-per">per</label>
+<select id="key-per" name="per"><option value="total"${selected("total", form.per)}>in total</option><option value="day"${selected("day", form.per)}>UTC day</option></select>
+<p class="muted" id="key-limit-hint">What the key has spent so far still counts: a limit below it refuses the key's next request. Empty: the balance is the only limit.</p></div>
+<div class="field"><label for="key-expires">Expires on</label>
+<input type="${expiresType}" id="key-expires" name="expires" value="${form.expires}" aria-describedby="${describedBy("key-expires-hint")}"${invalid}>
+<p class="muted" id="key-expires-hint">From the start of this day (UTC) the key is refused. Empty: it never expires.</p></div>
+<button type="submit">Save the key</button></form>`;
+}
+
+export interface KeyView {
+  viewer: Viewer;
+  key: KeyInfo;
+  /** Why the last change was refused, with what was typed. */
+  refused?: { message: string; form: KeyForm };
+}
+
+export function keyPage(view: KeyView): Html {
+  const { key, viewer } = view;
+  const active = key.revokedAt === null;
+  const form = view.refused?.form ?? keyFormOf(key);
+  return layout(
+    { title: `Key ${key.name}`, section: "dashboard", viewer },
+    html`<dl class="detail" id="key-facts">
+<dt>Key</dt><dd><code>${key.prefix}…</code></dd>
+<dt>Status</dt><dd>${active ? "active" : `revoked ${toMinute(key.revokedAt)}`}</dd>
+<dt>Limit</dt><dd id="key-allowance">${describeAllowance(key.allowance)}</dd>
+<dt>Expires</dt><dd>${toMinute(key.expiresAt)}</dd>
+<dt>Created</dt><dd>${toMinute(key.createdAt)}</dd>
+<dt>Last used</dt><dd>${toMinute(key.lastUsedAt)}</dd></dl>
+<p>A request past this key's limit is refused (402, reason <code>key_limit</code>) and not charged; raise the limit
+below, or use another key.</p>
+<p><a href="/dashboard/requests?key=${encodeURIComponent(key.id)}">See this key's requests</a> · <a href="/dashboard">All keys</a></p>
+${active ? editForm(viewer, key, form, view.refused?.message) : html`<p>A revoked key cannot be changed.</p>`}
+${active ? html`<p><a class="button secondary" href="${keyPagePath(key.id)}/revoke">Revoke this key…</a></p>` : ""}`,
+  );
+}
