@@ -6,7 +6,10 @@ import { type SearchDocument, searchDocument, type Tweet, type UserLookup, type 
 import { boundId, type StoredId } from "./ids.ts";
 import { tweetExtra, userDoc } from "./rows.ts";
 
-/** Every table the world fills, for wiping it before a rebuild. */
+/**
+ * Every table the world fills, for wiping it before a rebuild; with them the positions of followed
+ * imports, which a rebuilt world no longer holds the lines of.
+ */
 export const WORLD_TABLES = [
   "world_meta",
   "users",
@@ -22,6 +25,7 @@ export const WORLD_TABLES = [
   "community_tweets",
   "trends",
   "articles",
+  "import_positions",
 ] as const;
 
 export type WorldTable = (typeof WORLD_TABLES)[number];

@@ -31,6 +31,7 @@ const KEYS: Record<(typeof WORLD_TABLES)[number], string> = {
   community_tweets: "community_id, tweet_id",
   trends: 'woeid COLLATE "C", rank',
   articles: "tweet_id",
+  import_positions: 'path COLLATE "C"',
 };
 
 /** A table's columns, how many rows it holds and a digest of them all in key order. */

@@ -1,5 +1,6 @@
 // Building a world: everything the generator emits arrives, the search index agrees with its content,
 // and a build is all or nothing, invisible to other connections until it commits.
+
 import type { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { DEFAULT_CLOCK, type WorldOptions } from "@social/fixtures";
 import { openDatabase } from "../src/database.ts";
 import { buildWorld, hasWorld, readWorldMeta } from "../src/world/build.ts";
+import { readFollowPosition, writeFollowPosition } from "../src/world/follow-position.ts";
 import { collectWorld } from "./world-helpers.ts";
 
 /** A test builds up to three small worlds: seconds on a busy machine. */
@@ -77,11 +79,13 @@ describe("buildWorld", () => {
   );
 
   test(
-    "a rebuild replaces the whole world, search index included",
+    "a rebuild replaces the whole world, search index included, and forgets followed files' positions",
     () => {
       const { db } = tempDatabase();
       buildWorld(db, SMALL);
+      writeFollowPosition(db, { path: "/var/feed.jsonl", device: "1", inode: "2", offset: 300, line: 3 });
       const meta = buildWorld(db, OTHER);
+      expect(readFollowPosition(db, "/var/feed.jsonl")).toBeUndefined();
       expect(meta.seed).toBe("small-b");
       expect(tableCounts(db)).toEqual(meta.counts);
       checkSearchIndexes(db);
