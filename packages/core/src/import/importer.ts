@@ -5,74 +5,15 @@
 // whole source to check it (every object, author and username), and imports nothing of a source that
 // has a bad line. A followed source (followSource) has no end to wait for: see followed().
 
-import type { Tweet } from "../model.ts";
-import type { BatchCounts, FollowPosition, ImportedWorld, WorldImport } from "../ports/world-import.ts";
-import { type ImportOutcome, mergeTweet, mergeUser, noOutcomes } from "./freshness.ts";
-import { type ImportFormat, objectsOfLine } from "./lines.ts";
+import type { BatchCounts, FollowPosition, WorldImport } from "../ports/world-import.ts";
+import { mergeTweet, mergeUser, noOutcomes } from "./freshness.ts";
+import { objectsOfLine } from "./lines.ts";
+import { unresolvedMentions, withMentionIds } from "./mention-ids.ts";
+import type { FollowedSource, ImportOptions, ImportReport, ImportSource, LineRefusal } from "./run-types.ts";
+import { MAX_LISTED_REFUSALS } from "./run-types.ts";
 import { foldUsername } from "./usernames.ts";
 import { type ImportedTweet, type ImportedUser, Refusal } from "./x-objects.ts";
 
-export interface ImportSource {
-  /** What the operator calls it (its file name), in refusals. */
-  name: string;
-  /** Its lines, read anew on each call: a strict run reads a source twice. */
-  lines(): AsyncIterable<string>;
-}
-
-/** A line of a followed source, numbered in its file, with the position its commit records (none for standard input). */
-export interface FollowedLine {
-  text: string;
-  line: number;
-  position?: FollowPosition;
-}
-
-/**
- * A followed source's lines as they arrive, and "commit" when what was read should be committed now
- * (the source went quiet, or a line has been held long enough): when is the reader's to decide.
- */
-export interface FollowedSource {
-  name: string;
-  events(): AsyncIterable<FollowedLine | "commit">;
-}
-
-export interface ImportProgress {
-  source: string;
-  line: number;
-  pass: "check" | "write";
-}
-
-export interface ImportOptions {
-  format: ImportFormat;
-  strict: boolean;
-  /** The most lines, and objects, one batch (one transaction) holds. */
-  batchLines?: number;
-  batchObjects?: number;
-  onProgress?: (progress: ImportProgress) => void;
-}
-
-export interface LineRefusal {
-  source: string;
-  line: number;
-  reason: string;
-}
-
-export interface ImportReport {
-  /** Lines read and imported (a strict run's check pass is not counted). */
-  lines: number;
-  users: Record<ImportOutcome, number>;
-  tweets: Record<ImportOutcome, number>;
-  /** Objects and lines refused. */
-  refused: number;
-  /** The first MAX_LISTED_REFUSALS of them. */
-  refusals: LineRefusal[];
-  /** Resources X reported missing in the pages' errors (deleted posts, gone accounts). */
-  missing: number;
-  /** Sources a strict run imported nothing of, each with the line that stopped it. */
-  abandoned: LineRefusal[];
-  world: ImportedWorld;
-}
-
-export const MAX_LISTED_REFUSALS = 20;
 const BATCH_LINES = 1000;
 const BATCH_OBJECTS = 5000;
 /** Ids and usernames per lookup while a strict run checks a source. */
@@ -396,27 +337,4 @@ export async function followSource(
   const run = new ImportRun(port, options);
   await run.followed(source);
   return run.end();
-}
-
-/** The usernames that `tweets` mention without an id, for the world to be asked whose they are. */
-function unresolvedMentions(tweets: readonly Tweet[]): string[] {
-  const names = new Set<string>();
-  for (const tweet of tweets) {
-    for (const mention of tweet.entities.mentions) if (mention.id === undefined) names.add(mention.username);
-  }
-  return [...names];
-}
-
-/**
- * `copy` with the ids `idOf` knows given to its mentions that had none: here for a batch's own users,
- * and in the stores' import plan for stored posts once a user they name arrives.
- */
-export function withMentionIds(copy: ImportedTweet, idOf: (username: string) => string | undefined): ImportedTweet {
-  const { tweet } = copy;
-  if (tweet.entities.mentions.every((mention) => mention.id !== undefined)) return copy;
-  const mentions = tweet.entities.mentions.map((mention) => {
-    const id = mention.id ?? idOf(mention.username);
-    return id === undefined ? mention : { ...mention, id };
-  });
-  return { ...copy, tweet: { ...tweet, entities: { ...tweet.entities, mentions } } };
 }
