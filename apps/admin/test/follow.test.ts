@@ -116,6 +116,11 @@ describe.each(["sqlite", "postgres"] as const)("import --follow on %s", (adapter
       expect(await searchIds(backend)).toEqual(range(1, 4).map(tweetId));
       appendFileSync(path, partial.slice(40));
       await searchable(backend, range(1, 5));
+      // Settling is spaced out while lines land, and caught up once they stop: the clock, the newest post.
+      const newest = Date.UTC(2026, 0, 1, 12, 0, 6);
+      await until("the clock to be the newest post", async () =>
+        (await backend.store.clockMs()) === newest ? true : undefined,
+      );
     });
     follower?.process.kill("SIGTERM");
     const run = await (follower as Follower).ended();

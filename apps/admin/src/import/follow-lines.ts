@@ -1,6 +1,6 @@
 // The lines of a file that keeps growing (or of standard input) as they arrive, for `import --follow`:
-// each whole line with the position its commit records, and "commit" when what was read should be
-// committed now. A partial last line waits for its newline. A followed file replaced at its path (a new
+// each whole line with the position its commit records, "commit" when what was read should be
+// committed now, and "idle" at each look that found nothing new. A partial last line waits for its newline. A followed file replaced at its path (a new
 // inode: rotation) or cut below what was read (truncation) is read again from its beginning, said on
 // stderr. Standard input has no position: nothing can be resumed from it.
 import { type FileHandle, open, stat } from "node:fs/promises";
@@ -115,7 +115,7 @@ export interface FollowStart {
 }
 
 /** The lines of a followed file or standard input, and when to commit, until `signal` stops it or input ends. */
-export async function* followLines(start: FollowStart): AsyncGenerator<FollowedLine | "commit"> {
+export async function* followLines(start: FollowStart): AsyncGenerator<FollowedLine | "commit" | "idle"> {
   const { file, signal, say } = start;
   const source = file === undefined ? standardInput() : await fileBytes(file.identity, file.offset, say);
   let identity = file?.identity;
@@ -141,7 +141,7 @@ export async function* followLines(start: FollowStart): AsyncGenerator<FollowedL
         if (heldSince !== undefined && performance.now() - lastLineAt >= IDLE_COMMIT_MS) {
           heldSince = undefined;
           yield "commit";
-        }
+        } else yield "idle";
         if (file !== undefined) await sleep(POLL_MS, signal);
         continue;
       }

@@ -23,6 +23,12 @@ const LOOKUP_CHUNK = 10_000;
  * the same lines) keeps none; past this the tweets are refused, to bound the memory a run takes.
  */
 export const MAX_WAITING_TWEETS = 100_000;
+/**
+ * A followed run settles the world at most this often, and waits this many times its last settle's
+ * length before the next: settling takes at most a fifth of the run's time however large the world.
+ */
+const MIN_SETTLE_GAP_MS = 1000;
+const SETTLE_GAP_PER_SETTLE_MS = 4;
 
 interface Placed<T> {
   copy: T;
@@ -76,6 +82,9 @@ class ImportRun {
   /** Following a source: tweets never wait for their author, and the world is settled as batches land. */
   #following = false;
   #unsettled = false;
+  /** When the last settle of a followed run ended, and how long it took (performance.now(), ms). */
+  #settledAt = Number.NEGATIVE_INFINITY;
+  #settleMs = 0;
 
   constructor(port: WorldImport, options: ImportOptions) {
     this.#port = port;
@@ -111,19 +120,22 @@ class ImportRun {
 
   /**
    * Imports a followed source's lines as they arrive: a batch is committed when full or when the source
-   * says so, with the source's position in the same transaction, and the world is settled after it so
-   * that what landed is served at once. A followed run never ends by itself, so a tweet cannot wait for
+   * says so, with the source's position in the same transaction, and the world (its clock, counts and
+   * trends) is settled after it when due (#settleWhenDue); the posts are searchable once committed. A followed run never ends by itself, so a tweet cannot wait for
    * its end: one whose author is neither in the world nor given by its own or an earlier line is refused.
    */
   async followed(source: FollowedSource): Promise<void> {
     this.#following = true;
     let batch = new Batch();
     for await (const event of source.events()) {
+      if (event === "idle") {
+        await this.#settleWhenDue();
+        continue;
+      }
       if (event === "commit") {
         await this.#write(batch, false);
         batch = new Batch();
-        if (this.#unsettled) await this.#port.finish();
-        this.#unsettled = false;
+        await this.#settleWhenDue();
         continue;
       }
       this.#lines++;
@@ -135,9 +147,25 @@ class ImportRun {
       ) {
         await this.#write(batch, false);
         batch = new Batch();
+        await this.#settleWhenDue();
       }
     }
     await this.#write(batch, false);
+  }
+
+  /**
+   * Settles the world after batches a followed run wrote, once the last settle is far enough behind:
+   * settling reads the whole world, so on a large one it would otherwise take most of the run's time.
+   */
+  async #settleWhenDue(): Promise<void> {
+    if (!this.#unsettled) return;
+    const gap = Math.max(MIN_SETTLE_GAP_MS, SETTLE_GAP_PER_SETTLE_MS * this.#settleMs);
+    if (performance.now() < this.#settledAt + gap) return;
+    const started = performance.now();
+    await this.#port.finish();
+    this.#settledAt = performance.now();
+    this.#settleMs = this.#settledAt - started;
+    this.#unsettled = false;
   }
 
   async end(): Promise<ImportReport> {

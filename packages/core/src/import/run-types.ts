@@ -19,12 +19,13 @@ export interface FollowedLine {
 }
 
 /**
- * A followed source's lines as they arrive, and "commit" when what was read should be committed now
- * (the source went quiet, or a line has been held long enough): when is the reader's to decide.
+ * A followed source's lines as they arrive, "commit" when what was read should be committed now (the
+ * source went quiet, or a line has been held long enough: when is the reader's to decide), and "idle"
+ * now and then while nothing comes, when the run may catch up on settling the world.
  */
 export interface FollowedSource {
   name: string;
-  events(): AsyncIterable<FollowedLine | "commit">;
+  events(): AsyncIterable<FollowedLine | "commit" | "idle">;
 }
 
 export interface ImportProgress {

@@ -27,7 +27,7 @@ import {
 } from "@social/store-common";
 import { readFollowPosition, writeFollowPosition } from "./follow-position.ts";
 import { TWEET_INSERT_COLUMNS, type TweetRow, tweetValues } from "./rows.ts";
-import { settleWorld } from "./settle.ts";
+import { measureWorld, storeSettled } from "./settle.ts";
 import { touchedTweets } from "./touched.ts";
 
 function statements(db: Database) {
@@ -150,6 +150,9 @@ export class SqliteWorldImport implements WorldImport {
   }
 
   async finish(): Promise<ImportedWorld> {
-    return this.#db.transaction(() => settleWorld(this.#db)).immediate();
+    // Measured in a snapshot of its own, without the write lock the server's charges wait for. Another
+    // importer's batch committed in between is left for the next settle.
+    const measured = this.#db.transaction(() => measureWorld(this.#db)).deferred();
+    return this.#db.transaction(() => storeSettled(this.#db, measured)).immediate();
   }
 }
