@@ -159,6 +159,19 @@ describe("a key's page", () => {
     expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "ci", allowance: null, expiresAt: null });
   });
 
+  test("an expired key's form leaves its past day out, so the form saves as shown", async () => {
+    const you = await customer();
+    const { id } = await newKey(you, "lapsed");
+    await you.dashboard.accounts.updateKey(id, { name: "lapsed", expiresAt: Date.UTC(2001, 0, 1) });
+    const page = (await you.page(`/dashboard/keys/${id}`)).text;
+    expect(page).toContain('<input type="date" id="key-expires" name="expires" value=""');
+    expect(page).toContain("This key expired 2001-01-01 00:00 UTC: saving with no day here turns it back on for good.");
+    // Saved as shown with a new name: no "has already passed", and the key works again.
+    const saved = await you.post(`/dashboard/keys/${id}`, { name: "back", limit: "", per: "total", expires: "" });
+    expect(saved.status).toBe(303);
+    expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "back", expiresAt: null });
+  });
+
   test("is the account's own: another's key is a 404, and a revoked key is shown but not changed", async () => {
     const you = await customer();
     const { id } = await newKey(you, "old");

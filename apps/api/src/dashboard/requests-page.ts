@@ -8,6 +8,7 @@ import {
   catalogue,
   KEY_LIMIT_REFUSAL,
   type KeyInfo,
+  keyPagePath,
   type LoggedRefusal,
   type LoggedRequest,
   type LogPosition,
@@ -17,7 +18,6 @@ import {
 } from "@social/core";
 import { endpointPath, scrollable, toSecond } from "./format.ts";
 import { type Html, html, layout, type Viewer } from "./html.ts";
-import { keyPagePath } from "./key-page.ts";
 
 export const LOG_PAGE_SIZE = 50;
 
