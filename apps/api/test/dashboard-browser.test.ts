@@ -1,7 +1,8 @@
 // The whole path a new customer takes, in headless Chromium against a real OpenID Provider on loopback:
-// sign in, see the 1000 sign-up credits, create a key (shown once, across a reload), call the API with
-// it and find each answer in the request log by its request id, be warned of a low balance, see usage
-// and billing, revoke the key behind a confirmation, and see the API refuse it. Every page is checked
+// from the landing page's sign-in step, see the 1000 sign-up credits, create a key (shown once, across a
+// reload), run the docs' own search example with it and find each answer in the request log and on its
+// page, be warned of a low balance, see usage and billing, lower the key's limit on its page and meet the
+// 402 that points there, revoke the key behind a confirmation, see the API refuse it, and sign out. Every page is checked
 // with axe-core at a phone's width and a laptop's; screenshots go to artifacts/screenshots/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -15,6 +16,7 @@ import { type RunningServer, startServer } from "../src/server.ts";
 import { COLOR_SCHEMES, emulateColorScheme, launchChromium, sidewaysOverflow, violations } from "./browser.ts";
 import { freePort } from "./harness.ts";
 import { startTestProvider, type TestProvider } from "./oidc-provider.ts";
+import { curlRequest } from "./pasted-curl.ts";
 
 const SCREENSHOTS = join(import.meta.dir, "..", "..", "..", "artifacts", "screenshots");
 let dir: string;
@@ -80,9 +82,9 @@ function getTweet(key: string, id: string = examples.tweet_id) {
   return fetch(`${baseUrl}/v1/tweets/${id}`, { headers: { authorization: `Bearer ${key}` } });
 }
 
-/** Signs `username` in through the provider's form and waits for `landing`. */
-async function signInAs(page: Page, username: string, landing = "/dashboard") {
-  await page.getByRole("link", { name: "Sign in", exact: true }).click();
+/** Signs `username` in through the provider's form, from the page's `link`, and waits for `landing`. */
+async function signInAs(page: Page, username: string, landing = "/dashboard", link = "Sign in") {
+  await page.getByRole("link", { name: link, exact: true }).click();
   await page.waitForURL(`${provider.issuer}/**`);
   await page.getByLabel("Username").fill(username);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
@@ -100,7 +102,7 @@ async function logRow(page: Page, requestId: string) {
   return { status: cells[1], meaning: cells[2], endpoint: cells[3], credits: cells[5], requestId: cells[7] };
 }
 
-test("a new user signs in, makes a key, searches, finds it in the log, reads usage and billing, and signs out", async () => {
+test("from the landing page: sign in, a key, the docs' search, the log, usage, billing, the key's limit, sign-out", async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
   const page = await context.newPage();
@@ -114,7 +116,10 @@ test("a new user signs in, makes a key, searches, finds it in the log, reads usa
   await check(page, "01-signed-out");
   await page.keyboard.press("Tab");
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
-  await signInAs(page, "ada");
+  // The front door: what the product is and costs, and its first step signs in.
+  await page.goto(`${baseUrl}/`);
+  await check(page, "00-landing");
+  await signInAs(page, "ada", "/dashboard", "Sign in to the dashboard");
   expect(await page.locator("#balance").textContent()).toBe("1,000 credits");
   await check(page, "02-dashboard");
 
@@ -138,10 +143,13 @@ test("a new user signs in, makes a key, searches, finds it in the log, reads usa
   expect(await page.locator("#new-key").count()).toBe(0);
   expect(await page.getByRole("row").filter({ hasText: "browser test" }).count()).toBe(1);
 
-  // As a program would: the first search as the page wrote it, then a 404 (never charged).
-  const search = await fetch(`${baseUrl}/v1/search/recent?query=${encodeURIComponent(examples.search_query)}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
+  // The first search as the docs show it: their curl line for the search, pasted with the new key.
+  await page.goto(`${baseUrl}/docs`);
+  expect(await page.getByRole("link", { name: "Dashboard" }).first().getAttribute("href")).toBe("/dashboard");
+  await check(page, "11-docs");
+  const example = await page.locator("code.curl").filter({ hasText: "/v1/search/recent" }).first().textContent();
+  const pasted = curlRequest(example ?? "", key);
+  const search = await fetch(pasted.url, { headers: pasted.headers });
   const searched = (await search.json()) as { data: unknown[]; meta: { credits: { charged: number } } };
   expect(search.status).toBe(200);
   expect(searched.data.length).toBeGreaterThan(0);
@@ -168,6 +176,11 @@ test("a new user signs in, makes a key, searches, finds it in the log, reads usa
     }));
   expect(sizes.height).toBeLessThan(sizes.line * 2);
   await check(page, "04-request-log");
+  // The request's own page: the path called, as the docs' example called it.
+  await page.getByRole("link", { name: ids[0] as string }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/requests/${ids[0]}`);
+  expect(await page.locator("#called-path").textContent()).toBe(pasted.url.pathname);
+  await check(page, "04-request-page");
   expect(await logRow(page, ids[1] as string)).toMatchObject({
     status: "404",
     meaning: "endpoint_not_found",
@@ -217,6 +230,22 @@ test("a new user signs in, makes a key, searches, finds it in the log, reads usa
   expect(await page.locator("#grants").textContent()).toContain("sign-up credits");
   await check(page, "07-billing");
 
+  // The key's page: a limit lowered below what the key spent refuses its next call, and that 402
+  // sends the customer back to this page.
+  await page.getByRole("link", { name: "Dashboard", exact: true }).click();
+  await page.getByRole("link", { name: "browser test", exact: true }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/keys/**`);
+  const keyPage = page.url();
+  await check(page, "07-key-page");
+  await page.getByLabel("Credit limit", { exact: true }).fill("1");
+  await page.getByRole("button", { name: "Save the key" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard`);
+  const limited = await getTweet(key);
+  expect(limited.status).toBe(402);
+  const refusal = (await limited.json()) as { error: { help_url: string; details: { reason: string } } };
+  expect(refusal.error.details.reason).toBe("key_limit");
+  expect(refusal.error.help_url).toBe(keyPage);
+
   // Revoking asks first, then says it is done.
   await page.getByRole("link", { name: "Dashboard", exact: true }).click();
   await page.setViewportSize({ width: 390, height: 844 });
@@ -254,9 +283,6 @@ test("a new user signs in, makes a key, searches, finds it in the log, reads usa
   await page.goto(`${baseUrl}/dashboard/no-such-page`);
   expect(await page.locator("h1").textContent()).toBe("Page not found");
   await check(page, "10-not-found");
-  await page.goto(`${baseUrl}/docs`);
-  expect(await page.getByRole("link", { name: "Dashboard" }).first().getAttribute("href")).toBe("/dashboard");
-  await check(page, "11-docs");
 
   // Signing out ends the provider's session too: it lands on a page that stays signed out, and a
   // page that needs a sign-in asks the provider for one again rather than being signed straight back in.

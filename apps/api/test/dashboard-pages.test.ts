@@ -159,6 +159,19 @@ describe("a key's page", () => {
     expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "ci", allowance: null, expiresAt: null });
   });
 
+  test("an expired key's form leaves its past day out, so the form saves as shown", async () => {
+    const you = await customer();
+    const { id } = await newKey(you, "lapsed");
+    await you.dashboard.accounts.updateKey(id, { name: "lapsed", expiresAt: Date.UTC(2001, 0, 1) });
+    const page = (await you.page(`/dashboard/keys/${id}`)).text;
+    expect(page).toContain('<input type="date" id="key-expires" name="expires" value=""');
+    expect(page).toContain("This key expired 2001-01-01 00:00 UTC: saving with no day here turns it back on for good.");
+    // Saved as shown with a new name: no "has already passed", and the key works again.
+    const saved = await you.post(`/dashboard/keys/${id}`, { name: "back", limit: "", per: "total", expires: "" });
+    expect(saved.status).toBe(303);
+    expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "back", expiresAt: null });
+  });
+
   test("is the account's own: another's key is a 404, and a revoked key is shown but not changed", async () => {
     const you = await customer();
     const { id } = await newKey(you, "old");
@@ -271,17 +284,46 @@ describe("the request log", () => {
 
   const rowsOf = (page: string) => [...page.matchAll(/<tr><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/td>/g)].length;
 
-  test("lists every request to the second, pages of 50 with a link to the older ones", async () => {
+  /** The page a link of `rel` leads to, or undefined where the page has none. */
+  const linkOf = (page: string, rel: "next" | "prev") =>
+    new RegExp(`href="(/dashboard/requests\\?[^"]+)" rel="${rel}"`).exec(page)?.[1]?.replaceAll("&#38;", "&");
+
+  test("lists every request to the second, pages of 50 with links to the older and newer ones", async () => {
     const { you } = await withLog();
     const first = await you.page("/dashboard/requests");
     expect(rowsOf(first.text)).toBe(50);
     expect(first.text).toContain("<code>req_13b</code>");
-    const older = /href="(\/dashboard\/requests\?[^"]*before=[^"]+)"/.exec(first.text)?.[1]?.replaceAll("&amp;", "&");
-    expect(older).toBeString();
+    expect(linkOf(first.text, "prev")).toBeUndefined();
+    const older = linkOf(first.text, "next");
+    expect(older).toContain("before=");
     const second = await you.page(older as string);
     expect(rowsOf(second.text)).toBe(10);
     expect(second.text).toContain("<code>req_100</code>");
-    expect(second.text).not.toContain('rel="next"');
+    expect(linkOf(second.text, "next")).toBeUndefined();
+    // Newer leads back to the 50 above, the newest first, and it is the first page again.
+    const newer = linkOf(second.text, "prev");
+    expect(newer).toContain("after=");
+    const back = await you.page(newer as string);
+    expect(rowsOf(back.text)).toBe(50);
+    expect(back.text.indexOf("<code>req_13b</code>")).toBeLessThan(back.text.indexOf("<code>req_10a</code>"));
+    expect(linkOf(back.text, "prev")).toBeUndefined();
+    expect(linkOf(back.text, "next")).toBe(older);
+  });
+
+  test("Newer keeps the filters: the refusals above a page are the filter's own", async () => {
+    const { you } = await withLog();
+    // Below the first page's last entry (req_10a): the balance's refusals req_108, req_104 and req_100.
+    const position = linkOf((await you.page("/dashboard/requests")).text, "next")?.split("before=")[1];
+    const below = await you.page(`/dashboard/requests?status=insufficient_credits&before=${position}`);
+    expect(rowsOf(below.text)).toBe(3);
+    const newer = linkOf(below.text, "prev");
+    expect(newer).toContain("status=insufficient_credits");
+    // Above req_108: the twelve others, every fourth from req_10c to req_138, and nothing else.
+    const above = await you.page(newer as string);
+    expect(rowsOf(above.text)).toBe(12);
+    expect(above.text).toContain("<code>req_138</code>");
+    expect(above.text).not.toContain("<code>req_13b</code>");
+    expect(linkOf(above.text, "prev")).toBeUndefined();
   });
 
   test("filters by key, status and endpoint, and finds one request by its id", async () => {
@@ -319,7 +361,14 @@ describe("the request log", () => {
 
   test("a filter that is not one of the choices is a 400 page, another account's key too", async () => {
     const { you } = await withLog();
-    for (const query of ["key=key_nobody", "status=418", "endpoint=nowhere", "id=not-an-id", "before=yesterday"]) {
+    for (const query of [
+      "key=key_nobody",
+      "status=418",
+      "endpoint=nowhere",
+      "id=not-an-id",
+      "before=yesterday",
+      "before=1-req_1&after=1-req_1",
+    ]) {
       const page = await you.page(`/dashboard/requests?${query}`);
       expect([query, page.status]).toEqual([query, 400]);
     }

@@ -183,7 +183,7 @@ export async function handleMcpRequest(
     requestId,
     answerSignal: () => signal,
     logError: options.logError ?? ((text, error) => console.error(text, error)),
-    billingUrl: options.helpLinks.billing,
+    helpLinks: options.helpLinks,
   });
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;

@@ -11,6 +11,7 @@ import {
   creditsText,
   describeFit,
   describeShortfall,
+  type HelpLinks,
   IDEMPOTENCY_PARAMETER,
   listReportRoom,
   lookupListOf,
@@ -167,7 +168,7 @@ function problem(error: ApiError, tool: string): string {
   return error.message;
 }
 
-function whatToChange(error: ApiError, tool: AgentTool, billingUrl: string | undefined): string {
+function whatToChange(error: ApiError, tool: AgentTool, links: HelpLinks | undefined): string {
   switch (error.code) {
     case "invalid_request":
       return `Fix the arguments named above, then call ${tool.name} again.`;
@@ -178,9 +179,10 @@ function whatToChange(error: ApiError, tool: AgentTool, billingUrl: string | und
       const smaller = fits ? ` or call again with ${describeFit(fits)}` : "";
       if (limit) {
         const day = limit.per === "day" ? " (it starts over each UTC day)" : "";
-        return `Ask the key's owner to raise its limit${day}${smaller}.`;
+        const page = links && error.keyId !== undefined ? ` on the key's page, ${links.key(error.keyId)}` : "";
+        return `Ask the key's owner to raise its limit${page}${day}${smaller}.`;
       }
-      return `${billingUrl ? `Add credits at ${billingUrl}` : "Add credits"}${smaller}.`;
+      return `${links ? `Add credits at ${links.billing}` : "Add credits"}${smaller}.`;
     }
     case "rate_limited":
     case "request_in_progress":
@@ -199,8 +201,8 @@ function sentence(text: string): string {
 }
 
 /** Every failure is uncharged, so every message can say so; the code and request id close it for support. */
-export function errorResult(error: ApiError, tool: AgentTool, requestId: string, billingUrl?: string): CallToolResult {
-  const change = whatToChange(error, tool, billingUrl);
+export function errorResult(error: ApiError, tool: AgentTool, requestId: string, links?: HelpLinks): CallToolResult {
+  const change = whatToChange(error, tool, links);
   const text = `${sentence(problem(error, tool.name))} ${change} Nothing was charged. (${error.code}, request ${requestId})`;
   return { isError: true, content: [{ type: "text", text }] };
 }

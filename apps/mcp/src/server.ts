@@ -15,6 +15,7 @@ import {
   ApiError,
   executeAccountRead,
   executeRead,
+  type HelpLinks,
   invalidRequest,
   newRequestId,
   type RateState,
@@ -33,8 +34,8 @@ export interface McpServerOptions {
   selection: ToolSelection;
   /** The most characters a result's text holds: larger pages are cut, and continue with next_token. */
   maxChars?: number;
-  /** Where credits can be added, named in insufficient-credit results. */
-  billingUrl?: string;
+  /** Where credits are added and a key's limit raised, named in insufficient-credit results (HTTP knows them). */
+  helpLinks?: HelpLinks;
   /** Where failures that are the service's fault are reported; never stdout, which stdio uses. */
   logError: (message: string, error: unknown) => void;
   /** The rate-limit state of the HTTP request carrying the call, already counted (Streamable HTTP). */
@@ -99,13 +100,13 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         });
         return outcome.ok
           ? accountResult(outcome.data, outcome.credits)
-          : errorResult(outcome.error, tool, requestId, options.billingUrl);
+          : errorResult(outcome.error, tool, requestId, options.helpLinks);
       }
       let call: ReturnType<typeof readArguments>;
       try {
         call = readArguments(tool, args);
       } catch (error) {
-        if (error instanceof ApiError) return errorResult(error, tool, requestId, options.billingUrl);
+        if (error instanceof ApiError) return errorResult(error, tool, requestId, options.helpLinks);
         throw error;
       }
       const { idempotencyKey, view, params, controls } = call;
@@ -124,7 +125,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         outputLimit: { size: (data) => shape(data).json.length, max: dataBudget(tool, maxChars) },
         ...rate,
       });
-      if (!outcome.ok) return errorResult(outcome.error, tool, requestId, options.billingUrl);
+      if (!outcome.ok) return errorResult(outcome.error, tool, requestId, options.helpLinks);
       if (outcome.replay) return replayedResult(JSON.parse(outcome.replay.body) as CallToolResult);
       const result = successResult(outcome, { tool, shape, args: params, maxChars });
       await outcome.remember?.({ status: 200, headers: {}, body: JSON.stringify(result) });
@@ -132,7 +133,7 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
     } catch (error) {
       options.logError(`${tool.name} failed (request ${requestId})`, error);
       const failure = new ApiError("internal_error", "The read failed on the server.");
-      return errorResult(failure, tool, requestId, options.billingUrl);
+      return errorResult(failure, tool, requestId, options.helpLinks);
     }
   });
 

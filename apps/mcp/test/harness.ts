@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { readMcpStdioConfig } from "@social/composition";
-import { helpLinksOf, requestPath } from "@social/core";
+import { helpLinksOf, type KeyOptions, requestPath } from "@social/core";
 import { DEFAULT_WORLD, type WorldOptions } from "@social/fixtures";
 import {
   buildWorld,
@@ -69,7 +69,8 @@ export type Connect = (options: ConnectOptions) => Promise<Connection>;
 
 export interface TestWorld {
   databaseUrl: string;
-  account(credits?: number): TestAccount;
+  /** An account with `credits` and one key, made with `keyOptions` (a limit, an expiry). */
+  account(credits?: number, keyOptions?: KeyOptions): TestAccount;
   revoke(keyId: string): void;
   balance(accountId: string): Promise<number>;
   close(): void;
@@ -84,9 +85,9 @@ export function openTestWorld(options: WorldOptions = DEFAULT_WORLD, built?: str
   const ledger = new SqliteLedger(db);
   return {
     databaseUrl,
-    account(credits = 1000) {
+    account(credits = 1000, keyOptions = {}) {
       const account = createAccount(db, "mcp test", credits);
-      const { key, keyId } = createKey(db, account.id, "mcp test key");
+      const { key, keyId } = createKey(db, account.id, "mcp test key", keyOptions);
       return { accountId: account.id, key, keyId };
     },
     revoke(keyId) {

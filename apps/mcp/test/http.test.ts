@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorEnvelopeSchema } from "@social/core";
+import { ErrorEnvelopeSchema, keyPagePath } from "@social/core";
 import * as v from "valibot";
 import { toolSuite } from "./conformance.ts";
-import { httpConnector, type McpHttpServer, openTestWorld, startMcpHttpServer, type TestWorld } from "./harness.ts";
+import {
+  HELP_URL,
+  httpConnector,
+  type McpHttpServer,
+  openTestWorld,
+  startMcpHttpServer,
+  type TestWorld,
+} from "./harness.ts";
+import { textOf } from "./tool-results.ts";
 
 // Real servers, a real world build and spawned processes: slow on a busy two-core machine, never stuck.
 setDefaultTimeout(30_000);
@@ -25,6 +33,22 @@ toolSuite(
   () => world,
   (options) => httpConnector(world)(options),
 );
+
+test("a key's own limit names the key's page, where its owner raises it", async () => {
+  const limited = world.account(1000, { limit: { credits: 1, per: "total" } });
+  const connection = await httpConnector(world)({ key: limited.key });
+  try {
+    const args = { query: "coffee", limit: 20 };
+    const result = await connection.client.callTool({ name: "search_recent_tweets", arguments: args });
+    const page = `${new URL(HELP_URL).origin}${keyPagePath(limited.keyId)}`;
+    expect(textOf(result as Parameters<typeof textOf>[0])).toContain(
+      `Ask the key's owner to raise its limit on the key's page, ${page}`,
+    );
+    expect(await world.balance(limited.accountId)).toBe(1000);
+  } finally {
+    await connection.close();
+  }
+});
 
 const INITIALIZE = {
   jsonrpc: "2.0",

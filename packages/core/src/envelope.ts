@@ -78,11 +78,16 @@ export interface HelpLinks {
   key: (keyId: string) => string;
 }
 
+/** A key's page in the dashboard, where its name, limit and expiry change: the one a key-limit 402 names. */
+export function keyPagePath(keyId: string): string {
+  return `/dashboard/keys/${encodeURIComponent(keyId)}`;
+}
+
 /** The help links of a server at `publicUrl`. */
 export function helpLinksOf(publicUrl: string): HelpLinks {
   return {
     billing: `${publicUrl}/billing`,
-    key: (keyId) => `${publicUrl}/dashboard/keys/${encodeURIComponent(keyId)}`,
+    key: (keyId) => `${publicUrl}${keyPagePath(keyId)}`,
   };
 }
 

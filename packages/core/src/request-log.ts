@@ -5,7 +5,14 @@
 // kind adds a write to the charged path. Entries older than the retention (REQUEST_LOG_DAYS) are purged.
 // This module holds what both adapters compute the same way around the port (ports/request-log.ts).
 import type { ApiError } from "./errors.ts";
-import type { LoggedRefusal, LoggedRequest, LogPosition, RequestLogPage, StatusFilter } from "./ports/request-log.ts";
+import type {
+  LoggedRefusal,
+  LoggedRequest,
+  LogPosition,
+  RequestLogPage,
+  RequestLogQuery,
+  StatusFilter,
+} from "./ports/request-log.ts";
 
 /**
  * A 402 for lack of credits on the account and one for a key's own limit answer alike
@@ -48,11 +55,27 @@ export function statusRange(filter: StatusFilter): [number, number] {
 /** The position of the first entry, above every other. */
 export const LOG_TOP: LogPosition = { createdAt: Number.MAX_SAFE_INTEGER, requestId: "" };
 
-/** How both adapters tell a page's end: `limit + 1` rows were read, and a page holds `limit`. */
-export function logPage(rows: readonly LoggedRequest[], limit: number): RequestLogPage {
-  const entries = rows.slice(0, limit);
+function positionOf(entry: LoggedRequest): LogPosition {
+  return { createdAt: entry.createdAt, requestId: entry.requestId };
+}
+
+/**
+ * How both adapters make a page of `limit + 1` rows read from the query's position: below it newest
+ * first, or (with `after`) above it oldest first. A page holds `limit`, newest first; one row more tells
+ * that there is more on the side read. The side a page was read from has more too: at least the entry
+ * whose position it was read from (the log only loses its oldest entries, to the retention).
+ */
+export function logPage(
+  rows: readonly LoggedRequest[],
+  query: Pick<RequestLogQuery, "limit" | "before" | "after">,
+): RequestLogPage {
+  const above = query.after !== undefined;
+  const kept = rows.slice(0, query.limit);
+  const entries = above ? kept.reverse() : kept;
+  const first = entries[0];
   const last = entries.at(-1);
-  return rows.length > limit && last
-    ? { entries, next: { createdAt: last.createdAt, requestId: last.requestId } }
-    : { entries };
+  const more = rows.length > query.limit;
+  const older = above || more ? last : undefined;
+  const newer = above ? (more ? first : undefined) : query.before && first;
+  return { entries, ...(older ? { next: positionOf(older) } : {}), ...(newer ? { newer: positionOf(newer) } : {}) };
 }

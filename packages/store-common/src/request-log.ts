@@ -94,13 +94,22 @@ export function chargesKept(query: Pick<RequestLogQuery, "status" | "errorCode">
 }
 
 /**
+ * Which way a log query reads from its position, as both adapters' statements write it: below it newest
+ * first, or above it (`after`, a newer page) oldest first, so that the rows nearest the position come
+ * first and the page is cut there (core's logPage puts them back newest first).
+ */
+export function logDirection(query: Pick<RequestLogQuery, "after">): { compare: "<" | ">"; order: "DESC" | "ASC" } {
+  return query.after === undefined ? { compare: "<", order: "DESC" } : { compare: ">", order: "ASC" };
+}
+
+/**
  * The log query's values in the order both adapters' statements number them: account, retention start,
- * key, endpoint, lowest and highest status, request id, the position to continue below (time, id),
- * one row more than a page (logPage tells the end by it), and the error code.
+ * key, endpoint, lowest and highest status, request id, the position to continue from (time, id; read
+ * as logDirection says), one row more than a page (logPage tells the end by it), and the error code.
  */
 export function requestLogBindings(accountId: string, query: RequestLogQuery): RequestLogBindings {
   const [statusFrom, statusTo] = statusRange(query.status);
-  const before = query.before ?? LOG_TOP;
+  const from = query.after ?? query.before ?? LOG_TOP;
   return [
     accountId,
     query.since,
@@ -109,8 +118,8 @@ export function requestLogBindings(accountId: string, query: RequestLogQuery): R
     statusFrom,
     statusTo,
     query.requestId ?? null,
-    before.createdAt,
-    before.requestId,
+    from.createdAt,
+    from.requestId,
     query.limit + 1,
     query.errorCode ?? null,
   ];
@@ -124,8 +133,8 @@ export type RequestLogBindings = [
   statusFrom: number,
   statusTo: number,
   requestId: string | null,
-  beforeAt: number,
-  beforeId: string,
+  fromAt: number,
+  fromId: string,
   limit: number,
   errorCode: string | null,
 ];

@@ -1,14 +1,9 @@
 // One key's page: what it is, what its limit leaves, and a form that changes its name, limit and expiry.
 // A key-limit 402 links here (its help_url), so the page says what a refusal of the limit means.
-import { describeAllowance, type KeyInfo } from "@social/core";
+import { describeAllowance, type KeyInfo, keyPagePath } from "@social/core";
 import { toMinute } from "./format.ts";
 import { csrfField, Html, html, layout, type Viewer } from "./html.ts";
 import { KEY_NAME_MAX } from "./pages.ts";
-
-/** The page of a key: the one a key-limit 402 names. */
-export function keyPagePath(keyId: string): string {
-  return `/dashboard/keys/${encodeURIComponent(keyId)}`;
-}
 
 /** What the form shows: the key's values, or what was typed in a refused form. */
 export interface KeyForm {
@@ -20,13 +15,22 @@ export interface KeyForm {
 
 const DAY_MS = 86_400_000;
 
-/** The form's values for a key as stored: an expiry at a day's start as that day, any other as its instant. */
-export function keyFormOf(key: KeyInfo): KeyForm {
+/** Whether the key's expiry has passed at `now`. */
+function expired(key: KeyInfo, now: number): boolean {
+  return key.expiresAt !== null && key.expiresAt <= now;
+}
+
+/**
+ * The form's values for a key as stored: an expiry at a day's start as that day, any other as its
+ * instant. A passed expiry is left out: a past day is refused on saving, so the form could not be saved
+ * until it was changed; the page says what saving without one does.
+ */
+function keyFormOf(key: KeyInfo, now: number): KeyForm {
   return {
     name: key.name,
     limit: key.allowance ? String(key.allowance.credits) : "",
     per: key.allowance?.per ?? "total",
-    expires: key.expiresAt === null ? "" : expiryText(key.expiresAt),
+    expires: key.expiresAt === null || expired(key, now) ? "" : expiryText(key.expiresAt),
   };
 }
 
@@ -40,7 +44,7 @@ function selected(value: string, current: string): Html {
   return new Html(value === current ? " selected" : "");
 }
 
-function editForm(viewer: Viewer, key: KeyInfo, form: KeyForm, refusal: string | undefined): Html {
+function editForm(viewer: Viewer, key: KeyInfo, form: KeyForm, refusal: string | undefined, now: number): Html {
   const error = refusal ? html`<p class="notice error" role="alert" id="key-edit-error">${refusal}</p>` : "";
   const invalid = new Html(refusal ? ' aria-invalid="true"' : "");
   const describedBy = (hint: string) => (refusal ? `${hint} key-edit-error` : hint);
@@ -59,7 +63,11 @@ function editForm(viewer: Viewer, key: KeyInfo, form: KeyForm, refusal: string |
 <p class="muted" id="key-limit-hint">What the key has spent so far still counts: a limit below it refuses the key's next request. Empty: the balance is the only limit.</p></div>
 <div class="field"><label for="key-expires">Expires on</label>
 <input type="${expiresType}" id="key-expires" name="expires" value="${form.expires}" aria-describedby="${describedBy("key-expires-hint")}"${invalid}>
-<p class="muted" id="key-expires-hint">From the start of this day (UTC) the key is refused. Empty: it never expires.</p></div>
+<p class="muted" id="key-expires-hint">From the start of this day (UTC) the key is refused. Empty: it never expires.${
+    expired(key, now)
+      ? html` This key expired ${toMinute(key.expiresAt)}: saving with no day here turns it back on for good.`
+      : ""
+  }</p></div>
 <button type="submit">Save the key</button></form>`;
 }
 
@@ -73,7 +81,8 @@ export interface KeyView {
 export function keyPage(view: KeyView): Html {
   const { key, viewer } = view;
   const active = key.revokedAt === null;
-  const form = view.refused?.form ?? keyFormOf(key);
+  const now = Date.now();
+  const form = view.refused?.form ?? keyFormOf(key, now);
   return layout(
     { title: `Key ${key.name}`, section: "dashboard", viewer },
     html`<dl class="detail" id="key-facts">
@@ -86,7 +95,7 @@ export function keyPage(view: KeyView): Html {
 <p>A request past this key's limit is refused (402, reason <code>key_limit</code>) and not charged; raise the limit
 below, or use another key.</p>
 <p><a href="/dashboard/requests?key=${encodeURIComponent(key.id)}">See this key's requests</a> · <a href="/dashboard">All keys</a></p>
-${active ? editForm(viewer, key, form, view.refused?.message) : html`<p>A revoked key cannot be changed.</p>`}
+${active ? editForm(viewer, key, form, view.refused?.message, now) : html`<p>A revoked key cannot be changed.</p>`}
 ${active ? html`<p><a class="button secondary" href="${keyPagePath(key.id)}/revoke">Revoke this key…</a></p>` : ""}`,
   );
 }

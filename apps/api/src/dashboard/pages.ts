@@ -1,11 +1,10 @@
 // The dashboard's pages. Each takes plain data and returns Html; the routes decide who sees what.
 
 import type { AccountDetails, KeyInfo } from "@social/core";
-import { describeAllowance } from "@social/core";
+import { describeAllowance, keyPagePath } from "@social/core";
 import { firstCallCurl } from "./first-call.ts";
 import { plural, scrollable, toMinute } from "./format.ts";
 import { csrfField, Html, html, layout, type Viewer } from "./html.ts";
-import { keyPagePath } from "./key-page.ts";
 
 export const KEY_NAME_MAX = 64;
 

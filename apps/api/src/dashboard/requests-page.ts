@@ -8,6 +8,7 @@ import {
   catalogue,
   KEY_LIMIT_REFUSAL,
   type KeyInfo,
+  keyPagePath,
   type LoggedRefusal,
   type LoggedRequest,
   type LogPosition,
@@ -17,7 +18,6 @@ import {
 } from "@social/core";
 import { endpointPath, scrollable, toSecond } from "./format.ts";
 import { type Html, html, layout, type Viewer } from "./html.ts";
-import { keyPagePath } from "./key-page.ts";
 
 export const LOG_PAGE_SIZE = 50;
 
@@ -59,7 +59,10 @@ export interface LogFilters {
   /** One kind of 402 (REFUSAL_CHOICES), with `status` 402. */
   errorCode?: string;
   requestId?: string;
+  /** The page below this entry (older)… */
   before?: LogPosition;
+  /** …or the page above it (newer). */
+  after?: LogPosition;
 }
 
 const REQUEST_ID = /^req_[0-9a-f]{1,64}$/;
@@ -96,11 +99,12 @@ export function logFilters(query: URLSearchParams, keys: readonly KeyInfo[]): Lo
       return { error: "A request id is req_ followed by letters a to f and digits, as in the x-request-id header." };
     filters.requestId = requestId;
   }
-  const before = query.get("before") || undefined;
-  if (before !== undefined) {
-    const match = POSITION.exec(before);
-    if (!match) return { error: "That page of the log does not exist." };
-    filters.before = { createdAt: Number(match[1]), requestId: match[2] as string };
+  for (const side of ["before", "after"] as const) {
+    const position = query.get(side) || undefined;
+    if (position === undefined) continue;
+    const match = POSITION.exec(position);
+    if (!match || filters.before) return { error: "That page of the log does not exist." };
+    filters[side] = { createdAt: Number(match[1]), requestId: match[2] as string };
   }
   return filters;
 }
@@ -135,15 +139,23 @@ function statusCell(entry: LoggedRequest): Html {
   return html`<td class="number status-${entry.status < 400 ? "ok" : "error"}">${entry.status}</td><td>${meaningOf(entry)}</td>`;
 }
 
-/** The page's link to the next one: the same filters, below its last entry. */
-function olderLink(filters: LogFilters, next: LogPosition): Html {
+/** A link to the page beside this one: the same filters, above (`after`) or below (`before`) a position. */
+function pageHref(filters: LogFilters, side: "before" | "after", position: LogPosition): string {
   const query = new URLSearchParams();
   if (filters.requestId) query.set("id", filters.requestId);
   if (filters.keyId) query.set("key", filters.keyId);
   if (filters.status !== "all") query.set("status", filters.errorCode ?? String(filters.status));
   if (filters.endpoint) query.set("endpoint", filters.endpoint);
-  query.set("before", `${next.createdAt}-${next.requestId}`);
-  return html`<p><a href="/dashboard/requests?${query.toString()}" rel="next">Older requests</a></p>`;
+  query.set(side, `${position.createdAt}-${position.requestId}`);
+  return `/dashboard/requests?${query.toString()}`;
+}
+
+/** Newer and Older, each where there is such a page. */
+function pageLinks(filters: LogFilters, page: RequestLogPage): Html | "" {
+  const newer = page.newer && html`<a href="${pageHref(filters, "after", page.newer)}" rel="prev">Newer requests</a>`;
+  const older = page.next && html`<a href="${pageHref(filters, "before", page.next)}" rel="next">Older requests</a>`;
+  if (!newer && !older) return "";
+  return html`<nav aria-label="Pages of the log" id="log-pages"><p>${newer}${newer && older ? " · " : ""}${older}</p></nav>`;
 }
 
 /** The path the client called (a /2 call as /2), or the endpoint's own for entries kept without it. */
@@ -195,7 +207,7 @@ export function requestsPage(view: RequestsView): Html {
 were charged, and refused ones (never charged) with their error code. Find one by the <code>x-request-id</code> of its answer.</p>
 ${filterForm(filters, view.keys)}
 ${table}
-${page.next ? olderLink(filters, page.next) : ""}`,
+${pageLinks(filters, page)}`,
   );
 }
 

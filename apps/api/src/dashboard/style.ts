@@ -37,6 +37,7 @@ button.secondary, .button.secondary { background: transparent; color: var(--acce
 .notice p { margin: 0; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 code, .key { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+h1 { overflow-wrap: anywhere; }
 .key { font-size: 1.1rem; padding: .5rem; border: 1px dashed var(--muted); display: block; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; }

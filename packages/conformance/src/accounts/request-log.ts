@@ -158,6 +158,40 @@ export function requestLogConformance(accountsTest: AccountsTest): void {
     });
 
     accountsTest(
+      "a page names the newer page above it, which keeps the filters and walks back to the first",
+      async ({ accounts, fixture }) => {
+        const { account, key } = await history(fixture);
+        const query = (extra: Partial<RequestLogQuery>) =>
+          accounts.requestLog(account.id, { since, status: "all", limit: 2, ...extra });
+        const first = await query({});
+        expect(first.newer).toBeUndefined();
+        const second = await query({ before: first.next });
+        expect(ids(second.entries)).toEqual(["u2", "c2"]);
+        expect(second.newer).toEqual({ createdAt: T + 3000, requestId: "u2" });
+        const last = await query({ before: second.next });
+        expect(ids(last.entries)).toEqual(["u1", "c1"]);
+        expect(last.next).toBeUndefined();
+        // Back up: the page above the last is the second again, newest first, and above it the first.
+        const up = await query({ after: last.newer });
+        expect(ids(up.entries)).toEqual(["u2", "c2"]);
+        expect(up.next).toEqual({ createdAt: T + 2000, requestId: "c2" });
+        const top = await query({ after: up.newer });
+        expect(ids(top.entries)).toEqual(["u3", "c3"]);
+        expect(top.newer).toBeUndefined();
+        expect(top.next).toEqual({ createdAt: T + 4000, requestId: "c3" });
+        // Above an entry with the same filters: only that key's, still newest first.
+        const below = { createdAt: T, requestId: "c1" };
+        expect(ids((await query({ keyId: key.keyId, after: below, limit: 50 })).entries)).toEqual(["u3", "c3", "u1"]);
+        const refusals = await query({ keyId: key.keyId, status: "error", after: below, limit: 1 });
+        expect(ids(refusals.entries)).toEqual(["u1"]);
+        expect(refusals.newer).toEqual({ createdAt: T + 1000, requestId: "u1" });
+        expect(ids((await query({ keyId: key.keyId, status: "error", after: refusals.newer })).entries)).toEqual([
+          "c3",
+        ]);
+      },
+    );
+
+    accountsTest(
       "refusals are counted by status, and a purge takes old entries but never a charge",
       async ({ accounts, fixture }) => {
         const { account, log } = await history(fixture);

@@ -74,13 +74,17 @@ export interface RequestLogQuery {
   errorCode?: string;
   /** One request by its id (the x-request-id a client kept). */
   requestId?: string;
-  /** Continue below this entry. */
+  /** Continue below this entry (an older page). */
   before?: LogPosition;
+  /** Continue above this entry (a newer page); never with `before`. */
+  after?: LogPosition;
   limit: number;
 }
 
 export interface RequestLogPage {
   entries: LoggedRequest[];
-  /** The position to pass as `before` for the next page; absent on the last one. */
+  /** The position to pass as `before` for the older page; absent on the last one. */
   next?: LogPosition;
+  /** The position to pass as `after` for the newer page; absent on the first one. */
+  newer?: LogPosition;
 }
