@@ -135,10 +135,13 @@ export class PostgresLedger implements Ledger {
    * The grant takes its amount from the usage row itself (a refund never exceeds the charge), and the
    * unique index on refund_of makes a second refund a no-op: a concurrent one waits for the account's
    * lock, then inserts nothing. The charge stops counting against its key's limit in the same commit.
+   * It waits for its locks however long another session holds them (a serving pool bounds other
+   * statements' waits): a refund given up would leave a customer charged for an answer never received.
    */
   async #refundUsage(accountId: string, requestId: string): Promise<void> {
     const now = this.#now();
     await this.#sql.begin(async (tx) => {
+      await tx`SET LOCAL lock_timeout = 0`;
       const [account] = await tx`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
       if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
       const [refund] = await tx<{ credits: string }[]>`
