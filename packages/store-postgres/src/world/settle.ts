@@ -45,11 +45,27 @@ export async function settleWorld(tx: TransactionSQL, removed?: RemovedRows): Pr
     ON CONFLICT (id) DO UPDATE SET clock = excluded.clock, clock_ms = excluded.clock_ms,
       counts = excluded.counts, ids_follow_time = excluded.ids_follow_time`;
   if (imported) await showTrends(tx, clockMs);
-  // The planner's statistics of the tables the write changed, as a build leaves them.
-  await tx`ANALYZE users, tweets`;
+  await analyzeChanged(tx);
   const trends = await tx<{ name: string }[]>`
     SELECT name FROM trends WHERE woeid = ${WORLDWIDE_WOEID} ORDER BY rank LIMIT 10`;
   return { users, tweets, clock, trends: trends.map(({ name }) => name) };
+}
+
+/** A table's rows changed since its statistics were taken, past this share, have them taken anew. */
+const STALE_STATISTICS_SHARE = 0.1;
+
+/**
+ * The planner's statistics of the tables imports write, as a build leaves them: taken anew for a table
+ * never analyzed or changed past STALE_STATISTICS_SHARE since, so that a followed import settling every
+ * few seconds does not sample the whole table each time (nor keep cancelling autovacuum's own).
+ */
+async function analyzeChanged(tx: TransactionSQL): Promise<void> {
+  const stale = await tx<{ name: string }[]>`
+    SELECT relname AS name FROM pg_stat_user_tables
+    WHERE schemaname = current_schema() AND relname IN ('users', 'tweets')
+      AND (coalesce(last_analyze, last_autoanalyze) IS NULL
+           OR n_mod_since_analyze > ${STALE_STATISTICS_SHARE} * greatest(n_live_tup, 1))`;
+  if (stale.length > 0) await tx.unsafe(`ANALYZE ${stale.map(({ name }) => name).join(", ")}`);
 }
 
 /** An imported world's trends (its hashtags of the last day) and showcase, from what it holds now. */
