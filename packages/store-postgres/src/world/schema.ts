@@ -196,18 +196,19 @@ export const worldMigrations: readonly Migration[] = [
     await tx`REINDEX TABLE tweets`;
   },
   // The mentions timeline (#36), as on SQLite: which tweets name a user by id (@social/store-common
-  // mentions.ts), and for a world stored before, the rows its tweets' mentions give.
+  // mentions.ts), and for a world stored before, the rows its tweets' mentions give (indexed once they
+  // are in, which is cheaper than growing the index row by row).
   async (tx) => {
     await tx`CREATE TABLE tweet_mentions (
       tweet_id BIGINT NOT NULL,
       user_id BIGINT NOT NULL,
       PRIMARY KEY (tweet_id, user_id)
     )`;
-    await tx`CREATE INDEX tweet_mentions_user ON tweet_mentions (user_id, tweet_id)`;
     await tx`INSERT INTO tweet_mentions (tweet_id, user_id)
       SELECT DISTINCT t.id, (m.mention ->> 'id')::bigint
       FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'mentions') AS m(mention)
       WHERE m.mention ->> 'id' IS NOT NULL`;
+    await tx`CREATE INDEX tweet_mentions_user ON tweet_mentions (user_id, tweet_id)`;
   },
   // Users imported after the posts that name them (#36), as on SQLite: replies indexed by the user they
   // reply to, for the to: terms an import or a removal changes, and the mentions given by username alone
@@ -219,11 +220,11 @@ export const worldMigrations: readonly Migration[] = [
       username_key TEXT NOT NULL,
       PRIMARY KEY (tweet_id, username_key)
     )`;
-    await tx`CREATE INDEX tweet_mention_names_username ON tweet_mention_names (username_key, tweet_id)`;
     await tx`INSERT INTO tweet_mention_names (tweet_id, username_key)
       SELECT DISTINCT t.id, lower(m.mention ->> 'username')
       FROM tweets t, json_array_elements(t.extra::json -> 'entities' -> 'mentions') AS m(mention)
       WHERE m.mention ->> 'id' IS NULL`;
+    await tx`CREATE INDEX tweet_mention_names_username ON tweet_mention_names (username_key, tweet_id)`;
   },
   // Live ingestion (#38), as on SQLite: where the import of each followed file stands.
   async (tx) => {

@@ -91,11 +91,11 @@ const indexMentions: Migration = (db) => {
     user_id INTEGER NOT NULL,
     PRIMARY KEY (tweet_id, user_id)
   ) WITHOUT ROWID`);
-  db.run("CREATE INDEX tweet_mentions_user ON tweet_mentions (user_id, tweet_id)");
   db.run(`INSERT OR IGNORE INTO tweet_mentions (tweet_id, user_id)
     SELECT t.id, CAST(json_extract(m.value, '$.id') AS INTEGER)
     FROM tweets t, json_each(t.extra, '$.entities.mentions') m
     WHERE json_extract(m.value, '$.id') IS NOT NULL`);
+  db.run("CREATE INDEX tweet_mentions_user ON tweet_mentions (user_id, tweet_id)");
 };
 
 /**
@@ -113,11 +113,11 @@ const indexLateArrivals: Migration = (db) => {
     username_key TEXT NOT NULL,
     PRIMARY KEY (tweet_id, username_key)
   ) WITHOUT ROWID`);
-  db.run("CREATE INDEX tweet_mention_names_username ON tweet_mention_names (username_key, tweet_id)");
   db.run(`INSERT OR IGNORE INTO tweet_mention_names (tweet_id, username_key)
     SELECT t.id, lower(json_extract(m.value, '$.username'))
     FROM tweets t, json_each(t.extra, '$.entities.mentions') m
     WHERE json_extract(m.value, '$.id') IS NULL`);
+  db.run("CREATE INDEX tweet_mention_names_username ON tweet_mention_names (username_key, tweet_id)");
 };
 
 /**
