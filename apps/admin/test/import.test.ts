@@ -115,6 +115,38 @@ describe.each(["sqlite", "postgres"] as const)("import on %s", (adapter) => {
     });
   });
 
+  test("later copies keep what they name but do not give: media, replies, verified, counts, a long text", async () => {
+    const url = await newDatabase(adapter);
+    expect((await adminImport(url, SAMPLE)).code).toBe(0);
+    const retweet = second.data[3] as Json;
+    const { in_reply_to_user_id: _repliedTo, ...referencesOnly } = reply;
+    const { note_tweet: _note, ...cut } = long;
+    const { media_count: _media, ...counts } = ada.public_metrics;
+    const { verified: _verified, ...unflagged } = ada;
+    const copies = [
+      // twarc2's default expansions leave a retweeted post's media keys unexpanded.
+      { data: [retweet], includes: { tweets: [pour] } },
+      { data: [referencesOnly, cut] },
+      { ...unflagged, verified_type: "blue", public_metrics: counts },
+    ];
+    const path = file(`partial-${adapter}.jsonl`, copies);
+    const run = await adminImport(url, path);
+    expect(run.code).toBe(0);
+    expect(outcomes(run, "tweets")).toMatchObject({ tweets: [0, 0, 4] });
+    expect(outcomes(run, "users")).toMatchObject({ users: [0, 1, 0] });
+    await withStore(url, async (backend) => {
+      const [photo, replied, note] = await backend.store.tweetsByIds([pour.id, reply.id, long.id]);
+      expect(photo?.media?.map((item) => item.type)).toEqual(["photo", "video"]);
+      expect(replied?.in_reply_to_user_id).toBe(ada.id);
+      expect(await searchIds(backend, "to:ada_writes")).toEqual([reply.id]);
+      expect(note?.text).toBe(long.note_tweet.text);
+      expect(await backend.store.userByUsername("ada_writes")).toMatchObject({ verified: true, media_count: 804 });
+    });
+    const again = await adminImport(url, path);
+    expect(outcomes(again, "tweets")).toMatchObject({ tweets: [0, 0, 4] });
+    expect(outcomes(again, "users")).toMatchObject({ users: [0, 0, 1] });
+  });
+
   test("bad lines are listed with their line and reason and skipped; the rest is imported", async () => {
     const url = await newDatabase(adapter);
     const good = { ...(second.data[2] as Json), id: "1999999999999999999" };

@@ -227,6 +227,11 @@ export interface TweetXFields {
   media?: XMedia[];
   /** Given when it names more than the post itself (an edited post). */
   edit_history_tweet_ids?: string[];
+  /**
+   * Given when the text is a long post's `note_tweet.text`: a copy fetched without note_tweet holds only
+   * its first 280 characters or so, and must not replace it (import/freshness.ts).
+   */
+  text_from_note_tweet?: true;
   withheld?: XWithheld;
 }
 

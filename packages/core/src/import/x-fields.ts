@@ -68,8 +68,16 @@ export function modelMedia(media: readonly XMedia[]): Media[] {
   });
 }
 
-/** A tweet's X-only fields; `entities` is the source of its entities (a long post's note's). */
-export function tweetXFields(object: Json, entities: unknown, media: XMedia[] | undefined): TweetXFields {
+/**
+ * A tweet's X-only fields; `entities` is the source of its entities (a long post's note's), and
+ * `fromNote` says whether its text is a long post's `note_tweet.text`.
+ */
+export function tweetXFields(
+  object: Json,
+  entities: unknown,
+  media: XMedia[] | undefined,
+  fromNote: boolean,
+): TweetXFields {
   const cashtags = isObject(entities) ? tags(entities.cashtags, "a cashtag") : [];
   const history = Array.isArray(object.edit_history_tweet_ids) ? object.edit_history_tweet_ids.filter(isXId) : [];
   const held = withheld(object.withheld);
@@ -77,6 +85,7 @@ export function tweetXFields(object: Json, entities: unknown, media: XMedia[] | 
     ...(cashtags.length > 0 ? { cashtags } : {}),
     ...(media === undefined ? {} : { media }),
     ...(history.length > 1 ? { edit_history_tweet_ids: history } : {}),
+    ...(fromNote ? { text_from_note_tweet: true as const } : {}),
     ...(held === undefined ? {} : { withheld: held }),
   };
 }

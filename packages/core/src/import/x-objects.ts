@@ -18,6 +18,7 @@ import { attachedMedia, modelMedia, tweetXFields, userXFields } from "./x-fields
 import {
   count,
   each,
+  isCount,
   isObject,
   isWebUrl,
   isXId,
@@ -55,9 +56,14 @@ export const USER_PARTS = [
   "description",
   "created_at",
   "verified",
+  "verified_type",
   "protected",
   "profile_image_url",
-  "public_metrics",
+  "followers_count",
+  "following_count",
+  "tweet_count",
+  "listed_count",
+  "media_count",
   "url",
   "location",
   "entities",
@@ -73,10 +79,15 @@ export const TWEET_PARTS = [
   "lang",
   "conversation_id",
   "possibly_sensitive",
-  "public_metrics",
+  "like_count",
+  "retweet_count",
+  "reply_count",
+  "quote_count",
+  "bookmark_count",
   "entities",
   "display_text_range",
   "referenced_tweets",
+  "in_reply_to_user_id",
   "attachments",
   "withheld",
 ] as const;
@@ -190,10 +201,21 @@ function references(value: unknown): ReferencedTweet[] {
   );
 }
 
-/** The parts `object` gives: a part is given when any of its fields (by default its own name) is present. */
-function givenParts<P extends string>(object: Json, parts: readonly P[], fields: Partial<Record<P, string[]>>): Set<P> {
-  return new Set(parts.filter((part) => (fields[part] ?? [part]).some((field) => field in object)));
+/**
+ * The parts `object` gives: by default a part is given when the field of its name is present; `gives`
+ * decides the parts whose field alone does not say that they hold something to keep.
+ */
+function givenParts<P extends string>(object: Json, parts: readonly P[], gives: Partial<Record<P, boolean>>): Set<P> {
+  return new Set(parts.filter((part) => gives[part] ?? part in object));
 }
+
+/** Which of `names` `metrics` (an object's public_metrics) gives a count of: each metric is a part of its own. */
+function givenMetrics<P extends string>(metrics: Json | undefined, names: readonly P[]): Partial<Record<P, boolean>> {
+  return Object.fromEntries(names.map((name) => [name, isCount(metrics?.[name])])) as Partial<Record<P, boolean>>;
+}
+
+const USER_METRICS = ["followers_count", "following_count", "tweet_count", "listed_count", "media_count"] as const;
+const TWEET_METRICS = ["like_count", "retweet_count", "reply_count", "quote_count", "bookmark_count"] as const;
 
 /** An X API v2 user object as a user of the model. */
 export function importedUser(object: unknown): ImportedUser {
@@ -224,7 +246,11 @@ export function importedUser(object: unknown): ImportedUser {
   const x = userXFields(object, what);
   return {
     user: Object.keys(x).length > 0 ? { ...made, [X_FIELDS]: x } : made,
-    given: givenParts(object, USER_PARTS, { verified: ["verified", "verified_type"] }),
+    given: givenParts(object, USER_PARTS, {
+      verified: typeof object.verified === "boolean",
+      verified_type: typeof object.verified_type === "string",
+      ...givenMetrics(metrics, USER_METRICS),
+    }),
   };
 }
 
@@ -297,14 +323,18 @@ export function importedTweet(
   const history = object.edit_history_tweet_ids;
   const versions = Array.isArray(history) ? Math.max(1, history.filter(isXId).length) : 1;
   const made = checked(TweetSchema, tweet, what);
-  const x = tweetXFields(object, source, attached);
+  const x = tweetXFields(object, source, attached, note !== undefined);
   return {
     tweet: Object.keys(x).length > 0 ? { ...made, [X_FIELDS]: x } : made,
     versions,
     given: givenParts(object, TWEET_PARTS, {
-      text: ["text", "note_tweet"],
-      entities: ["entities", "note_tweet"],
-      referenced_tweets: ["referenced_tweets", "in_reply_to_user_id"],
+      text: true,
+      entities: "entities" in object || note !== undefined,
+      referenced_tweets: Array.isArray(object.referenced_tweets),
+      in_reply_to_user_id: isXId(object.in_reply_to_user_id),
+      // Only the media the page resolved: a copy in includes.tweets often names keys the page left out.
+      attachments: attached !== undefined,
+      ...givenMetrics(metrics, TWEET_METRICS),
     }),
   };
 }
