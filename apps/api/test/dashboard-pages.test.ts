@@ -48,6 +48,20 @@ async function newKey(you: Awaited<ReturnType<typeof customer>>, name: string) {
   return { key, id: id ?? "", created };
 }
 
+/** The fields a browser sends with a key's form as the page shows it (its text fields and selection). */
+function keyFormFields(page: string): Record<string, string> {
+  const form = page.slice(page.indexOf("<h2>Change this key</h2>"));
+  const fields: Record<string, string> = {};
+  for (const [tag] of form.matchAll(/<input type="(?:text|number|date|hidden)"[^>]*>/g)) {
+    const name = / name="([^"]+)"/.exec(tag)?.[1];
+    if (name) fields[name] = / value="([^"]*)"/.exec(tag)?.[1] ?? "";
+  }
+  for (const [, name, options] of form.matchAll(/<select id="[^"]+" name="([^"]+)">(.*?)<\/select>/g)) {
+    fields[name as string] = /<option value="([^"]+)" selected>/.exec(options as string)?.[1] ?? "";
+  }
+  return fields;
+}
+
 describe("a new key", () => {
   test("is made by a 303 and shown once on the page it leads to; a reload shows it no more", async () => {
     const you = await customer();
@@ -159,17 +173,45 @@ describe("a key's page", () => {
     expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "ci", allowance: null, expiresAt: null });
   });
 
-  test("an expired key's form leaves its past day out, so the form saves as shown", async () => {
+  test("an expired key stays expired when its form is saved as shown; turning it back on is a choice", async () => {
     const you = await customer();
     const { id } = await newKey(you, "lapsed");
-    await you.dashboard.accounts.updateKey(id, { name: "lapsed", expiresAt: Date.UTC(2001, 0, 1) });
+    const lapsedAt = Date.UTC(2001, 0, 1);
+    await you.dashboard.accounts.updateKey(id, { name: "lapsed", expiresAt: lapsedAt });
     const page = (await you.page(`/dashboard/keys/${id}`)).text;
-    expect(page).toContain('<input type="date" id="key-expires" name="expires" value=""');
-    expect(page).toContain("This key expired 2001-01-01 00:00 UTC: saving with no day here turns it back on for good.");
-    // Saved as shown with a new name: no "has already passed", and the key works again.
-    const saved = await you.post(`/dashboard/keys/${id}`, { name: "back", limit: "", per: "total", expires: "" });
-    expect(saved.status).toBe(303);
-    expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "back", expiresAt: null });
+    // Renamed and limited through the form as the page shows it: the expiry stays, and so the refusal.
+    const shown = keyFormFields(page);
+    expect(shown.expires).toBe("2001-01-01");
+    const renamed = await you.post(`/dashboard/keys/${id}`, { ...shown, name: "renamed", limit: "7" });
+    expect(renamed.status).toBe(303);
+    expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "renamed", expiresAt: lapsedAt });
+    expect((await you.dashboard.accounts.key(id))?.allowance?.credits).toBe(7);
+    expect(page).toContain("This key expired 2001-01-01 00:00 UTC: saving keeps it expired");
+
+    // The field emptied alone is no choice: refused, and the key stays expired.
+    const emptied = await you.post(`/dashboard/keys/${id}`, { ...shown, expires: "" });
+    expect(emptied.status).toBe(400);
+    expect(await emptied.text()).toContain("This key has expired: to turn it back on, choose a later day or tick");
+    expect((await you.dashboard.accounts.key(id))?.expiresAt).toBe(lapsedAt);
+
+    // A later day, or the box ticked, turns it back on.
+    await you.post(`/dashboard/keys/${id}`, { ...shown, expires: "2099-01-31" });
+    expect((await you.dashboard.accounts.key(id))?.expiresAt).toBe(Date.UTC(2099, 0, 31));
+    await you.dashboard.accounts.updateKey(id, { name: "lapsed", expiresAt: lapsedAt });
+    const revived = await you.post(`/dashboard/keys/${id}`, { ...keyFormFields(page), revive: "yes" });
+    expect(revived.status).toBe(303);
+    expect((await you.dashboard.accounts.key(id))?.expiresAt).toBeNull();
+  });
+
+  test("a key's expiry is kept by a save that leaves its field as shown, to the millisecond", async () => {
+    const you = await customer();
+    const { id } = await newKey(you, "timed");
+    const at = Date.UTC(2099, 0, 31, 12, 0, 0, 500);
+    await you.dashboard.accounts.updateKey(id, { name: "timed", expiresAt: at });
+    const shown = keyFormFields((await you.page(`/dashboard/keys/${id}`)).text);
+    expect(shown.expires).toBe("2099-01-31T12:00:00Z");
+    expect((await you.post(`/dashboard/keys/${id}`, { ...shown, name: "renamed" })).status).toBe(303);
+    expect(await you.dashboard.accounts.key(id)).toMatchObject({ name: "renamed", expiresAt: at });
   });
 
   test("is the account's own: another's key is a 404, and a revoked key is shown but not changed", async () => {

@@ -237,6 +237,9 @@ describe("/docs", () => {
     ]) {
       expect(budget).toContain(text);
     }
+    // A key's limit and expiry are not fixed at its creation: the dashboard's key page changes them.
+    const keyLimits = /<h3 id="key-limits">[\s\S]*?(?=<h3 )/.exec(budget)?.[0] ?? "";
+    expect(keyLimits).toContain('changed later on the key\'s page in the <a href="/dashboard">dashboard</a>');
     for (const read of accountReads) {
       expect(budget).toContain(`<code>${read.path}</code>`);
       expect(doc.paths[read.path]?.get?.parameters?.map((p) => p.name)).toEqual(Object.keys(read.params.entries));

@@ -16,24 +16,24 @@ import { ADAPTERS, freePort, startTestServer, type TestServer, worldTemplate } f
 
 const DAY_MS = 86_400_000;
 
+/** The account's log once the batch holding `count` entries is written (a quarter of a second later). */
+async function logOf(server: TestServer, accountId: string, count: number): Promise<LoggedRequest[]> {
+  const query = { since: Date.now() - DAY_MS, status: "all" as const, limit: 100 };
+  let entries: LoggedRequest[] = [];
+  for (let waited = 0; waited < 3000; waited += 50) {
+    entries = (await server.backend.accounts.requestLog(accountId, query)).entries;
+    if (entries.length >= count) break;
+    await Bun.sleep(50);
+  }
+  return entries;
+}
+
 describe.each(ADAPTERS)("on %s", (adapter) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ adapter });
   });
   afterAll(() => server.close());
-
-  /** The account's log once the batch holding `count` entries is written (a quarter of a second later). */
-  async function logOf(accountId: string, count: number): Promise<LoggedRequest[]> {
-    const query = { since: Date.now() - DAY_MS, status: "all" as const, limit: 100 };
-    let entries: LoggedRequest[] = [];
-    for (let waited = 0; waited < 3000; waited += 50) {
-      entries = (await server.backend.accounts.requestLog(accountId, query)).entries;
-      if (entries.length >= count) break;
-      await Bun.sleep(50);
-    }
-    return entries;
-  }
 
   it("has every answer of /v1, /2, the account reads and MCP, with the status its client got", async () => {
     const { accountId, key } = await server.account(3);
@@ -72,7 +72,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       await mcp.close();
     }
 
-    const entries = await logOf(accountId, sent.length + 2);
+    const entries = await logOf(server, accountId, sent.length + 2);
     // One entry per request, no more: nine requests, nine entries, each id once.
     expect(entries).toHaveLength(sent.length + 2);
     expect(new Set(entries.map((entry) => entry.requestId)).size).toBe(entries.length);
@@ -110,6 +110,54 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     // Newest first.
     expect(entries.map((entry) => entry.createdAt)).toEqual(
       [...entries.map((entry) => entry.createdAt)].sort((a, b) => b - a),
+    );
+  });
+});
+
+describe.each(ADAPTERS)("an API key sent where none belongs, on %s", (adapter) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ adapter });
+  });
+  afterAll(() => server.close());
+
+  it("is kept by the log in no encoding: not in the call, its parameters or the refusal's message", async () => {
+    const { accountId, key } = await server.account(100);
+    const secret = key.slice("sk_live_".length);
+    const encodings = [
+      key,
+      `sk%5Flive%5F${secret}`,
+      `sk%5flive%5f${secret}`,
+      `%73%6B%5F%6C%69%76%65%5F${secret}`,
+      `sk%255Flive%255F${secret}`,
+    ];
+    const paths = encodings.flatMap((sent) => [
+      `/v1/users/by-username/${sent}`,
+      `/v1/users/by-username/ada?${sent}=1`,
+      `/v1/search/recent?query=${sent}&max_credits=0`,
+      `/2/tweets/search/recent?query=from%3A${sent}`,
+    ]);
+    const ids: string[] = [];
+    for (const path of paths) {
+      const response = await server.get(path, key);
+      ids.push(response.headers.get("x-request-id") ?? "");
+      await response.arrayBuffer();
+    }
+    const entries = (await logOf(server, accountId, paths.length)).filter((entry) => ids.includes(entry.requestId));
+    expect(entries).toHaveLength(paths.length);
+    for (const entry of entries) {
+      // However many times the stored text is decoded, the key's secret part is not in it.
+      for (const text of [entry.call ?? "", entry.message ?? ""]) {
+        let decoded = text;
+        for (let round = 0; round < 4; round++) decoded = decodeURIComponent(decoded.replaceAll("+", " "));
+        expect(decoded).not.toContain(secret);
+      }
+    }
+    // What is left is still there to read: the path called, the parameters' names, the refusal's reason.
+    expect(entries.map((entry) => entry.call)).toContainEqual("/v1/users/by-username/[removed]");
+    expect(entries.map((entry) => entry.call)).toContainEqual("/v1/search/recent?query=%5Bremoved%5D&max_credits=0");
+    expect(entries.map((entry) => entry.message)).toContainEqual(
+      "Invalid request: [removed] is not a parameter of this endpoint",
     );
   });
 });

@@ -30,17 +30,59 @@ export function loggedErrorCode(error: ApiError): string {
 /** The most of a call the log keeps: a path and its parameters, never a page of them. */
 export const CALL_MAX_LENGTH = 2000;
 
-/** A parameter value shaped like an API key, sent where no key belongs, is not kept. */
+/** Text shaped like an API key, sent where no key belongs, is not kept. */
 const SECRET_VALUE = /sk_(live|test)_[0-9A-Za-z]+/g;
+const SECRET_SHAPE = /sk_(live|test)_[0-9A-Za-z]/;
+const REMOVED = "[removed]";
+/** How many times over a text is decoded in search of a key: deeper than a client's own quoting. */
+const DECODINGS_TRIED = 8;
+
+/** One round of percent-decoding; a run that is no valid UTF-8 has its ASCII bytes decoded alone. */
+function decodedOnce(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    }
+  });
+}
+
+/**
+ * `text` with every API key in it removed, whether sent as it is or percent-encoded (any number of times
+ * over): then as decoded, so that no encoding of the key is left. Text holding none is kept as it is;
+ * text still encoding something after DECODINGS_TRIED rounds is removed whole.
+ */
+export function withoutSecrets(text: string): string {
+  let decoded = text;
+  for (let round = 0; round <= DECODINGS_TRIED; round++) {
+    if (SECRET_SHAPE.test(decoded)) return decoded.replace(SECRET_VALUE, REMOVED);
+    const next = decodedOnce(decoded);
+    if (next === decoded) return text;
+    decoded = next;
+  }
+  return REMOVED;
+}
+
+/** A query without keys: as sent when it holds none, else its parameters each scrubbed, re-encoded. */
+function queryWithoutSecrets(query: string): string {
+  const pairs = [...new URLSearchParams(query)];
+  const kept = pairs.map(([name, value]) => [withoutSecrets(name), withoutSecrets(value)]);
+  const changed = kept.some(([name, value], i) => name !== pairs[i]?.[0] || value !== pairs[i]?.[1]);
+  return changed ? new URLSearchParams(kept).toString() : query;
+}
 
 /**
  * What the client called as the request log keeps it: the path and its query as sent (so a /2 call
- * shows as /2), without anything shaped like an API key, cut at CALL_MAX_LENGTH.
+ * shows as /2), without anything shaped like an API key in any encoding (each path segment and each
+ * parameter's name and value decoded), cut at CALL_MAX_LENGTH.
  */
 export function calledAs(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const target = start < 0 ? "/" : (url.slice(start).split("#")[0] ?? "/");
-  const kept = target.replace(SECRET_VALUE, "[removed]");
+  const mark = target.indexOf("?");
+  const path = (mark < 0 ? target : target.slice(0, mark)).split("/").map(withoutSecrets).join("/");
+  const kept = mark < 0 ? path : `${path}?${queryWithoutSecrets(target.slice(mark + 1))}`;
   return kept.length > CALL_MAX_LENGTH ? `${kept.slice(0, CALL_MAX_LENGTH - 1)}…` : kept;
 }
 

@@ -4,10 +4,11 @@
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { type AccountsFixture, accountsConformance } from "@social/conformance";
-import { type Accounts, ApiError, answeringOutages, BALANCE_REFUSAL } from "@social/core";
+import { type Accounts, ApiError, answeringOutages, BALANCE_REFUSAL, KEY_LIMIT_REFUSAL } from "@social/core";
 import { hashApiKeySync } from "@social/store-common";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
+import { COUNT_REFUSED } from "../src/accounts/request-history.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { PostgresRequestLog } from "../src/ledger/request-log.ts";
 import { isDatabaseOutage } from "../src/outage.ts";
@@ -86,5 +87,25 @@ test("PostgreSQL: every Accounts method on a pool that cannot reach the server i
     }
   } finally {
     logged.mockRestore();
+  }
+});
+
+test("PostgreSQL: the banner's count of one kind of 402 is read along an index that holds its error code", async () => {
+  // An account flooded with key-limit 402s: filtered on error_code after the index, the count of the
+  // balance's would read every one of them on every page view.
+  const { sql, close } = await twoPostgresPools(server, "refusal_plan");
+  try {
+    await sql`INSERT INTO request_log (request_id, account_id, key_id, endpoint, status, error_code, duration_ms, created_at)
+      SELECT 'req_' || n, 'acct_flooded', 'key_a', 'tweet', ${KEY_LIMIT_REFUSAL.status}, ${KEY_LIMIT_REFUSAL.errorCode}, 1, n
+      FROM generate_series(1, 20000) n`;
+    await sql`ANALYZE request_log`;
+    const bindings = ["acct_flooded", BALANCE_REFUSAL.status, BALANCE_REFUSAL.errorCode, 0, 1000];
+    const plan = (await sql.unsafe<{ "QUERY PLAN": string }[]>(`EXPLAIN ${COUNT_REFUSED}`, bindings))
+      .map((line) => line["QUERY PLAN"])
+      .join("\n");
+    expect(plan).toContain("Index Only Scan using request_log_account_refusal on request_log");
+    expect(plan).toMatch(/Index Cond: \(.*error_code = /);
+  } finally {
+    await close();
   }
 });

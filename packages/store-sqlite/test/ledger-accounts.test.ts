@@ -3,8 +3,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashApiKey, LedgerError } from "@social/core";
+import { BALANCE_REFUSAL, hashApiKey, LedgerError } from "@social/core";
 import { createAccount, createKey, getAccount, hashApiKeySync, openDatabase, SqliteLedger } from "../src/index.ts";
+import { COUNT_REFUSED } from "../src/ledger/request-history.ts";
 
 let dir: string;
 let file: string;
@@ -82,5 +83,18 @@ describe("SQLite's file and schema", () => {
   test("the stored digest is the one the request path computes", async () => {
     const { key } = createKey(db, createAccount(db, "Ada").id, "a");
     expect(hashApiKeySync(key)).toBe(await hashApiKey(key));
+  });
+
+  test("the banner's count of one kind of 402 is read along an index that holds its error code", () => {
+    // Filtered on error_code after the index, it would read every 402 of the other kind (a flood of
+    // key-limit refusals) on every page view to count the balance's.
+    const plan = db
+      .query<{ detail: string }, [string, number, string, number, number]>(`EXPLAIN QUERY PLAN ${COUNT_REFUSED}`)
+      .all("acct_any", BALANCE_REFUSAL.status, BALANCE_REFUSAL.errorCode, 0, 1000)
+      .map((step) => step.detail)
+      .join("\n");
+    expect(plan).toContain(
+      "COVERING INDEX request_log_account_refusal (account_id=? AND status=? AND error_code=? AND created_at>?)",
+    );
   });
 });

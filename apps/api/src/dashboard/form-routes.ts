@@ -6,7 +6,7 @@ import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
 import { toMinute } from "./format.ts";
 import { htmlResponse } from "./html.ts";
-import { type KeyForm, keyPage } from "./key-page.ts";
+import { chosenExpiry, type KeyForm, keyPage } from "./key-page.ts";
 import { checkKeyName, errorPage, revokePage } from "./pages.ts";
 import { type DashboardSite, field, type SignedIn, textField } from "./site.ts";
 
@@ -76,14 +76,21 @@ export function formRoutes(context: HttpContext, site: DashboardSite) {
         limit: textField(body, "limit"),
         per: textField(body, "per"),
         expires: textField(body, "expires"),
+        expiresWas: typeof field(body, "expires_was") === "string" ? textField(body, "expires_was") : null,
+        revive: textField(body, "revive") !== "",
       };
       const refused = (message: string) =>
         htmlResponse(keyPage({ viewer: who.viewer, key, refused: { message, form } }), 400);
       const checked = checkKeyName(form.name);
       if ("error" in checked) return refused(checked.error);
-      const limits = parseKeyOptions(form, Date.now());
+      const now = Date.now();
+      const expiry = chosenExpiry(form, key, now);
+      if ("error" in expiry) return refused(expiry.error);
+      const limits = parseKeyOptions({ ...form, expires: "kept" in expiry ? "" : expiry.typed }, now);
       if ("error" in limits) return refused(limits.error);
-      const changed = await accounts.updateKey(key.id, { name: checked.name, ...limits.options }).catch((error) => {
+      const expiresAt = "kept" in expiry ? (expiry.kept ?? undefined) : limits.options.expiresAt;
+      const changes = { name: checked.name, limit: limits.options.limit, expiresAt };
+      const changed = await accounts.updateKey(key.id, changes).catch((error) => {
         // Revoked since the check above: nothing was changed.
         if (error instanceof LedgerError && error.code === "revoked_key") return undefined;
         throw error;

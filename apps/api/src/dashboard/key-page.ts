@@ -11,6 +11,10 @@ export interface KeyForm {
   limit: string;
   per: string;
   expires: string;
+  /** The expiry the form was shown with (a hidden field): the field unchanged keeps the stored expiry. */
+  expiresWas: string | null;
+  /** An expired key's box that turns it back on with no expiry. */
+  revive: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -22,17 +26,42 @@ function expired(key: KeyInfo, now: number): boolean {
 
 /**
  * The form's values for a key as stored: an expiry at a day's start as that day, any other as its
- * instant. A passed expiry is left out: a past day is refused on saving, so the form could not be saved
- * until it was changed; the page says what saving without one does.
+ * instant, a passed one included, so that saving a rename keeps it.
  */
-function keyFormOf(key: KeyInfo, now: number): KeyForm {
+function keyFormOf(key: KeyInfo): KeyForm {
+  const expires = key.expiresAt === null ? "" : expiryText(key.expiresAt);
   return {
     name: key.name,
     limit: key.allowance ? String(key.allowance.credits) : "",
     per: key.allowance?.per ?? "total",
-    expires: key.expiresAt === null || expired(key, now) ? "" : expiryText(key.expiresAt),
+    expires,
+    expiresWas: expires,
+    revive: false,
   };
 }
+
+/**
+ * What a saved form does with the key's expiry: keep the stored one while the field is as it was shown
+ * (a past day too), else take what was typed to the key rules. An expired key comes back on only by
+ * choice: a later day, or its box ticked for no expiry; its field emptied alone is refused.
+ */
+export function chosenExpiry(
+  form: KeyForm,
+  key: KeyInfo,
+  now: number,
+): { kept: number | null } | { typed: string } | { error: string } {
+  const unchanged = form.expiresWas !== null && form.expires.trim() === form.expiresWas.trim();
+  if (expired(key, now)) {
+    if (form.revive) return { typed: unchanged ? "" : form.expires };
+    if (unchanged) return { kept: key.expiresAt };
+    if (form.expires.trim() === "") return { error: REVIVE_BY_CHOICE };
+    return { typed: form.expires };
+  }
+  return unchanged ? { kept: key.expiresAt } : { typed: form.expires };
+}
+
+const REVIVE_LABEL = "Turn this key back on, with no expiry";
+const REVIVE_BY_CHOICE = `This key has expired: to turn it back on, choose a later day or tick “${REVIVE_LABEL}”.`;
 
 /** "2027-01-31" for the start of a UTC day, "2027-01-31T12:00:00Z" for any other instant. */
 function expiryText(at: number): string {
@@ -63,11 +92,17 @@ function editForm(viewer: Viewer, key: KeyInfo, form: KeyForm, refusal: string |
 <p class="muted" id="key-limit-hint">What the key has spent so far still counts: a limit below it refuses the key's next request. Empty: the balance is the only limit.</p></div>
 <div class="field"><label for="key-expires">Expires on</label>
 <input type="${expiresType}" id="key-expires" name="expires" value="${form.expires}" aria-describedby="${describedBy("key-expires-hint")}"${invalid}>
+<input type="hidden" name="expires_was" value="${form.expiresWas ?? ""}">
 <p class="muted" id="key-expires-hint">From the start of this day (UTC) the key is refused. Empty: it never expires.${
     expired(key, now)
-      ? html` This key expired ${toMinute(key.expiresAt)}: saving with no day here turns it back on for good.`
+      ? html` This key expired ${toMinute(key.expiresAt)}: saving keeps it expired unless you choose a later day or tick the box below.`
       : ""
-  }</p></div>
+  }</p>${
+    expired(key, now)
+      ? html`
+<label><input type="checkbox" name="revive" value="yes"${form.revive ? html` checked` : ""}> ${REVIVE_LABEL}</label>`
+      : ""
+  }</div>
 <button type="submit">Save the key</button></form>`;
 }
 
@@ -82,7 +117,7 @@ export function keyPage(view: KeyView): Html {
   const { key, viewer } = view;
   const active = key.revokedAt === null;
   const now = Date.now();
-  const form = view.refused?.form ?? keyFormOf(key, now);
+  const form = view.refused?.form ?? keyFormOf(key);
   return layout(
     { title: `Key ${key.name}`, section: "dashboard", viewer },
     html`<dl class="detail" id="key-facts">

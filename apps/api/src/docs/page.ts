@@ -125,7 +125,7 @@ ${curl({
 ${curl({ path: profile, query: [["dry_run", "true"]] })}
 <p>A dry run answers <code>data: null</code> and <code>meta.dry_run: true</code> with the quote in <code>meta.credits</code> (<code>max</code>, the most the request can cost, and the <code>rule</code>); in <a href="/openapi.json">/openapi.json</a> it is the response <code>DryRunQuote</code>.</p>
 <h3 id="key-limits">A key's own limit and expiry</h3>
-<p>A key may carry its own limit, in total or per UTC day, and an expiry (set when the key is created). A request past the limit is 402 with <code>details.reason: "key_limit"</code>, uncharged; an expired key is 401 with a message that says when it expired.</p>
+<p>A key may carry its own limit, in total or per UTC day, and an expiry, set when the key is created and changed later on the key's page in the <a href="/dashboard">dashboard</a> (its name, limit and expiry). A request past the limit is 402 with <code>details.reason: "key_limit"</code>, uncharged; an expired key is 401 with a message that says when it expired.</p>
 <h3 id="insufficient-credits">A 402 a program can act on</h3>
 <p>Every 402 carries <code>details</code>: <code>reason</code> (<code>balance</code> or <code>key_limit</code>), <code>required</code>, <code>remaining</code>, the key's <code>limit</code> for <code>key_limit</code>, and <code>fits</code>, the largest request like it that is covered now, in the caller's own parameters:</p>
 <pre><code>{"error": {"code": "insufficient_credits", "details": {"reason": "balance", "required": 21, "remaining": 5, "fits": {"limit": 4}}, …}}</code></pre>

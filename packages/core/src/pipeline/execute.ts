@@ -15,7 +15,7 @@ import { CLIENT_CLOSED_STATUS } from "../ports/request-log.ts";
 import type { Cursor, PageRequest, Store } from "../ports/store.ts";
 import { rateLimitError } from "../ratelimit.ts";
 import type { RequestControls } from "../request-controls.ts";
-import { loggedErrorCode } from "../request-log.ts";
+import { loggedErrorCode, withoutSecrets } from "../request-log.ts";
 import { authenticate, expiredKey, revokedKey } from "./authenticate.ts";
 import { countedItems, withinOutputLimit } from "./output-limit.ts";
 import type {
@@ -95,7 +95,7 @@ export async function admitted<T>(
       call: logged.call ?? null,
       status: gone ? CLIENT_CLOSED_STATUS : status,
       errorCode: gone ? null : errorCode,
-      message: gone ? null : message,
+      message: gone || message === null ? null : withoutSecrets(message),
       durationMs: Math.round(performance.now() - logged.receivedAt),
       createdAt: Date.now(),
     });

@@ -43,7 +43,7 @@ import {
 } from "@social/store-common";
 import type { SQL, TransactionSQL } from "bun";
 import { persistentSecret } from "../settings.ts";
-import { requestLogPage } from "./request-history.ts";
+import { countRefused, requestLogPage } from "./request-history.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -293,11 +293,7 @@ export class PostgresAccounts implements Accounts {
   }
 
   async countRefused(accountId: string, refusal: LoggedRefusal, since: number, atMost: number): Promise<number> {
-    const [row] = await this.#sql<{ n: string }[]>`
-      SELECT count(*) AS n FROM (SELECT 1 FROM request_log
-        WHERE account_id = ${accountId} AND status = ${refusal.status} AND error_code = ${refusal.errorCode}
-          AND created_at >= ${since} LIMIT ${atMost}) r`;
-    return Number(row?.n ?? 0);
+    return countRefused(this.#sql, accountId, refusal, since, atMost);
   }
 
   async grants(accountId: string, limit: number): Promise<Grant[]> {

@@ -4,7 +4,13 @@
 // oldest first) along its (account_id, created_at) index, or by
 // its request-id index when one request is asked for, cut to the page before they are merged; a side
 // the status filter cannot keep is not read at all.
-import { CLIENT_CLOSED_STATUS, logPage, type RequestLogPage, type RequestLogQuery } from "@social/core";
+import {
+  CLIENT_CLOSED_STATUS,
+  type LoggedRefusal,
+  logPage,
+  type RequestLogPage,
+  type RequestLogQuery,
+} from "@social/core";
 import { type ChargesKept, chargesKept, logDirection, requestLogBindings } from "@social/store-common";
 import type { SQL } from "bun";
 
@@ -77,4 +83,28 @@ export async function requestLogPage(sql: SQL, accountId: string, query: Request
     createdAt: Number(row.created_at),
   }));
   return logPage(entries, query);
+}
+
+/**
+ * How many of the account's refusals of one kind since `since`, up to `atMost`: all are in the log.
+ * Read along request_log_account_refusal, so only the rows counted are read.
+ */
+export const COUNT_REFUSED = `SELECT count(*) AS n FROM (SELECT 1 FROM request_log
+  WHERE account_id = $1 AND status = $2 AND error_code = $3 AND created_at >= $4::bigint LIMIT $5) r`;
+
+export async function countRefused(
+  sql: SQL,
+  accountId: string,
+  refusal: LoggedRefusal,
+  since: number,
+  atMost: number,
+): Promise<number> {
+  const [row] = await sql.unsafe<{ n: string }[]>(COUNT_REFUSED, [
+    accountId,
+    refusal.status,
+    refusal.errorCode,
+    since,
+    atMost,
+  ]);
+  return Number(row?.n ?? 0);
 }

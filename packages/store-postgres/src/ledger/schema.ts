@@ -136,6 +136,10 @@ export const ledgerMigrations: readonly Migration[] = [
     await tx`ALTER TABLE usage ADD COLUMN call TEXT`;
     await tx`ALTER TABLE request_log ADD COLUMN call TEXT, ADD COLUMN message TEXT`;
   },
+  // The dashboard's banner counts one kind of 402 (the balance's, not a key's limit) on every page: read
+  // along (account_id, status, error_code, created_at), it reads only the rows it counts, however many
+  // refusals of the other kind the account has.
+  (tx) => tx`CREATE INDEX request_log_account_refusal ON request_log (account_id, status, error_code, created_at)`,
 ];
 
 export const settingsMigrations: readonly Migration[] = [

@@ -70,7 +70,13 @@ export function requestLogPage(db: Database, accountId: string, query: RequestLo
   return logPage(rows, query);
 }
 
-/** How many of the account's refusals of one kind since `since`, up to `atMost`: all are in the log. */
+/**
+ * How many of the account's refusals of one kind since `since`, up to `atMost`: all are in the log.
+ * Read along request_log_account_refusal, so only the rows counted are read.
+ */
+export const COUNT_REFUSED = `SELECT count(*) AS n FROM (SELECT 1 FROM request_log
+  WHERE account_id = ? AND status = ? AND error_code = ? AND created_at >= ? LIMIT ?)`;
+
 export function countRefused(
   db: Database,
   accountId: string,
@@ -79,10 +85,7 @@ export function countRefused(
   atMost: number,
 ): number {
   const row = db
-    .query<{ n: number }, [string, number, string, number, number]>(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM request_log
-       WHERE account_id = ? AND status = ? AND error_code = ? AND created_at >= ? LIMIT ?)`,
-    )
+    .query<{ n: number }, [string, number, string, number, number]>(COUNT_REFUSED)
     .get(accountId, refusal.status, refusal.errorCode, since, atMost);
   return row?.n ?? 0;
 }

@@ -116,4 +116,10 @@ export const ledgerMigrations: readonly Migration[] = [
     db.run("ALTER TABLE request_log ADD COLUMN call TEXT");
     db.run("ALTER TABLE request_log ADD COLUMN message TEXT");
   },
+  (db) => {
+    // The dashboard's banner counts one kind of 402 (the balance's, not a key's limit) on every page:
+    // read along (account_id, status, error_code, created_at), it reads only the rows it counts,
+    // however many refusals of the other kind the account has.
+    db.run("CREATE INDEX request_log_account_refusal ON request_log (account_id, status, error_code, created_at)");
+  },
 ];
