@@ -91,3 +91,29 @@ export function form(fields: Record<string, string>): RequestInit {
     body: new URLSearchParams(fields).toString(),
   };
 }
+
+/** A signed-in customer of a fresh dashboard, and the CSRF token of their forms. */
+export async function signedInCustomer(provider: TestProvider, options: Partial<DashboardOptions> = {}) {
+  const dashboard = await dashboardApp(provider, options);
+  const { cookie } = await signIn(dashboard);
+  const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());
+  const accountId = dashboard.db.query<{ id: string }, []>("SELECT id FROM accounts").get()?.id ?? "";
+  const post = (path: string, fields: Record<string, string>) =>
+    dashboard.request(path, { cookie, ...form({ ...fields, csrf_token: token }) });
+  const page = async (path: string) => {
+    const response = await dashboard.request(path, { cookie });
+    return { status: response.status, text: await response.text() };
+  };
+  return { dashboard, cookie, accountId, post, page };
+}
+
+export type Customer = Awaited<ReturnType<typeof signedInCustomer>>;
+
+/** A key `you` made on the dashboard: the secret shown once, its id, and the answer that made it. */
+export async function newKey(you: Customer, name: string) {
+  const created = await you.post("/dashboard/keys", { name });
+  const shown = await shownAfter(you.dashboard, created, you.cookie);
+  const key = /sk_live_[0-9A-Za-z]{32}/.exec(shown)?.[0] ?? "";
+  const id = you.dashboard.db.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE name = ?").get(name)?.id;
+  return { key, id: id ?? "", created };
+}
