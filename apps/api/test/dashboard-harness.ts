@@ -1,12 +1,12 @@
 // The dashboard in-process (app.handle), with a real OpenID Provider on loopback answered with fetch:
 // what the dashboard tests share to sign in, post forms and follow their redirects.
 import type { Database } from "bun:sqlite";
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { helpLinksOf } from "@social/core";
 import { openDatabase, SqliteAccounts, SqliteRequestLog, SqliteSessions, sqliteServices } from "@social/store-sqlite";
 import { type DashboardOptions, dashboardRoutes } from "../src/dashboard/routes.ts";
 import { httpContext } from "../src/http/context.ts";
-import { answerAtProvider, type TestProvider } from "./oidc-provider.ts";
+import { answerAtProvider, startTestProvider, type TestProvider } from "./oidc-provider.ts";
 
 // Nothing listens here: the provider only compares the redirect URI, and the tests call the app directly.
 export const PUBLIC_URL = "http://127.0.0.1:9";
@@ -92,8 +92,28 @@ export function form(fields: Record<string, string>): RequestInit {
   };
 }
 
+/**
+ * A provider for the test file's dashboards, started before its tests and stopped after them: fresh
+ * dashboards on it, and signed-in customers of them.
+ */
+export function testDashboards() {
+  let provider: TestProvider | undefined;
+  beforeAll(async () => {
+    provider = await startTestProvider(`${PUBLIC_URL}/dashboard/callback`);
+  });
+  afterAll(() => provider?.close());
+  const started = () => {
+    if (provider === undefined) throw new Error("the provider starts before the file's tests");
+    return provider;
+  };
+  return {
+    app: (options: Partial<DashboardOptions> = {}) => dashboardApp(started(), options),
+    customer: (options: Partial<DashboardOptions> = {}) => signedInCustomer(started(), options),
+  };
+}
+
 /** A signed-in customer of a fresh dashboard, and the CSRF token of their forms. */
-export async function signedInCustomer(provider: TestProvider, options: Partial<DashboardOptions> = {}) {
+async function signedInCustomer(provider: TestProvider, options: Partial<DashboardOptions> = {}) {
   const dashboard = await dashboardApp(provider, options);
   const { cookie } = await signIn(dashboard);
   const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());

@@ -1,31 +1,11 @@
 // The dashboard's key pages and forms in-process against a real OpenID Provider: a new key shown once
 // across a redirect, revocation behind a confirmation, and a key's own page changing its name, limit and
 // expiry through the key rules.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  csrfTokenIn,
-  dashboardApp,
-  form,
-  newKey,
-  PUBLIC_URL,
-  setCookie,
-  shownAfter,
-  signedInCustomer,
-  signIn,
-} from "./dashboard-harness.ts";
-import { startTestProvider, type TestProvider } from "./oidc-provider.ts";
+import { describe, expect, test } from "bun:test";
+import { csrfTokenIn, form, newKey, setCookie, shownAfter, signIn, testDashboards } from "./dashboard-harness.ts";
 
-let provider: TestProvider;
-
-beforeAll(async () => {
-  provider = await startTestProvider(`${PUBLIC_URL}/dashboard/callback`);
-});
-afterAll(() => provider.close());
-
-/** A signed-in customer of a fresh dashboard, and the CSRF token of their forms. */
-function customer(options: Parameters<typeof dashboardApp>[1] = {}) {
-  return signedInCustomer(provider, options);
-}
+const dashboards = testDashboards();
+const customer = dashboards.customer;
 
 /** The fields a browser sends with a key's form as the page shows it (its text fields and selection). */
 function keyFormFields(page: string): Record<string, string> {
@@ -57,7 +37,7 @@ describe("a new key", () => {
   });
 
   test("is shown to the session that made it only: not after sign-out, not to the next person", async () => {
-    const dashboard = await dashboardApp(provider);
+    const dashboard = await dashboards.app();
     const ada = await signIn(dashboard, "ada");
     const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie: ada.cookie })).text());
     const created = await dashboard.request("/dashboard/keys", {

@@ -1,32 +1,14 @@
 // The dashboard's pages and forms in-process against a real OpenID Provider: the low-balance warning,
 // the request log's filters and pages, billing as the operator configures it, sign-in coming back where
 // it started, and unknown dashboard paths as pages. Keys' pages and forms: dashboard-keys.test.ts.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readServerConfig } from "@social/composition";
 import { BALANCE_REFUSAL, KEY_LIMIT_REFUSAL, purchaseReason } from "@social/core";
 import { returnPath } from "../src/dashboard/return-path.ts";
-import {
-  type Dashboard,
-  dashboardApp,
-  newKey,
-  PUBLIC_URL,
-  shownAfter,
-  signedInCustomer,
-  signIn,
-} from "./dashboard-harness.ts";
-import { startTestProvider, type TestProvider } from "./oidc-provider.ts";
+import { type Dashboard, newKey, shownAfter, signIn, testDashboards } from "./dashboard-harness.ts";
 
-let provider: TestProvider;
-
-beforeAll(async () => {
-  provider = await startTestProvider(`${PUBLIC_URL}/dashboard/callback`);
-});
-afterAll(() => provider.close());
-
-/** A signed-in customer of a fresh dashboard, and the CSRF token of their forms. */
-function customer(options: Parameters<typeof dashboardApp>[1] = {}) {
-  return signedInCustomer(provider, options);
-}
+const dashboards = testDashboards();
+const customer = dashboards.customer;
 
 describe("the low-balance warning", () => {
   test("defaults to a tenth of the last credits added; set, it shows on every page below it", async () => {
@@ -274,7 +256,7 @@ describe("billing", () => {
 
 describe("sign-in", () => {
   test("comes back to the page it started from, and only to a page of this site", async () => {
-    const dashboard: Dashboard = await dashboardApp(provider);
+    const dashboard: Dashboard = await dashboards.app();
     const back = await signIn(dashboard, "ada", "/dashboard/sign-in?return=%2Fdashboard%2Frequests%3Fstatus%3D402");
     expect(back.response.headers.get("location")).toBe("/dashboard/requests?status=402");
     for (const elsewhere of ["//evil.example/x", "https://evil.example", "/\\evil.example", "javascript:x", ""]) {

@@ -14,7 +14,6 @@ import {
   type LogPosition,
   type RequestLogPage,
   type RequestLogQuery,
-  type StatusFilter,
 } from "@social/core";
 import { endpointPath, scrollable, toSecond } from "./format.ts";
 import { type Html, html, layout, type Viewer } from "./html.ts";
@@ -52,18 +51,8 @@ const ENDPOINTS: readonly [string, string][] = [
   ...accountReads.map((read): [string, string] => [read.id, read.path]),
 ];
 
-export interface LogFilters {
-  keyId?: string;
-  endpoint?: string;
-  status: StatusFilter;
-  /** One kind of 402 (REFUSAL_CHOICES), with `status` 402. */
-  errorCode?: string;
-  requestId?: string;
-  /** The page below this entry (older)… */
-  before?: LogPosition;
-  /** …or the page above it (newer). */
-  after?: LogPosition;
-}
+/** What a page of the log asks for: the store's query but for the retention's start and the page size. */
+export type LogFilters = Omit<RequestLogQuery, "since" | "limit">;
 
 const REQUEST_ID = /^req_[0-9a-f]{1,64}$/;
 const POSITION = /^(\d{1,16})-(req_[0-9a-f]{1,64})$/;
