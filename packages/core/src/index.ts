@@ -16,6 +16,8 @@ export * from "./key-options.ts";
 export * from "./ledger-errors.ts";
 export * from "./lookup-list.ts";
 export * from "./model.ts";
+export * from "./monitors/charge.ts";
+export * from "./monitors/model.ts";
 export * from "./outage.ts";
 export * from "./params.ts";
 export * from "./pipeline/index.ts";

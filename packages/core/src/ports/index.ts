@@ -3,6 +3,7 @@
 export * from "./accounts.ts";
 export * from "./idempotency.ts";
 export * from "./ledger.ts";
+export * from "./monitors.ts";
 export * from "./rate-limiter.ts";
 export * from "./request-log.ts";
 export * from "./sessions.ts";

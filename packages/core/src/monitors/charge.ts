@@ -1,0 +1,140 @@
+// Paying for a monitor's deliveries, whichever way they go out (webhook, stream, poll, MCP): how many new
+// posts a delivery may carry, and the charge itself, made once per match through the Ledger with an
+// intent on the monitor written first (see MonitorCharge in ../ports/monitors.ts).
+import { utcDayOf } from "../billing/key-spend.ts";
+import { LedgerError } from "../ledger-errors.ts";
+import type { Ledger } from "../ports/ledger.ts";
+import type { Monitors } from "../ports/monitors.ts";
+import { CREDITS_PER_DELIVERED_POST, type Monitor, type MonitorNotice } from "./model.ts";
+
+/** An intent older than this was left by a process that stopped: no charge takes that long. */
+export const STALE_CHARGE_MS = 60_000;
+
+export interface MonitorBilling {
+  ledger: Ledger;
+  monitors: Monitors;
+}
+
+export interface DeliveryCharge {
+  /** The newest match the delivery carries. */
+  throughSeq: number;
+  /** Posts it carries above the monitor's chargedSeq (matched posts removed since are not sent). */
+  posts: number;
+  /** The usage row's endpoint and call (what the request log shows). */
+  endpoint: string;
+  call: string;
+}
+
+export type ChargeResult =
+  | { ok: true; credits: number; remaining: number }
+  /** Not charged: the hold now set on the monitor says why. */
+  | { ok: false; hold: MonitorNotice }
+  /** Not charged: another delivery of the same matches is being charged; try again later. */
+  | { ok: false; busy: true };
+
+/** Credits the monitor may still spend today under its daily cap; Infinity without one. */
+export function capLeft(monitor: Monitor, now: number): number {
+  if (monitor.dailyCreditCap === undefined) return Number.POSITIVE_INFINITY;
+  const spent = monitor.spentDay === utcDayOf(now) ? monitor.spentOnDay : 0;
+  return Math.max(0, monitor.dailyCreditCap - spent);
+}
+
+/**
+ * How many posts above chargedSeq the next delivery may carry: what the daily cap and the balance allow;
+ * 0 with the hold that says why. A stale intent is settled first, so chargedSeq is current.
+ */
+export async function deliverablePosts(
+  billing: MonitorBilling,
+  monitor: Monitor,
+  now: number,
+): Promise<{ posts: number; hold?: MonitorNotice }> {
+  const left = capLeft(monitor, now);
+  if (left < CREDITS_PER_DELIVERED_POST) {
+    return {
+      posts: 0,
+      hold: notice("daily_cap", "The monitor's daily credit cap is reached; deliveries resume at 00:00 UTC.", now),
+    };
+  }
+  const balance = await billing.ledger.balance(monitor.accountId);
+  const posts = Math.floor(Math.min(left, balance) / CREDITS_PER_DELIVERED_POST);
+  if (posts === 0) return { posts, hold: insufficientCredits(now) };
+  return { posts };
+}
+
+/** Settles what a stopped process left, so that the monitor's chargedSeq is the ledger's. */
+export function settleStaleCharge(billing: MonitorBilling, monitor: Monitor, now: number): Promise<void> {
+  return billing.monitors.resolveStaleCharge(monitor.id, now - STALE_CHARGE_MS);
+}
+
+/**
+ * Charges `delivery.posts` credits for the monitor's matches up to `delivery.throughSeq` and moves its
+ * chargedSeq there, or sets the hold that says why not. A failure of ours (the database) rejects and
+ * leaves the intent, which settleStaleCharge resolves later.
+ */
+export async function chargeDelivery(
+  billing: MonitorBilling,
+  monitor: Monitor,
+  delivery: DeliveryCharge,
+  now: number,
+): Promise<ChargeResult> {
+  const credits = delivery.posts * CREDITS_PER_DELIVERED_POST;
+  const requestId = `${monitor.id}_${monitor.chargedSeq + 1}_${delivery.throughSeq}`;
+  const charge = {
+    requestId,
+    afterSeq: monitor.chargedSeq,
+    throughSeq: delivery.throughSeq,
+    credits,
+    day: utcDayOf(now),
+    at: now,
+  };
+  if (!(await billing.monitors.beginCharge(monitor.id, charge))) return { ok: false, busy: true };
+  let result: Awaited<ReturnType<Ledger["debit"]>>;
+  try {
+    result = await billing.ledger.debit(monitor.accountId, {
+      requestId,
+      keyId: monitor.keyId,
+      endpoint: delivery.endpoint,
+      credits,
+      call: delivery.call,
+    });
+  } catch (error) {
+    if (!(error instanceof LedgerError)) throw error;
+    const charged = error.code === "duplicate_request";
+    await billing.monitors.settleCharge(monitor.id, requestId, charged);
+    if (charged) return { ok: true, credits, remaining: await billing.ledger.balance(monitor.accountId) };
+    const hold = notice(
+      "key_unusable",
+      `The key that created the monitor cannot pay (${error.code}); create the monitor again with a working key.`,
+      now,
+    );
+    await billing.monitors.setHold(monitor.id, hold);
+    return { ok: false, hold };
+  }
+  await billing.monitors.settleCharge(monitor.id, requestId, result.ok);
+  if (result.ok) {
+    if (monitor.hold) await billing.monitors.setHold(monitor.id, undefined);
+    return { ok: true, credits, remaining: result.remaining };
+  }
+  const hold =
+    result.reason === "key_limit"
+      ? notice(
+          "insufficient_credits",
+          "The key that created the monitor has reached its credit limit; raise it on the key's page.",
+          now,
+        )
+      : insufficientCredits(now);
+  await billing.monitors.setHold(monitor.id, hold);
+  return { ok: false, hold };
+}
+
+function insufficientCredits(now: number): MonitorNotice {
+  return notice(
+    "insufficient_credits",
+    "The account's balance cannot pay for a delivered post; deliveries resume when credits arrive.",
+    now,
+  );
+}
+
+function notice(reason: MonitorNotice["reason"], message: string, since: number): MonitorNotice {
+  return { reason, message, since };
+}
