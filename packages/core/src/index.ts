@@ -16,6 +16,7 @@ export * from "./key-options.ts";
 export * from "./ledger-errors.ts";
 export * from "./lookup-list.ts";
 export * from "./model.ts";
+export * from "./monitors/index.ts";
 export * from "./outage.ts";
 export * from "./params.ts";
 export * from "./pipeline/index.ts";

@@ -1,0 +1,2 @@
+export { type MonitorQuery, Percolator } from "./percolator.ts";
+export { parseMonitorQuery } from "./query.ts";
