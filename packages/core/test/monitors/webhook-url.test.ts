@@ -1,0 +1,48 @@
+// Where a monitor may deliver: a webhook must not reach the operator's own network unless allowed.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { isPrivateAddress, webhookUrlProblem } from "../../src/monitors/webhook-url.ts";
+
+describe("webhook URLs", () => {
+  it("refuses loopback, private, link-local and special addresses in every spelling", () => {
+    const refused = [
+      "127.0.0.1",
+      "10.1.2.3",
+      "192.168.0.1",
+      "172.16.5.5",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "::1",
+      "::",
+      "fe80::1",
+      "fd00::1",
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::127.0.0.1",
+      "64:ff9b::a00:1",
+    ];
+    for (const address of refused) assert.equal(isPrivateAddress(address), true, address);
+  });
+
+  it("lets public addresses and hostnames through", () => {
+    for (const address of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "example.com"]) {
+      assert.equal(isPrivateAddress(address), false, address);
+    }
+  });
+
+  it("checks the URL's scheme, credentials and host", () => {
+    assert.equal(webhookUrlProblem("https://example.com/hook", false), undefined);
+    for (const url of ["http://[::1]:8080/x", "http://localhost/x", "http://api.localhost/x", "http://2130706433/x"]) {
+      assert.match(webhookUrlProblem(url, false) ?? "", /public address/, url);
+    }
+    assert.match(webhookUrlProblem("ftp://example.com/", true) ?? "", /http or https/);
+    assert.match(webhookUrlProblem("https://user:pw@example.com/", true) ?? "", /user name or password/);
+    assert.match(webhookUrlProblem("not a url", true) ?? "", /valid absolute URL/);
+  });
+
+  it("lets the operator allow private addresses (MONITOR_ALLOW_PRIVATE)", () => {
+    assert.equal(webhookUrlProblem("http://127.0.0.1:9999/hook", true), undefined);
+  });
+});
