@@ -102,7 +102,7 @@ describe.each(["sqlite", "postgres"] as const)("monitors matched by the importer
   test("an import records each new post's matches once; replaced copies are not matched again", async () => {
     const url = await databases.create(adapter);
     const monitors = await withBackend(url, async (backend) => {
-      const { accountId, ids } = await createMonitors(backend, ["#coffee", "from:roaster tea", "coffee"]);
+      const { accountId, ids } = await createMonitors(backend, ["#coffee", "from:roaster tea", "coffee", "from:4343"]);
       await backend.monitors.update(accountId, ids.coffee ?? "", { status: "paused" }, Date.now());
       return ids;
     });
@@ -133,6 +133,11 @@ describe.each(["sqlite", "postgres"] as const)("monitors matched by the importer
         [2, 5],
       ]);
       expect(await matched(backend, monitors.coffee ?? "")).toEqual([]);
+      // A user's numeric id in from: matches their posts, as in search.
+      expect(await matched(backend, monitors["from:4343"] ?? "")).toEqual([
+        [1, 4],
+        [2, 6],
+      ]);
       expect(await backend.monitors.arrivals(10)).toEqual([]);
     });
   }, 60_000);

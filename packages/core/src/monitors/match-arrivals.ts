@@ -6,6 +6,7 @@ import type { Monitors } from "../ports/monitors.ts";
 import type { Store } from "../ports/store.ts";
 import type { SearchDocument } from "../search/ast.ts";
 import { searchDocument } from "../search/text.ts";
+import { withUserIds } from "../search/user-ids.ts";
 import { type MonitorQuery, Percolator } from "./percolator.ts";
 import { parseMonitorQuery } from "./query.ts";
 
@@ -35,7 +36,7 @@ export async function matchArrivals(
     const arrivals = await ports.monitors.arrivals(limit);
     if (arrivals.length === 0) return done;
     // Read after the arrivals: a monitor created before a post arrived is in the version read here.
-    const percolator = await currentPercolator(ports.monitors, cache);
+    const percolator = await currentPercolator(ports, cache);
     const documents = await searchDocuments(
       ports.store,
       arrivals.map(({ tweetId }) => tweetId),
@@ -50,11 +51,17 @@ export async function matchArrivals(
   }
 }
 
-async function currentPercolator(monitors: Monitors, cache: PercolatorCache): Promise<Percolator> {
+async function currentPercolator({ monitors, store }: MatchingPorts, cache: PercolatorCache): Promise<Percolator> {
   // The version first: a change committed while the queries are read moves it past the one kept.
   const version = await monitors.queriesVersion();
   if (cache.percolator !== undefined && cache.version === version) return cache.percolator;
-  const queries = (await monitors.activeQueries()).flatMap(parsedQuery);
+  // from:/to: with a user's numeric id match that user's posts, as they do in search.
+  const queries = await Promise.all(
+    (await monitors.activeQueries()).flatMap(parsedQuery).map(async ({ id, query }) => ({
+      id,
+      query: await withUserIds(query, store),
+    })),
+  );
   cache.version = version;
   cache.percolator = new Percolator(queries);
   return cache.percolator;
