@@ -18,6 +18,8 @@ export * from "./lookup-list.ts";
 export * from "./model.ts";
 export * from "./monitors/charge.ts";
 export * from "./monitors/model.ts";
+export * from "./monitors/signature.ts";
+export * from "./monitors/webhook-retry.ts";
 export * from "./monitors/webhook-url.ts";
 export * from "./outage.ts";
 export * from "./params.ts";
