@@ -1,0 +1,8 @@
+// Monitors: saved queries matched against arriving posts and delivered to their account (docs/monitors.md).
+export * from "./charge.ts";
+export * from "./model.ts";
+export { type MonitorQuery, Percolator } from "./percolator.ts";
+export { parseMonitorQuery } from "./query.ts";
+export * from "./signature.ts";
+export * from "./webhook-retry.ts";
+export * from "./webhook-url.ts";
