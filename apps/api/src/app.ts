@@ -38,6 +38,8 @@ export interface AppOptions {
   dashboard?: DashboardOptions;
   /** The most characters an MCP tool result's text holds (SOCIAL_MCP_MAX_CHARS); the MCP default when absent. */
   mcpMaxChars?: number;
+  /** Monitors may name webhooks on loopback, private and link-local addresses (MONITOR_ALLOW_PRIVATE). */
+  allowPrivateWebhooks?: boolean;
 }
 
 export function createApp(options: AppOptions) {
