@@ -190,6 +190,10 @@ function whatToChange(error: ApiError, tool: AgentTool, links: HelpLinks | undef
     case "invalid_api_key":
     case "revoked_api_key":
       return "Reconnect with an active API key.";
+    case "monitor_delivers_by_webhook":
+      return "Its matches are posted to its webhook's URL: read them there.";
+    case "too_many_streams":
+      return "Close another of the account's monitor streams first.";
     case "internal_error":
     case "service_unavailable":
       return "Try again in a moment.";
