@@ -4,13 +4,17 @@ import type { FilterName, SearchDocument, SearchNode } from "./ast.ts";
 import { tokenize } from "./text.ts";
 import { boundMs } from "./time-bounds.ts";
 
-export function matches(node: SearchNode, doc: SearchDocument): boolean {
-  let textTokens: string[] | undefined;
+/**
+ * Whether `doc` matches `node`. `textTokens` is tokenize(doc.text) when the caller has it already, as one
+ * that tests many queries against the same tweet does.
+ */
+export function matches(node: SearchNode, doc: SearchDocument, textTokens?: readonly string[]): boolean {
+  let tokens = textTokens;
   // Text node values are tokenized again rather than trusted, so a hand-built AST ("Café") means what a
   // store's FTS5 would make of it; for parsed ASTs this is the identity.
   const holds = (text: string): boolean => {
-    textTokens ??= tokenize(doc.text);
-    return containsRun(textTokens, tokenize(text));
+    tokens ??= tokenize(doc.text);
+    return containsRun(tokens, tokenize(text));
   };
   const test = (n: SearchNode): boolean => {
     switch (n.kind) {
@@ -22,11 +26,9 @@ export function matches(node: SearchNode, doc: SearchDocument): boolean {
         return !test(n.child);
       case "term":
       case "phrase":
-        return holds(n.value);
       case "hashtag":
-        return holds(`#${n.value}`);
       case "cashtag":
-        return holds(`$${n.value}`);
+        return holds(searchedText(n));
       case "from":
         return doc.authorUsername.toLowerCase() === n.username.toLowerCase();
       case "lang":
@@ -52,6 +54,21 @@ export function matches(node: SearchNode, doc: SearchDocument): boolean {
     }
   };
   return test(node);
+}
+
+/** A node that asks the tweet's text to hold its tokens, consecutively. */
+export type TextNode = Extract<SearchNode, { kind: "term" | "phrase" | "hashtag" | "cashtag" }>;
+
+/** The text whose tokens a text node asks for: a hashtag's and a cashtag's with their sigil. */
+export function searchedText(node: TextNode): string {
+  switch (node.kind) {
+    case "hashtag":
+      return `#${node.value}`;
+    case "cashtag":
+      return `$${node.value}`;
+    default:
+      return node.value;
+  }
 }
 
 function hasFilter(doc: SearchDocument, filter: FilterName): boolean {
