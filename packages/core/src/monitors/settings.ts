@@ -7,8 +7,8 @@ import { type ApiError, invalidRequest, notFound } from "../errors.ts";
 import { searchQueryParam } from "../params.ts";
 import { parseWith } from "../pipeline/validate.ts";
 import type { MonitorChanges } from "../ports/monitors.ts";
-import { parseSearchQuery } from "../search/query-param.ts";
 import { MONITOR_LIMITS, type MonitorDelivery } from "./model.ts";
+import { parseMonitorQuery } from "./query.ts";
 import { webhookUrlProblem } from "./webhook-url.ts";
 
 /** newMonitorId's form: `mon_` and 16 hex digits. */
@@ -23,11 +23,6 @@ export function monitorIdOf(text: string): string {
 /** Also what another account's monitor is: whether it exists is not this caller's to know. */
 export function noSuchMonitor(id: string): ApiError {
   return notFound(`No monitor ${id.slice(0, 40)} on this account: GET /v1/monitors lists them`);
-}
-
-/** The query rules: the search parser with its bounds; an invalid_request naming `query`. */
-export function checkMonitorQuery(query: string): void {
-  parseSearchQuery(query);
 }
 
 function fieldIssueMessage(issue: v.StrictObjectIssue): string {
@@ -108,7 +103,7 @@ function checkDelivery(delivery: MonitorDelivery | undefined, options: MonitorSe
 /** A POST body: pull delivery unless it names one, no name and no cap unless given. */
 export function newMonitorSettings(body: unknown, options: MonitorSettingsOptions): NewMonitorSettings {
   const fields = parseWith(CreateBody, body as Record<string, unknown>) as v.InferOutput<typeof CreateBody>;
-  checkMonitorQuery(fields.query);
+  parseMonitorQuery(fields.query);
   checkDelivery(fields.delivery, options);
   return {
     query: fields.query,
@@ -125,7 +120,7 @@ export function monitorChanges(body: unknown, options: MonitorSettingsOptions): 
     const message = `must name at least one field to change: ${Object.keys(UpdateBody.entries).join(", ")}`;
     throw invalidRequest(`Invalid request: the body ${message}`, [{ message: `The body ${message}` }]);
   }
-  if (fields.query !== undefined) checkMonitorQuery(fields.query);
+  if (fields.query !== undefined) parseMonitorQuery(fields.query);
   checkDelivery(fields.delivery, options);
   return {
     ...(fields.query === undefined ? {} : { query: fields.query }),
