@@ -4,6 +4,7 @@
 export { type AccountsFixture, accountsConformance } from "./accounts.ts";
 export { type IdempotencyFixture, idempotencyConformance } from "./idempotency.ts";
 export { costOf, type LedgerFixture, ledgerConformance } from "./ledger.ts";
+export { type MonitorsFixture, monitorsConformance } from "./monitors.ts";
 export {
   checkSearchQueries,
   type LoadSearchWorld,

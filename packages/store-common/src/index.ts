@@ -6,6 +6,7 @@ export * from "./imported-world.ts";
 export * from "./key-spend.ts";
 export * from "./keys.ts";
 export * from "./mentions.ts";
+export * from "./monitors.ts";
 export * from "./owner-turns.ts";
 export * from "./pages.ts";
 export * from "./read-budget.ts";

@@ -8,7 +8,8 @@ import { tweetExtra, userDoc } from "./rows.ts";
 
 /**
  * Every table the world fills, for wiping it before a rebuild; with them the positions of followed
- * imports, which a rebuilt world no longer holds the lines of.
+ * imports, which a rebuilt world no longer holds the lines of, and the posts imports added that wait to
+ * be matched against monitors, which it no longer holds.
  */
 export const WORLD_TABLES = [
   "world_meta",
@@ -26,6 +27,7 @@ export const WORLD_TABLES = [
   "trends",
   "articles",
   "import_positions",
+  "monitor_arrivals",
 ] as const;
 
 export type WorldTable = (typeof WORLD_TABLES)[number];

@@ -6,6 +6,7 @@ import type { SQL } from "bun";
 import { accountsMigrations } from "./accounts/schema.ts";
 import { ledgerMigrations, settingsMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
+import { monitorMigrations } from "./monitors/schema.ts";
 import { probedPool } from "./server-probe.ts";
 import { sessionMigrations } from "./sessions/schema.ts";
 import { worldMigrations } from "./world/schema.ts";
@@ -37,6 +38,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     await migrate(sql, "accounts", accountsMigrations);
     await migrate(sql, "settings", settingsMigrations);
     await migrate(sql, "dashboard", sessionMigrations);
+    await migrate(sql, "monitors", monitorMigrations);
   } catch (error) {
     // A server that cannot be reached (or a migration that failed) must not leave a pool keeping the
     // process alive after the caller has reported it.

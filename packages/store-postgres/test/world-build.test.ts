@@ -32,6 +32,7 @@ const KEYS: Record<(typeof WORLD_TABLES)[number], string> = {
   trends: 'woeid COLLATE "C", rank',
   articles: "tweet_id",
   import_positions: 'path COLLATE "C"',
+  monitor_arrivals: "seq",
 };
 
 /** A table's columns, how many rows it holds and a digest of them all in key order. */

@@ -7,6 +7,7 @@ import { parseDatabaseUrl } from "@social/core";
 import { serveFrom } from "./durability/serving.ts";
 import { ledgerMigrations } from "./ledger/schema.ts";
 import { migrate } from "./migrate.ts";
+import { monitorMigrations } from "./monitors/schema.ts";
 import { sessionMigrations } from "./sessions/schema.ts";
 import { worldMigrations } from "./world/schema.ts";
 
@@ -78,6 +79,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   migrate(db, "world", worldMigrations);
   migrate(db, "ledger", ledgerMigrations);
   migrate(db, "dashboard", sessionMigrations);
+  migrate(db, "monitors", monitorMigrations);
   if (options.serving && path !== ":memory:") serveFrom(db, path, synchronous);
   return db;
 }

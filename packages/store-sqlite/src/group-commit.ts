@@ -179,3 +179,21 @@ function settle<W, R>(batch: readonly Queued<W, R>[], outcomes: readonly Outcome
     else queued.reject(outcome?.error);
   });
 }
+
+/**
+ * Group commit for a port whose writes are each a few statements (a step): each step runs, in queue
+ * order, inside the next batch's transaction, and resolves with what it returned once that commits. A
+ * step that throws aborts its batch: its statements are not undone one by one.
+ */
+export class StepCommit {
+  readonly #writes: GroupCommit<() => unknown, unknown>;
+
+  constructor(db: Database) {
+    this.#writes = new GroupCommit(db, (steps) => steps.map((step): Outcome<unknown> => ({ result: step() })));
+  }
+
+  run<T>(step: () => T): Promise<T> {
+    // The queue holds steps of every return type; each promise gets back what its own step returned.
+    return this.#writes.submit(step) as Promise<T>;
+  }
+}

@@ -2,6 +2,7 @@ export * from "./database.ts";
 export { closeDatabase } from "./durability/serving.ts";
 export * from "./ledger/index.ts";
 export * from "./migrate.ts";
+export * from "./monitors/sqlite-monitors.ts";
 export { isDatabaseOutage } from "./outage.ts";
 export * from "./services.ts";
 export * from "./sessions/sqlite-sessions.ts";

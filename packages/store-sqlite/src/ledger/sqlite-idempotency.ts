@@ -10,7 +10,7 @@ import {
   type Reservation,
   type StoredAnswer,
 } from "@social/core";
-import { GroupCommit, type Outcome } from "../group-commit.ts";
+import { StepCommit } from "../group-commit.ts";
 
 interface Row {
   fingerprint: string;
@@ -19,28 +19,18 @@ interface Row {
   created_at: number;
 }
 
-/** One method's statements, run inside a batch's transaction. */
-type Step = () => unknown;
-
 export class SqliteIdempotency implements IdempotencyRecords {
   readonly #db: Database;
-  readonly #writes: GroupCommit<Step, unknown>;
+  readonly #writes: StepCommit;
 
   constructor(db: Database) {
     this.#db = db;
-    // A step that throws aborts its batch: its statements are not undone one by one.
-    this.#writes = new GroupCommit(db, (steps) => steps.map((step): Outcome<unknown> => ({ result: step() })));
-  }
-
-  /** Runs `step` in the next batch's transaction; resolves with what it returned once that commits. */
-  #inBatch<T>(step: () => T): Promise<T> {
-    // The queue holds steps of every return type; each promise gets back what its own step returned.
-    return this.#writes.submit(step) as Promise<T>;
+    this.#writes = new StepCommit(db);
   }
 
   async reserve(scope: IdempotencyScope, fingerprint: string, requestId: string, now: number): Promise<Reservation> {
     const db = this.#db;
-    return this.#inBatch((): Reservation => {
+    return this.#writes.run((): Reservation => {
       db.query("DELETE FROM idempotency WHERE expires_at <= ?").run(now);
       const inserted = db
         .query(
@@ -68,7 +58,7 @@ export class SqliteIdempotency implements IdempotencyRecords {
   }
 
   async complete(scope: IdempotencyScope, requestId: string, answer: StoredAnswer, now: number): Promise<void> {
-    await this.#inBatch(() =>
+    await this.#writes.run(() =>
       this.#db
         .query(
           `UPDATE idempotency SET answer = ?, expires_at = ?
@@ -79,7 +69,7 @@ export class SqliteIdempotency implements IdempotencyRecords {
   }
 
   async release(scope: IdempotencyScope, requestId: string): Promise<void> {
-    await this.#inBatch(() =>
+    await this.#writes.run(() =>
       this.#db
         .query("DELETE FROM idempotency WHERE account_id = ? AND key = ? AND request_id = ? AND answer IS NULL")
         .run(scope.accountId, scope.key, requestId),

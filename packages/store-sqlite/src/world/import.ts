@@ -1,7 +1,8 @@
 // Imports into a SQLite world (core's WorldImport port): each batch is one IMMEDIATE transaction that
 // reads the stored copies (and the stored tweets that name the batch's users by username alone), writes
 // what planImport decided, and keeps the search index in step (./touched.ts) and the mentions index and
-// mention names; the last settles the world's meta (./settle.ts).
+// mention names; the posts it adds wait as arrivals for the monitors' matcher while any monitor is
+// active; the last settles the world's meta (./settle.ts).
 import type { Database } from "bun:sqlite";
 import {
   type BatchCounts,
@@ -12,6 +13,7 @@ import {
   type WorldImport,
 } from "@social/core";
 import {
+  arrivedTweetIds,
   boundId,
   namesOfBatch,
   planImport,
@@ -67,6 +69,10 @@ function statements(db: Database) {
     protectAuthor: db.query("UPDATE tweets SET author_protected = ? WHERE author_id = ?"),
     followerVerified: db.query("UPDATE follows SET follower_verified = ? WHERE follower_id = ?"),
     followeeVerified: db.query("UPDATE follows SET followee_verified = ? WHERE followee_id = ?"),
+    anyActiveMonitor: db.query<{ found: number }, []>(
+      "SELECT EXISTS (SELECT 1 FROM monitors WHERE status = 'active') AS found",
+    ),
+    arrival: db.query("INSERT INTO monitor_arrivals (tweet_id) VALUES (?)"),
   };
 }
 
@@ -141,6 +147,8 @@ export class SqliteWorldImport implements WorldImport {
 
     touched.index.run();
     touched.clear.run();
+    const arrived = arrivedTweetIds(plan);
+    if (arrived.length > 0 && q.anyActiveMonitor.get()?.found) for (const id of arrived) q.arrival.run(boundId(id));
     if (batch.position !== undefined) writeFollowPosition(this.#db, batch.position);
     return plan.counts;
   }
