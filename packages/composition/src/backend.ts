@@ -6,6 +6,7 @@ import type {
   Accounts,
   IdempotencyRecords,
   Ledger,
+  Monitors,
   RequestLog,
   Sessions,
   Store,
@@ -27,6 +28,8 @@ export interface Backend {
   readonly accounts: Accounts;
   readonly idempotency: IdempotencyRecords;
   readonly sessions: Sessions;
+  /** Monitors, their matches and their delivery state (core's monitors/). */
+  readonly monitors: Monitors;
   /** Where the pipeline logs answers that charged nothing (see core's request-log.ts). */
   readonly requestLog: RequestLog;
   /** The server secret stored as `name`, generated on first use, so every process shares one. */

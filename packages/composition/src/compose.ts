@@ -23,6 +23,7 @@ export function composeBackend(parts: AdapterParts): Backend {
     accounts,
     idempotency: answering(parts.idempotency),
     sessions: answering(parts.sessions),
+    monitors: answering(parts.monitors),
     requestLog: answering(parts.requestLog),
     secret: (name) => accounts.secret(name),
     hasWorld: parts.hasWorld,

@@ -18,6 +18,7 @@ import {
   BALANCE_REFUSAL,
   type IdempotencyRecords,
   type Ledger,
+  type Monitors,
   parseQuery,
   type RequestLog,
   type Sessions,
@@ -35,6 +36,7 @@ interface Ports {
   accounts: Accounts;
   idempotency: IdempotencyRecords;
   sessions: Sessions;
+  monitors: Monitors;
   requestLog: RequestLog;
   worldImport: WorldImport;
   worldRemoval: WorldRemoval;
@@ -125,6 +127,38 @@ const ARGUMENTS: { [Name in keyof Ports]: Arguments<Ports[Name]> } = {
     deleteSession: ["s1"],
     saveSignIn: ["a1", { state: "s", nonce: "n", codeVerifier: "v" }, 2_000, 1_000],
     takeSignIn: ["a1", 1_000],
+  },
+  monitors: {
+    create: [
+      {
+        id: "mon_0000000000000001",
+        accountId: "acct_any",
+        keyId: "key_any",
+        query: "cats",
+        delivery: { type: "pull" },
+        secret: "whsec_any",
+        now: 1_000,
+      },
+      100,
+    ],
+    list: ["acct_any"],
+    get: ["acct_any", "mon_0000000000000001"],
+    update: ["acct_any", "mon_0000000000000001", { name: "renamed" }, 1_000],
+    remove: ["acct_any", "mon_0000000000000001"],
+    activeQueries: [],
+    queriesVersion: [],
+    arrivals: [10],
+    recordMatches: [[{ seq: 1, tweetId: "1" }], [{ monitorId: "mon_0000000000000001", tweetId: "1" }], 1_000],
+    matches: ["mon_0000000000000001", 0, 10],
+    resolveStaleCharge: ["mon_0000000000000001", 1_000],
+    beginCharge: [
+      "mon_0000000000000001",
+      { requestId: "mon_0000000000000001_1_1", afterSeq: 0, throughSeq: 1, credits: 1, day: 0, at: 1_000 },
+    ],
+    settleCharge: ["mon_0000000000000001", "mon_0000000000000001_1_1", true],
+    setHold: ["mon_0000000000000001", { reason: "daily_cap", message: "Cap reached.", since: 1_000 }],
+    claimWebhooks: ["worker", 1_000, 30_000, 10],
+    finishWebhook: ["mon_0000000000000001", "worker", { outcome: "delivered" }],
   },
   requestLog: {
     purge: [1_000],

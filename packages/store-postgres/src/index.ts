@@ -4,6 +4,7 @@ export * from "./ledger/postgres-idempotency.ts";
 export * from "./ledger/postgres-ledger.ts";
 export * from "./ledger/request-log.ts";
 export * from "./migrate.ts";
+export * from "./monitors/postgres-monitors.ts";
 export * from "./outage.ts";
 export * from "./sessions/postgres-sessions.ts";
 export * from "./settings.ts";

@@ -3,7 +3,8 @@
 // planImport decided into temporary tables and upserts it from there, and writes the search vector of
 // every tweet whose terms changed: the batch's own, those of a replaced user whose username, verified or
 // protected flag changed, and the replies to a user added or renamed; and the mentions index rows and
-// mention names of every tweet it writes.
+// mention names of every tweet it writes; the posts it adds wait as arrivals for the monitors' matcher
+// while any monitor is active.
 // Batches take the world's write lock (./settle.ts), so two imports never decide on the same stored copy
 // at once; the last settles the world's meta.
 import {
@@ -17,6 +18,7 @@ import {
   type WorldImport,
 } from "@social/core";
 import {
+  arrivedTweetIds,
   type ImportPlan,
   type ImportTweetColumns,
   namesOfBatch,
@@ -141,6 +143,7 @@ export class PostgresWorldImport implements WorldImport {
         await tx`UPDATE follows SET follower_verified = ${verified} WHERE follower_id = ${id}::bigint`;
         await tx`UPDATE follows SET followee_verified = ${verified} WHERE followee_id = ${id}::bigint`;
       }
+      await writeArrivals(tx, plan);
       if (batch.position !== undefined) await writeFollowPosition(tx, batch.position);
       return plan.counts;
     });
@@ -220,6 +223,16 @@ async function replaceMentions(tx: TransactionSQL, plan: ImportPlan): Promise<vo
     tweetMentionNames(tweet).map((row) => [row.tweet_id, row.username_key]),
   );
   if (names.length > 0) await copyRows(tx, "tweet_mention_names", ["tweet_id", "username_key"], names);
+}
+
+/** The posts the batch adds, in its order, as arrivals for the monitors' matcher, while any monitor is active. */
+async function writeArrivals(tx: TransactionSQL, plan: ImportPlan): Promise<void> {
+  const arrived = arrivedTweetIds(plan);
+  if (arrived.length === 0) return;
+  await tx`
+    INSERT INTO monitor_arrivals (tweet_id)
+    SELECT id FROM unnest(${tx.array(arrived, "TEXT")}::bigint[]) WITH ORDINALITY AS a(id, n)
+    WHERE EXISTS (SELECT 1 FROM monitors WHERE status = 'active') ORDER BY n`;
 }
 
 /** COPYs `rows` into a temporary twin of `table` and upserts them from there by id. */
