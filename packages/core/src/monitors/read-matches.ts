@@ -18,15 +18,12 @@ import { monitorIdOf, noSuchMonitor } from "./settings.ts";
 
 const sinceRule = "must be a match's seq: an integer from 0";
 
-/** A reader's cursor, as the poll, the stream and the MCP tool take it. */
+/** A cursor: the seq of the last match a reader has; matches above it are read. */
+export const sinceSchema = v.pipe(v.number(sinceRule), v.integer(sinceRule), v.minValue(0, sinceRule));
+
+/** The reader's cursor, as the poll and the stream take it. */
 export const sinceParam = v.optional(
-  v.pipe(
-    v.number(sinceRule),
-    v.integer(sinceRule),
-    v.minValue(0, sinceRule),
-    v.maxValue(Number.MAX_SAFE_INTEGER, sinceRule),
-    v.description("Matches above this seq; by default the monitor's charged_through, that is what is new"),
-  ),
+  v.pipe(sinceSchema, v.description("Matches above this seq; by default the monitor's charged_through: the new ones")),
 );
 
 /** GET /v1/monitors/{id}/matches's query. */
@@ -54,6 +51,11 @@ export interface MatchesRequest {
   /** The usage row's endpoint and call. */
   endpoint: string;
   call: string;
+  /**
+   * The most the matches may measure as the surface renders them (MCP's output budget): fewer are read,
+   * and charged, to fit; one match is served whatever its size.
+   */
+  room?: { size: (match: DeliveredMatch) => number; max: number };
 }
 
 export interface DeliveredMatch {
@@ -130,10 +132,9 @@ async function readOnce(
   request: MatchesRequest,
   now: number,
 ): Promise<MatchesRead | "busy"> {
-  const matches = await services.monitors.matches(monitor.id, since, Math.min(request.max, MONITOR_LIMITS.batch));
-  const tweets = new Map(
-    (await services.store.tweetsByIds(matches.map((match) => match.tweetId))).map((t) => [t.id, t]),
-  );
+  const found = await services.monitors.matches(monitor.id, since, Math.min(request.max, MONITOR_LIMITS.batch));
+  const tweets = new Map((await services.store.tweetsByIds(found.map((match) => match.tweetId))).map((t) => [t.id, t]));
+  const matches = request.room ? withinRoom(found, tweets, request.room) : found;
   const delivered = (list: readonly MonitorMatch[]) =>
     list.flatMap((match) => {
       const tweet = tweets.get(match.tweetId);
@@ -163,6 +164,24 @@ async function readOnce(
     nextSince: throughSeq,
     credits: { charged: charge.credits, remaining: charge.remaining },
   };
+}
+
+/** The first matches, in order, whose posts fit the room (a removed post takes none); at least one. */
+function withinRoom(
+  matches: readonly MonitorMatch[],
+  tweets: ReadonlyMap<string, Tweet>,
+  room: NonNullable<MatchesRequest["room"]>,
+): MonitorMatch[] {
+  const kept: MonitorMatch[] = [];
+  let used = 0;
+  for (const match of matches) {
+    const tweet = tweets.get(match.tweetId);
+    const size = tweet ? room.size({ seq: match.seq, tweet }) : 0;
+    if (used + size > room.max && kept.some((each) => tweets.has(each.tweetId))) break;
+    used += size;
+    kept.push(match);
+  }
+  return kept;
 }
 
 /**
