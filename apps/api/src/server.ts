@@ -3,6 +3,7 @@
 import { httpUrl, openRuntime, type Runtime, type ServerConfig, VARIABLES } from "@social/composition";
 import { createApp } from "./app.ts";
 import type { LogSink } from "./http/request-log.ts";
+import { MonitorStreams } from "./monitors/stream.ts";
 
 /**
  * Request line and headers Bun reads before it answers a bare 431 itself: raised from its 16 KiB so that
@@ -66,8 +67,10 @@ async function serve(config: ServerConfig, options: ServerOptions, runtime: Runt
     sessionSecret: config.sessionSecret ?? (await backend.secret("session_secret")),
     ...(config.oidc ? { oidc: config.oidc } : {}),
   };
+  const streams = new MonitorStreams();
   const app = createApp({
     services: runtime.services,
+    streams,
     publicUrl: config.publicUrl,
     dashboard,
     ...(config.mcpMaxChars === undefined ? {} : { mcpMaxChars: config.mcpMaxChars }),
@@ -83,6 +86,8 @@ async function serve(config: ServerConfig, options: ServerOptions, runtime: Runt
     url: httpUrl(config.host, port),
     port,
     async stop() {
+      // Bun waits for every answer in flight, and a stream's lasts until it ends: end them first.
+      streams.closeAll();
       await server.stop(false);
       await runtime.close();
     },
