@@ -4,6 +4,7 @@ import { httpUrl, openRuntime, type Runtime, type ServerConfig, VARIABLES } from
 import { DEFAULT_RETRY_BASE_MS } from "@social/core";
 import { createApp } from "./app.ts";
 import type { LogSink } from "./http/request-log.ts";
+import { MonitorStreams } from "./monitors/stream.ts";
 import { startWebhookDispatcher } from "./monitors/webhook-dispatcher.ts";
 
 /**
@@ -76,8 +77,10 @@ async function serve(config: ServerConfig, options: ServerOptions, runtime: Runt
     sessionSecret: config.sessionSecret ?? (await backend.secret("session_secret")),
     ...(config.oidc ? { oidc: config.oidc } : {}),
   };
+  const streams = new MonitorStreams();
   const app = createApp({
     services: runtime.services,
+    streams,
     publicUrl: config.publicUrl,
     dashboard,
     ...(config.mcpMaxChars === undefined ? {} : { mcpMaxChars: config.mcpMaxChars }),
@@ -102,6 +105,8 @@ async function serve(config: ServerConfig, options: ServerOptions, runtime: Runt
     url: httpUrl(config.host, port),
     port,
     async stop() {
+      // Bun waits for every answer in flight, and a stream's lasts until it ends: end them first.
+      streams.closeAll();
       await Promise.all([server.stop(false), webhooks.stop()]);
       await runtime.close();
     },
