@@ -23,6 +23,9 @@ import { prefersHtml } from "./http/accept.ts";
 import { httpContext, internalError } from "./http/context.ts";
 import type { LogSink } from "./http/request-log.ts";
 import { errorResponse, fixedDocument, json } from "./http/respond.ts";
+import { monitorsOpenApi } from "./monitors/openapi.ts";
+import { monitorRoutes } from "./monitors/routes.ts";
+import { MonitorStreams } from "./monitors/stream.ts";
 import { demoPage } from "./site/demo-page.ts";
 import { landingPage } from "./site/landing.ts";
 import { PUBLIC_PAGE_HEADERS } from "./site/page.ts";
@@ -38,13 +41,17 @@ export interface AppOptions {
   dashboard?: DashboardOptions;
   /** The most characters an MCP tool result's text holds (SOCIAL_MCP_MAX_CHARS); the MCP default when absent. */
   mcpMaxChars?: number;
+  /** Monitor webhooks may reach loopback and private addresses (MONITOR_ALLOW_PRIVATE); false when absent. */
+  allowPrivateWebhooks?: boolean;
+  /** The monitor streams the server ends when it stops; a set of the app's own when absent. */
+  streams?: MonitorStreams;
 }
 
 export function createApp(options: AppOptions) {
   const { services, publicUrl } = options;
   const helpLinks = helpLinksOf(publicUrl);
   const context = httpContext({ services, helpLinks, log: options.log ?? ((line: string) => console.log(line)) });
-  const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, v2OpenApi())), {
+  const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, [monitorsOpenApi(), v2OpenApi()])), {
     "content-type": "application/json; charset=utf-8",
   });
   // Built on the first visit: its sample responses are read from the store. A failed build (the database
@@ -111,6 +118,12 @@ export function createApp(options: AppOptions) {
         return json(successEnvelope(answer.data, requestId, { charged: 0, remaining: 0 }), 200, shared);
       })
       .use(accountRoutes(context))
+      .use(
+        monitorRoutes(context, {
+          allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+          streams: options.streams ?? new MonitorStreams(),
+        }),
+      )
       .use(v1Routes(context))
       .use(v2Routes(context))
       .use(dashboardRoutes(context, options.dashboard))

@@ -1,8 +1,11 @@
 // Serves the app on the runtime every serving process opens (openRuntime: the backend DATABASE_URL
 // selects, its world on first start, the rate limiter, the services) with the dashboard's settings.
 import { httpUrl, openRuntime, type Runtime, type ServerConfig, VARIABLES } from "@social/composition";
+import { DEFAULT_RETRY_BASE_MS } from "@social/core";
 import { createApp } from "./app.ts";
 import type { LogSink } from "./http/request-log.ts";
+import { MonitorStreams } from "./monitors/stream.ts";
+import { startWebhookDispatcher } from "./monitors/webhook-dispatcher.ts";
 
 /**
  * Request line and headers Bun reads before it answers a bare 431 itself: raised from its 16 KiB so that
@@ -30,7 +33,10 @@ export const SERVER_HEAP_BUDGET = { BUN_JSC_forceRAMSize: VARIABLES.BUN_JSC_forc
 export interface RunningServer {
   url: string;
   port: number;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Stops accepting connections and delivering webhooks, lets in-flight requests and charges finish,
+   * then closes the database.
+   */
   stop(): Promise<void>;
 }
 
@@ -39,11 +45,15 @@ export interface ServerOptions {
   onWorldBuild?: () => void;
   /** Where operational warnings go (a rate-limit store outage); stderr when absent. */
   warn?: (message: string) => void;
+  /** The time monitor deliveries go by (retries, daily caps, signatures); Date.now when absent. */
+  clock?: () => number;
 }
+
+const warnOnStderr = (message: string) => console.error(`Warning: ${message}`);
 
 export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const runtime = await openRuntime(config, {
-    warn: options.warn ?? ((message: string) => console.error(`Warning: ${message}`)),
+    warn: options.warn ?? warnOnStderr,
     ...(options.onWorldBuild ? { onWorldBuild: options.onWorldBuild } : {}),
   });
   // Whatever fails between opening and listening closes the runtime again.
@@ -60,18 +70,22 @@ async function serve(config: ServerConfig, options: ServerOptions, runtime: Runt
   const dashboard = {
     accounts: backend.accounts,
     sessions: backend.sessions,
+    monitors: backend.monitors,
     publicUrl: config.publicUrl,
     requestLogDays: runtime.requestLogDays,
     billing: config.billing ?? { plans: [] },
     sessionSecret: config.sessionSecret ?? (await backend.secret("session_secret")),
     ...(config.oidc ? { oidc: config.oidc } : {}),
   };
+  const streams = new MonitorStreams();
   const app = createApp({
     services: runtime.services,
+    streams,
     publicUrl: config.publicUrl,
     dashboard,
     ...(config.mcpMaxChars === undefined ? {} : { mcpMaxChars: config.mcpMaxChars }),
     ...(options.log ? { log: options.log } : {}),
+    allowPrivateWebhooks: config.allowPrivateWebhooks ?? false,
   });
   // Workers share the port: the kernel spreads connections between them. A lone server does not, so
   // that a second one started by mistake fails with EADDRINUSE instead of splitting the traffic.
@@ -79,11 +93,21 @@ async function serve(config: ServerConfig, options: ServerOptions, runtime: Runt
   const server = app.server;
   if (!server) throw new Error("the server did not start");
   const port = server.port ?? config.port;
+  const webhooks = startWebhookDispatcher({
+    billing: { ledger: backend.ledger, monitors: backend.monitors, keys: backend.accounts },
+    store: backend.store,
+    allowPrivate: config.allowPrivateWebhooks ?? false,
+    retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+    clock: options.clock ?? Date.now,
+    warn: options.warn ?? warnOnStderr,
+  });
   return {
     url: httpUrl(config.host, port),
     port,
     async stop() {
-      await server.stop(false);
+      // Bun waits for every answer in flight, and a stream's lasts until it ends: end them first.
+      streams.closeAll();
+      await Promise.all([server.stop(false), webhooks.stop()]);
       await runtime.close();
     },
   };

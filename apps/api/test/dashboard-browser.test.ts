@@ -2,15 +2,17 @@
 // from the landing page's sign-in step, see the 1000 sign-up credits, create a key (shown once, across a
 // reload), run the docs' own search example with it and find each answer in the request log and on its
 // page, be warned of a low balance, see usage and billing, lower the key's limit on its page and meet the
-// 402 that points there, revoke the key behind a confirmation, see the API refuse it, and sign out. Every page is checked
-// with axe-core at a phone's width and a laptop's; screenshots go to artifacts/screenshots/.
+// 402 that points there, revoke the key behind a confirmation, see the API refuse it, and sign out; and
+// the monitors' list and a monitor's page, paused there. Every page is checked with axe-core at a phone's
+// width and a laptop's; screenshots go to artifacts/screenshots/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readServerConfig } from "@social/composition";
-import { DEFAULT_RATE_LIMIT } from "@social/core";
+import { DEFAULT_RATE_LIMIT, MONITOR_LIMITS, newMonitorId, newMonitorSecret } from "@social/core";
 import { examples } from "@social/fixtures";
+import { openDatabase, SqliteAccounts, SqliteMonitors } from "@social/store-sqlite";
 import type { Browser, Page } from "playwright-core";
 import { type RunningServer, startServer } from "../src/server.ts";
 import { COLOR_SCHEMES, emulateColorScheme, launchChromium, sidewaysOverflow, violations } from "./browser.ts";
@@ -356,5 +358,69 @@ test("a key made with a daily limit and an expiry shows both, and its limit refu
   await page.getByLabel("Expires on (optional)").fill("2001-01-01");
   await page.getByRole("button", { name: "Create key" }).click();
   expect(await page.getByRole("alert").textContent()).toContain("has already passed");
+  await context.close();
+}, 60_000);
+
+test("the monitors: the list with a held one, a monitor's page, and pausing it there", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/dashboard`);
+  await signInAs(page, "hopper");
+  await page.getByRole("link", { name: "Monitors", exact: true }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/monitors`);
+  await page.locator("#no-monitors").waitFor();
+  await check(page, "13-monitors-none");
+
+  // Monitors are made through the API; here through the server's own database, as the API would.
+  await page.getByRole("link", { name: "Dashboard", exact: true }).click();
+  await page.getByLabel("Key name").fill("monitors");
+  await page.getByLabel("Key name").press("Enter");
+  await page.waitForURL(`${baseUrl}/dashboard`);
+  const db = openDatabase(join(dir, "social.db"));
+  const keys = await new SqliteAccounts(db).listKeys();
+  const key = keys.find((each) => each.name === "monitors");
+  const monitors = new SqliteMonitors(db);
+  const made = [];
+  for (const [name, url] of [
+    ["coffee news", "https://hooks.example.com/a-rather-long/path/that-must-wrap/on-a-phone?token=abcdef0123456789"],
+    ["pull feed", undefined],
+  ] as const) {
+    const created = await monitors.create(
+      {
+        id: newMonitorId(),
+        accountId: key?.accountId ?? "",
+        keyId: key?.id ?? "",
+        name,
+        query: "#coffee lang:en",
+        delivery: url ? { type: "webhook", url } : { type: "pull" },
+        dailyCreditCap: 200,
+        secret: newMonitorSecret(),
+        now: Date.now(),
+      },
+      MONITOR_LIMITS.perAccount,
+    );
+    if (created.ok) made.push(created.monitor);
+  }
+  await monitors.setHold(made[0]?.id ?? "", {
+    reason: "insufficient_credits",
+    message: "The account's balance cannot pay for a delivered post; deliveries resume when credits arrive.",
+    since: Date.now(),
+  });
+  db.close();
+
+  await page.goto(`${baseUrl}/dashboard/monitors`);
+  expect(await page.locator("#monitors tbody tr").count()).toBe(2);
+  expect(await page.getByRole("row").filter({ hasText: "coffee news" }).textContent()).toContain(
+    "held: not enough credits",
+  );
+  await check(page, "13-monitors");
+  await page.getByRole("link", { name: "coffee news", exact: true }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/monitors/${made[0]?.id}`);
+  await check(page, "13-monitor");
+  await page.getByRole("button", { name: "Pause this monitor" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/monitors/${made[0]?.id}`);
+  expect(await page.locator("#notice").textContent()).toContain("is paused");
+  expect(await page.locator("#monitor-status").textContent()).toBe("paused by you");
+  await check(page, "13-monitor-paused");
   await context.close();
 }, 60_000);

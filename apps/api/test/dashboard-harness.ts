@@ -3,7 +3,14 @@
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect } from "bun:test";
 import { helpLinksOf } from "@social/core";
-import { openDatabase, SqliteAccounts, SqliteRequestLog, SqliteSessions, sqliteServices } from "@social/store-sqlite";
+import {
+  openDatabase,
+  SqliteAccounts,
+  SqliteMonitors,
+  SqliteRequestLog,
+  SqliteSessions,
+  sqliteServices,
+} from "@social/store-sqlite";
 import { type DashboardOptions, dashboardRoutes } from "../src/dashboard/routes.ts";
 import { httpContext } from "../src/http/context.ts";
 import { answerAtProvider, startTestProvider, type TestProvider } from "./oidc-provider.ts";
@@ -13,7 +20,12 @@ export const PUBLIC_URL = "http://127.0.0.1:9";
 
 /** The dashboard's ports on one database, which the tests also read directly. */
 export function portsOn(db: Database) {
-  return { accounts: new SqliteAccounts(db), sessions: new SqliteSessions(db), requestLog: new SqliteRequestLog(db) };
+  return {
+    accounts: new SqliteAccounts(db),
+    sessions: new SqliteSessions(db),
+    requestLog: new SqliteRequestLog(db),
+    monitors: new SqliteMonitors(db),
+  };
 }
 
 /** The dashboard as the app mounts it; in-process tests are not rate limited. */
@@ -25,6 +37,7 @@ export async function dashboardApp(provider: TestProvider, options: Partial<Dash
   const app = dashboardRoutes(context, {
     accounts: ports.accounts,
     sessions: ports.sessions,
+    monitors: ports.monitors,
     publicUrl: PUBLIC_URL,
     requestLogDays: 30,
     billing: { plans: [] },
@@ -37,7 +50,7 @@ export async function dashboardApp(provider: TestProvider, options: Partial<Dash
     if (init.cookie) headers.set("cookie", init.cookie);
     return app.handle(new Request(new URL(path, PUBLIC_URL), { ...init, headers }));
   };
-  return { db, request, requestLog: ports.requestLog, accounts: ports.accounts };
+  return { db, request, requestLog: ports.requestLog, accounts: ports.accounts, monitors: ports.monitors };
 }
 
 export type Dashboard = Awaited<ReturnType<typeof dashboardApp>>;

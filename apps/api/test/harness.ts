@@ -108,13 +108,23 @@ export async function startTestServer(
     requestLogDays?: number;
     /** WORLD: the default fixture world (cloned), or an empty database the server starts with WORLD=empty. */
     world?: WorldSource;
+    /** A second server on this one's database (as another worker would be), instead of a database of its own. */
+    sharing?: TestServer;
+    /** MONITOR_ALLOW_PRIVATE: the tests' webhook receivers listen on loopback. */
+    allowPrivateWebhooks?: boolean;
+    /** MONITOR_RETRY_BASE_MS. */
+    webhookRetryBaseMs?: number;
+    /** The time the server's monitor deliveries go by. */
+    clock?: () => number;
   } = {},
 ): Promise<TestServer> {
-  const adapter = options.adapter ?? "sqlite";
+  const adapter = options.sharing?.adapter ?? options.adapter ?? "sqlite";
   const world = options.world ?? "generated";
   const dir = mkdtempSync(join(tmpdir(), "social-api-test-"));
   let databaseUrl: string;
-  if (adapter === "postgres") {
+  if (options.sharing) {
+    databaseUrl = options.sharing.databaseUrl;
+  } else if (adapter === "postgres") {
     databaseUrl =
       world === "empty"
         ? await (await postgresServer()).createDatabase(`test_${++postgresDatabases}`)
@@ -136,8 +146,10 @@ export async function startTestServer(
       ...(options.oidc ? { oidc: options.oidc } : {}),
       ...(options.billing ? { billing: options.billing } : {}),
       ...(options.requestLogDays === undefined ? {} : { requestLogDays: options.requestLogDays }),
+      ...(options.allowPrivateWebhooks === undefined ? {} : { allowPrivateWebhooks: options.allowPrivateWebhooks }),
+      ...(options.webhookRetryBaseMs === undefined ? {} : { webhookRetryBaseMs: options.webhookRetryBaseMs }),
     },
-    { log: (line) => logs.push(line) },
+    { log: (line) => logs.push(line), ...(options.clock ? { clock: options.clock } : {}) },
   );
   const backend = await openBackend(databaseUrl, { max: 4 });
   let sqlite: Database | undefined;

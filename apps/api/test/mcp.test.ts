@@ -44,7 +44,9 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       const client = await connect(key);
       try {
         const { tools } = await client.listTools();
-        expect(tools.map((t) => t.name).sort()).toEqual([...catalogue.map((e) => e.tool), "get_credits"].sort());
+        expect(tools.map((t) => t.name).sort()).toEqual(
+          [...catalogue.map((e) => e.tool), "list_monitors", "get_monitor_matches", "get_credits"].sort(),
+        );
         const result = await client.callTool({ name: "get_tweet", arguments: { id: examples.tweet_id } });
         const structured = result.structuredContent as {
           data: { id: string };

@@ -23,7 +23,7 @@ import { type AgentTool, IDEMPOTENCY_ARGUMENT, type ReadTool } from "./tools.ts"
 import { type View, viewData } from "./views.ts";
 
 /** Room a result's text keeps for its first line (credits, counts, a next_token of up to 512 characters). */
-const HEADER_RESERVE = 1_000;
+export const HEADER_RESERVE = 1_000;
 
 /** How much of a tool's output budget its data may take: the first line's room, and the values it may list. */
 export function dataBudget(tool: ReadTool, maxChars: number): number {
@@ -32,14 +32,14 @@ export function dataBudget(tool: ReadTool, maxChars: number): number {
 }
 
 /** A result an agent reads either way: as structured content, and as `text`. */
-function result(structured: Record<string, unknown>, text: string): CallToolResult {
+export function toolResult(structured: Record<string, unknown>, text: string): CallToolResult {
   return { structuredContent: structured, content: [{ type: "text", text }] };
 }
 
 /** A free account read: the data and its zero charge. */
 export function accountResult(data: unknown, credits: Credits): CallToolResult {
   const structured = { data, credits };
-  return result(structured, `Free; ${credits.remaining} credits remaining.\n${JSON.stringify(data)}`);
+  return toolResult(structured, `Free; ${credits.remaining} credits remaining.\n${JSON.stringify(data)}`);
 }
 
 /** A read's data as an agent sees it, and its JSON, whose length the output budget measures. */
@@ -93,7 +93,7 @@ function lookupReport(
   };
 }
 
-function chargeLine(credits: Credits): string {
+export function chargeLine(credits: Credits): string {
   const capped = credits.capped ? " (max_credits lowered what it could return)" : "";
   return `Charged ${creditsText(credits.charged)}; ${credits.remaining} remaining${capped}.`;
 }
@@ -111,7 +111,7 @@ export function successResult(outcome: ReadSuccess, context: SuccessContext): Ca
   const { credits } = outcome;
   if (outcome.dryRun) {
     const quote = `Quote, nothing charged: at most ${creditsText(credits.max ?? 0)} (${credits.rule}); ${credits.remaining} remaining.`;
-    return result({ data: null, credits, dry_run: true }, quote);
+    return toolResult({ data: null, credits, dry_run: true }, quote);
   }
   const { value: data, json } = shape(outcome.data);
   const lookup = lookupReport(tool, args, outcome, data);
@@ -131,7 +131,7 @@ export function successResult(outcome: ReadSuccess, context: SuccessContext): Ca
         ? "Last page."
         : "";
   const header = [chargeLine(credits), count, cut, next, ...lookup.sentences].filter(Boolean).join(" ");
-  return result(structured, `${header}\n${json}`);
+  return toolResult(structured, `${header}\n${json}`);
 }
 
 /**
@@ -141,7 +141,7 @@ export function successResult(outcome: ReadSuccess, context: SuccessContext): Ca
 export function replayedResult(first: CallToolResult): CallToolResult {
   const [block] = first.content;
   const text = block?.type === "text" ? block.text : "";
-  return result(
+  return toolResult(
     { ...first.structuredContent, replayed: true },
     `Replayed: the first result for this idempotency_key, charged then, nothing now.\n${text}`,
   );
@@ -190,6 +190,10 @@ function whatToChange(error: ApiError, tool: AgentTool, links: HelpLinks | undef
     case "invalid_api_key":
     case "revoked_api_key":
       return "Reconnect with an active API key.";
+    case "monitor_delivers_by_webhook":
+      return "Its matches are posted to its webhook's URL: read them there.";
+    case "too_many_streams":
+      return "Close another of the account's monitor streams first.";
     case "internal_error":
     case "service_unavailable":
       return "Try again in a moment.";

@@ -22,6 +22,7 @@ import {
   type Services,
   separateControls,
 } from "@social/core";
+import { callMonitorTool } from "./monitor-calls.ts";
 import { accountResult, dataBudget, dataShaper, errorResult, replayedResult, successResult } from "./results.ts";
 import { IDEMPOTENCY_ARGUMENT, type ReadTool, type ToolSelection, VIEW_ARGUMENT } from "./tools.ts";
 import { VIEWS, type View } from "./views.ts";
@@ -101,6 +102,16 @@ export function createMcpServer(services: Services, options: McpServerOptions): 
         return outcome.ok
           ? accountResult(outcome.data, outcome.credits)
           : errorResult(outcome.error, tool, requestId, options.helpLinks);
+      }
+      if (tool.kind === "monitor") {
+        const outcome = await callMonitorTool(services, tool, args, {
+          apiKey: options.apiKey,
+          requestId,
+          receivedAt,
+          maxChars,
+          ...rate,
+        });
+        return outcome.ok ? outcome.result : errorResult(outcome.error, tool, requestId, options.helpLinks);
       }
       let call: ReturnType<typeof readArguments>;
       try {

@@ -18,10 +18,14 @@ import {
   usernamesParam,
 } from "@social/core";
 import type * as v from "valibot";
+import { MONITOR_DEFINITIONS, MONITOR_TOOLS, MONITORS_TOOLSET, type MonitorTool } from "./monitor-tools.ts";
 import { hasViews, VIEWS, viewJsonSchema } from "./views.ts";
 
-/** A catalogue read (charged), or a free read about the caller's own account (get_credits). */
-export type AgentTool = ReadTool | AccountTool;
+/**
+ * A catalogue read (charged), a free read about the caller's own account (get_credits), or a read of
+ * the account's monitors (monitor-tools.ts).
+ */
+export type AgentTool = ReadTool | AccountTool | MonitorTool;
 
 export interface ReadTool {
   kind: "read";
@@ -43,8 +47,11 @@ export interface AccountTool {
 export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
 export const VIEW_ARGUMENT = "view";
 
-/** The toolsets in catalogue order, each named once. */
-export const TOOLSETS: readonly Toolset[] = [...new Set(catalogue.map((endpoint) => endpoint.toolset))];
+/** The toolsets in catalogue order, each named once, then the monitors'. */
+export const TOOLSETS: readonly (Toolset | typeof MONITORS_TOOLSET)[] = [
+  ...new Set(catalogue.map((endpoint) => endpoint.toolset)),
+  MONITORS_TOOLSET,
+];
 
 const READ_TOOLS: readonly ReadTool[] = catalogue.map((endpoint) => ({
   kind: "read",
@@ -61,7 +68,7 @@ const ACCOUNT_TOOLS: readonly AccountTool[] = accountReads.flatMap((read) =>
   read.tool ? [{ kind: "account" as const, name: read.tool, read }] : [],
 );
 
-export const ALL_TOOLS: readonly AgentTool[] = [...READ_TOOLS, ...ACCOUNT_TOOLS];
+export const ALL_TOOLS: readonly AgentTool[] = [...READ_TOOLS, ...MONITOR_TOOLS, ...ACCOUNT_TOOLS];
 
 type JsonObjectSchema = Tool["inputSchema"];
 
@@ -169,6 +176,9 @@ function instructionsFor(tools: readonly AgentTool[]): string {
       ? "A result larger than its size limit is cut: a page continues with its next_token, right after the last item returned; other reads say what they left out."
       : "A result larger than its size limit is cut, and says what it left out.",
     "max_credits caps what a call may cost, dry_run=true prices it for free, and a call repeated with the same idempotency_key is free.",
+    ...(tools.some((tool) => tool.kind === "monitor")
+      ? ["Monitors (saved searches matched against new posts) are created over HTTP, at /v1/monitors."]
+      : []),
     ...(workflows.length > 0
       ? [`Prefer the workflow tools (${workflows.map((tool) => tool.name).join(", ")}) over several basic reads.`]
       : []),
@@ -182,6 +192,7 @@ function describeSelection(tools: readonly AgentTool[]): ToolSelection {
   const nameOf = (id: string) => loaded.get(id);
   const definitions = tools.map((tool): Tool => {
     if (tool.kind === "account") return ACCOUNT_DEFINITIONS.find((each) => each.name === tool.name) as Tool;
+    if (tool.kind === "monitor") return MONITOR_DEFINITIONS.get(tool.name) as Tool;
     const [input, output] = READ_SCHEMAS.get(tool.name) ?? [];
     return {
       name: tool.name,
@@ -245,7 +256,7 @@ export function selectTools(request: SelectionRequest = {}): ToolSelection {
       everything ||
       tool.kind === "account" ||
       names.includes(tool.name) ||
-      (toolsets as string[]).includes(tool.endpoint.toolset),
+      (toolsets as string[]).includes(tool.kind === "monitor" ? MONITORS_TOOLSET : tool.endpoint.toolset),
   );
   const selection = describeSelection(chosen);
   if (selections.size >= MAX_SELECTIONS) selections.clear();

@@ -76,8 +76,13 @@ export function toolSuite(transport: string, world: () => TestWorld, connect: Co
     });
     afterAll(() => connection.close());
 
-    test("lists every catalogue tool and get_credits, each with valid JSON Schemas and read-only, open-world annotations", () => {
-      expect(tools.map((tool) => tool.name)).toEqual([...catalogue.map((endpoint) => endpoint.tool), "get_credits"]);
+    test("lists every catalogue tool, the monitor tools and get_credits, each with valid JSON Schemas and read-only, open-world annotations", () => {
+      expect(tools.map((tool) => tool.name)).toEqual([
+        ...catalogue.map((endpoint) => endpoint.tool),
+        "list_monitors",
+        "get_monitor_matches",
+        "get_credits",
+      ]);
       for (const tool of tools) {
         for (const ajv of validators) {
           ajv.compile(tool.inputSchema);

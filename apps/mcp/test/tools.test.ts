@@ -27,8 +27,13 @@ const listBytes = (names: { toolsets?: string[]; tools?: string[] } = {}) =>
   JSON.stringify({ tools: selectTools(names).definitions }).length;
 
 describe("tool definitions", () => {
-  test("one tool per catalogue entry, named by the entry, and get_credits", () => {
-    expect(ALL_TOOLS.map((t) => t.name)).toEqual([...catalogue.map((entry) => entry.tool), "get_credits"]);
+  test("one tool per catalogue entry, named by the entry, the monitor tools and get_credits", () => {
+    expect(ALL_TOOLS.map((t) => t.name)).toEqual([
+      ...catalogue.map((entry) => entry.tool),
+      "list_monitors",
+      "get_monitor_matches",
+      "get_credits",
+    ]);
     expect(everything.definitions.map((definition) => definition.name)).toEqual(ALL_TOOLS.map((t) => t.name));
   });
 
@@ -133,7 +138,7 @@ describe("tool definitions", () => {
 
 describe("selection", () => {
   test("each toolset selects its catalogue entries, and every selection has get_credits", () => {
-    expect(TOOLSETS).toEqual(["search", "users", "graph", "tweets", "lists", "communities", "workflows"]);
+    expect(TOOLSETS).toEqual(["search", "users", "graph", "tweets", "lists", "communities", "workflows", "monitors"]);
     expect(selectTools({ toolsets: ["search"] }).tools.map((t) => t.name)).toEqual([
       "search_recent_tweets",
       "get_trends",
@@ -142,10 +147,19 @@ describe("selection", () => {
       "get_credits",
     ]);
     const chosen = selectTools({ toolsets: ["lists", "graph"] }).tools;
-    expect(chosen.every((t) => t.kind === "account" || ["lists", "graph"].includes(t.endpoint.toolset))).toBe(true);
+    expect(
+      chosen.every(
+        (t) => t.kind === "account" || (t.kind === "read" && ["lists", "graph"].includes(t.endpoint.toolset)),
+      ),
+    ).toBe(true);
     expect(chosen.at(-1)?.name).toBe("get_credits");
-    // Every entry of the catalogue, and the account tool.
-    expect(selectTools().tools).toHaveLength(catalogue.length + 1);
+    // Every entry of the catalogue, the monitor tools and the account tool.
+    expect(selectTools().tools).toHaveLength(catalogue.length + 3);
+    expect(selectTools({ toolsets: ["monitors"] }).tools.map((t) => t.name)).toEqual([
+      "list_monitors",
+      "get_monitor_matches",
+      "get_credits",
+    ]);
   });
 
   test("tools by name, alone or beside toolsets (their union), in catalogue order", () => {

@@ -15,6 +15,7 @@ export async function backendServices(
     ledger: backend.ledger,
     accounts: backend.accounts,
     idempotency: backend.idempotency,
+    monitors: backend.monitors,
     tokenSecret: options.tokenSecret || (await backend.secret(TOKEN_SECRET_SETTING)),
     limiter: options.limiter,
     hmac: nativeHmac,

@@ -59,6 +59,8 @@ describe("defaults", () => {
         workers: 1,
         requestLogDays: 30,
         mcpMaxChars: 40_000,
+        allowPrivateWebhooks: false,
+        webhookRetryBaseMs: 10_000,
       });
     }
   });
@@ -87,6 +89,9 @@ describe("what cannot serve stops the program at start with the variable's name"
     [{ REDIS_URL: "127.0.0.1:6379" }, "REDIS_URL must be a redis:// or rediss:// URL"],
     [{ REDIS_URL: "redis://" }, "REDIS_URL must be a redis:// or rediss:// URL"],
     [{ SOCIAL_MCP_MAX_CHARS: "100" }, "SOCIAL_MCP_MAX_CHARS must be a whole number from 4000 to 1000000, not 100"],
+    [{ MONITOR_ALLOW_PRIVATE: "yes" }, 'MONITOR_ALLOW_PRIVATE must be true or false, not "yes"'],
+    [{ MONITOR_RETRY_BASE_MS: "10" }, "MONITOR_RETRY_BASE_MS must be a whole number of milliseconds from 100"],
+    [{ MONITOR_RETRY_BASE_MS: "1e4" }, "MONITOR_RETRY_BASE_MS must be a whole number of milliseconds from 100"],
   ])("the server: %j", (env, message) => {
     expect(() => readServerConfig(env)).toThrow(message);
   });
@@ -107,6 +112,12 @@ describe("what cannot serve stops the program at start with the variable's name"
     expect(readAdminConfig({ WORLD: "imported", DATABASE_URL: "postgres://app@db/social" }).databaseUrl).toBe(
       "postgres://app@db/social",
     );
+  });
+
+  test("MONITOR_ALLOW_PRIVATE and MONITOR_RETRY_BASE_MS as set", () => {
+    const config = readServerConfig({ MONITOR_ALLOW_PRIVATE: "true", MONITOR_RETRY_BASE_MS: "250" });
+    expect(config).toMatchObject({ allowPrivateWebhooks: true, webhookRetryBaseMs: 250 });
+    expect(readServerConfig({ MONITOR_ALLOW_PRIVATE: "false" }).allowPrivateWebhooks).toBe(false);
   });
 
   test("SQLITE_SYNCHRONOUS in either case, and REDIS_URL with credentials", () => {

@@ -7,7 +7,7 @@ export interface ErrorGuide {
   meaning: string;
   action: string;
   /** Whether the same request, sent again unchanged, can succeed. */
-  retry: "no" | "after Retry-After" | "after adding credits" | "yes, with backoff";
+  retry: "no" | "after Retry-After" | "after adding credits" | "after closing a stream" | "yes, with backoff";
 }
 
 export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
@@ -44,10 +44,21 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     action: "Wait the Retry-After header's seconds and send it again: you get the first request's answer.",
     retry: "after Retry-After",
   },
+  monitor_delivers_by_webhook: {
+    meaning: "The monitor delivers its matches by webhook, to its URL: polls, streams and MCP reads do not serve them.",
+    action:
+      'Read the deliveries at the webhook\'s URL, or change the monitor\'s delivery to {"type":"pull"} with PATCH /v1/monitors/{id}.',
+    retry: "no",
+  },
   rate_limited: {
     meaning: "The key sent more requests than its rate allows.",
     action: "Wait the Retry-After header's seconds; spread requests out.",
     retry: "after Retry-After",
+  },
+  too_many_streams: {
+    meaning: "The account holds as many monitor streams open as it may at once.",
+    action: "Close another stream of the account (or let it end), then open this one again.",
+    retry: "after closing a stream",
   },
   internal_error: {
     meaning: "A fault of ours.",

@@ -10,7 +10,11 @@ export const ERROR_STATUS = {
   endpoint_not_found: 404,
   // Not in SPEC.md's table: a retry with an Idempotency-Key whose first request is still running.
   request_in_progress: 409,
+  // Not in SPEC.md's table: a poll, stream or MCP read of a monitor that delivers by webhook.
+  monitor_delivers_by_webhook: 409,
   rate_limited: 429,
+  // Not in SPEC.md's table: a monitor stream past the most an account may hold open at once.
+  too_many_streams: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

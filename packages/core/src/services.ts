@@ -5,6 +5,7 @@ import type { Services } from "./pipeline/index.ts";
 import type { Accounts } from "./ports/accounts.ts";
 import type { IdempotencyRecords } from "./ports/idempotency.ts";
 import type { Ledger } from "./ports/ledger.ts";
+import type { Monitors } from "./ports/monitors.ts";
 import type { RateLimiter } from "./ports/rate-limiter.ts";
 import type { RequestLog } from "./ports/request-log.ts";
 import type { Store } from "./ports/store.ts";
@@ -22,6 +23,7 @@ export interface ServiceOptions {
   ledger: Ledger;
   accounts: Accounts;
   idempotency: IdempotencyRecords;
+  monitors: Monitors;
   tokenSecret: string;
   limiter: RateLimiter;
   requestLog?: RequestLog;
@@ -35,6 +37,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ledger: options.ledger,
     accounts: options.accounts,
     idempotency: options.idempotency,
+    monitors: options.monitors,
     tokens: await createTokenCodec(options.tokenSecret, options.hmac),
     limiter: options.limiter,
     ...(options.requestLog ? { requestLog: options.requestLog } : {}),

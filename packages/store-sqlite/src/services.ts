@@ -14,6 +14,7 @@ import {
 import { SqliteAccounts } from "./ledger/sqlite-accounts.ts";
 import { SqliteIdempotency } from "./ledger/sqlite-idempotency.ts";
 import { SqliteLedger } from "./ledger/sqlite-ledger.ts";
+import { SqliteMonitors } from "./monitors/sqlite-monitors.ts";
 import { isDatabaseOutage } from "./outage.ts";
 import { persistentSecret } from "./settings.ts";
 import { SqliteStore } from "./store/sqlite-store.ts";
@@ -28,6 +29,7 @@ export function sqliteServices(
     ledger: answering(new SqliteLedger(db)),
     accounts: answering(new SqliteAccounts(db)),
     idempotency: answering(new SqliteIdempotency(db)),
+    monitors: answering(new SqliteMonitors(db)),
     tokenSecret: options.tokenSecret || persistentSecret(db, TOKEN_SECRET_SETTING),
     limiter: new LocalRateLimiter(options.rateLimit),
   });

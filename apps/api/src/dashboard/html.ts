@@ -57,7 +57,7 @@ export function htmlResponse(body: Html, status = 200, extra: Record<string, str
   return new Response(`<!doctype html>\n${body.text}`, { status, headers });
 }
 
-export type Section = "dashboard" | "usage" | "requests" | "billing";
+export type Section = "dashboard" | "usage" | "requests" | "monitors" | "billing";
 
 /** Why the signed-in customer should look at their credits: they run low, or requests were refused for them. */
 export interface BalanceAlert {
@@ -92,6 +92,7 @@ const NAVIGATION: readonly { section: Section; href: string; label: string }[] =
   { section: "dashboard", href: "/dashboard", label: "Dashboard" },
   { section: "usage", href: "/dashboard/usage", label: "Usage" },
   { section: "requests", href: "/dashboard/requests", label: "Requests" },
+  { section: "monitors", href: "/dashboard/monitors", label: "Monitors" },
   { section: "billing", href: "/billing", label: "Billing" },
 ];
 

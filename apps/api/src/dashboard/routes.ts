@@ -1,6 +1,6 @@
 // The dashboard's HTTP surface: sign-in through OpenID Connect (sign-in-routes.ts), the account's own
-// page and its forms (form-routes.ts), and the pages that report on it (report-routes.ts), over what
-// they share (site.ts).
+// page and its forms (form-routes.ts), the pages that report on it (report-routes.ts) and its monitors
+// (monitor-routes.ts), over what they share (site.ts).
 
 import { requestPath } from "@social/core";
 import { Elysia } from "elysia";
@@ -8,6 +8,7 @@ import type { HttpContext } from "../http/context.ts";
 import { COPY_SCRIPT, COPY_SCRIPT_PATH } from "./copy.ts";
 import { formRoutes } from "./form-routes.ts";
 import { htmlResponse } from "./html.ts";
+import { monitorRoutes } from "./monitor-routes.ts";
 import { notFoundPage, visitorPage } from "./pages.ts";
 import { reportRoutes } from "./report-routes.ts";
 import { signInRoutes } from "./sign-in-routes.ts";
@@ -52,6 +53,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     .use(signInRoutes(context, site))
     .use(formRoutes(context, site))
     .use(reportRoutes(context, site))
+    .use(monitorRoutes(context, site))
     .all("/dashboard/*", async ({ request }) => {
       const who = await site.signedIn(request);
       return htmlResponse(notFoundPage(requestPath(request.url), who?.viewer), 404);

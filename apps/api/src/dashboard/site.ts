@@ -8,6 +8,7 @@ import {
   type Accounts,
   BALANCE_REFUSAL,
   lowBalanceThreshold,
+  type Monitors,
   requestPath,
   requestSearch,
   type Sessions,
@@ -24,6 +25,8 @@ import { SessionStore } from "./sessions.ts";
 export interface DashboardOptions {
   accounts: Accounts;
   sessions: Sessions;
+  /** The account's monitors: listed, and paused or resumed. */
+  monitors: Monitors;
   /** The address people reach the server at: the OIDC redirect URI and the cookies' Secure flag follow it. */
   publicUrl: string;
   /** How many days the request log covers (REQUEST_LOG_DAYS); 0: there is no log to show. */
@@ -133,22 +136,29 @@ export class DashboardSite {
     return who;
   }
 
-  /** Back to the dashboard, saying what the form did, to this session only. */
-  async done(who: SignedIn, flash: Flash): Promise<Response> {
-    return redirect("/dashboard", [
+  /** Back to the dashboard (or the page `to`), saying what the form did, to this session only. */
+  async done(who: SignedIn, flash: Flash, to = "/dashboard"): Promise<Response> {
+    return redirect(to, [
       this.cookie(this.names.flash, await this.flashSeal.seal(flash, who.token), FLASH_LIFETIME_SECONDS),
     ]);
+  }
+
+  /** What the last form said, for the page it led to, and the headers that delete it: it is shown once. */
+  async takeFlash(request: Request, who: SignedIn): Promise<{ flash?: Flash; headers: Record<string, string> }> {
+    const sealed = readCookie(request, this.names.flash);
+    if (sealed === undefined) return { headers: {} };
+    const flash = await this.flashSeal.open(sealed, who.token);
+    return { ...(flash ? { flash } : {}), headers: { "set-cookie": this.cookie(this.names.flash, "", 0) } };
   }
 
   /** The dashboard's own page: the keys and the warning, with the form `refused` shown refused. */
   async home(request: Request, who: SignedIn, refused?: FormRefusal, status = 200): Promise<Response> {
     const account = await this.accounts.account(who.accountId);
     if (!account) return htmlResponse(errorPage("No account", "This account no longer exists."), 404);
-    const sealed = readCookie(request, this.names.flash);
-    const [keys, lastTopUp, flash] = await Promise.all([
+    const [keys, lastTopUp, { flash, headers }] = await Promise.all([
       this.accounts.listKeys(who.accountId),
       this.accounts.lastTopUp(who.accountId),
-      this.flashSeal.open(sealed, who.token),
+      this.takeFlash(request, who),
     ]);
     const page = dashboardPage({
       viewer: who.viewer,
@@ -160,11 +170,6 @@ export class DashboardSite {
       ...(flash?.notice ? { notice: flash.notice } : {}),
       ...(refused ? { refused } : {}),
     });
-    // Shown once: the cookie goes with this page.
-    return htmlResponse(
-      page,
-      status,
-      sealed === undefined ? {} : { "set-cookie": this.cookie(this.names.flash, "", 0) },
-    );
+    return htmlResponse(page, status, headers);
   }
 }

@@ -43,6 +43,7 @@ h1 { overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); }
 #request-log td { white-space: nowrap; }
+.url { overflow-wrap: anywhere; }
 td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
 .chart { width: 100%; height: auto; max-height: 16rem; }
 .chart rect { fill: var(--accent); }

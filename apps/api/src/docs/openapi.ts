@@ -47,7 +47,7 @@ export function parameterObjects(path: string, params: v.GenericSchema, example:
   }));
 }
 
-const errorResponseRef = (description: string) => ({
+export const errorResponseRef = (description: string) => ({
   description,
   content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
 });
@@ -78,7 +78,7 @@ export const replayedHeader = {
   },
 };
 
-const rateLimitHeaders = {
+export const rateLimitHeaders = {
   "x-request-id": { schema: { type: "string" }, description: "Equal to meta.request_id." },
   ...replayedHeader,
   "x-rate-limit-limit": { schema: { type: "integer" }, description: "Bucket capacity for this key." },
@@ -166,17 +166,22 @@ const dryRunQuote = {
   },
 };
 
-/** What another surface (/2) adds to the description: its paths, and the schemas and responses they name. */
+/**
+ * What another part of the API (the monitors, /2) adds to the description: its paths, the schemas and
+ * responses they name, and the tags of its operations.
+ */
 export interface OpenApiPart {
   paths: Record<string, Json>;
   schemas: Record<string, object>;
   responses: Record<string, Json>;
+  tags?: readonly string[];
 }
 
-export function buildOpenApi(serverUrl: string, extra: OpenApiPart): Json {
+export function buildOpenApi(serverUrl: string, extras: readonly OpenApiPart[]): Json {
   const paths: Record<string, Json> = {};
   for (const read of accountReads) paths[read.path] = { get: accountOperation(read) };
   for (const endpoint of catalogue) paths[endpoint.path] = { get: operation(endpoint) };
+  const extra = (part: keyof Omit<OpenApiPart, "tags">) => Object.assign({}, ...extras.map((each) => each[part]));
   return {
     openapi: "3.1.0",
     info: {
@@ -186,14 +191,16 @@ export function buildOpenApi(serverUrl: string, extra: OpenApiPart): Json {
     },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
-    tags: ["account", ...new Set(catalogue.map((e) => e.toolset))].map((name) => ({ name })),
-    paths: { ...paths, ...extra.paths },
+    tags: ["account", ...new Set(catalogue.map((e) => e.toolset)), ...extras.flatMap((each) => each.tags ?? [])].map(
+      (name) => ({ name }),
+    ),
+    paths: { ...paths, ...extra("paths") },
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API_KEY>" },
       },
-      schemas: { ErrorEnvelope: jsonSchemaOf(ErrorEnvelopeSchema), ...dryRunQuote.schemas, ...extra.schemas },
-      responses: { ...dryRunQuote.responses, ...extra.responses },
+      schemas: { ErrorEnvelope: jsonSchemaOf(ErrorEnvelopeSchema), ...dryRunQuote.schemas, ...extra("schemas") },
+      responses: { ...dryRunQuote.responses, ...extra("responses") },
     },
   };
 }

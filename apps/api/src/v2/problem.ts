@@ -14,7 +14,9 @@ const PROBLEMS: Record<ErrorCode, { type: string; title: string }> = {
   insufficient_credits: { type: `${PROBLEM_BASE}usage-capped`, title: "Payment Required" },
   endpoint_not_found: { type: `${PROBLEM_BASE}resource-not-found`, title: "Not Found Error" },
   request_in_progress: { type: "about:blank", title: "Conflict" },
+  monitor_delivers_by_webhook: { type: "about:blank", title: "Conflict" },
   rate_limited: { type: "about:blank", title: "Too Many Requests" },
+  too_many_streams: { type: "about:blank", title: "Too Many Requests" },
   internal_error: { type: "about:blank", title: "Internal Server Error" },
   service_unavailable: { type: "about:blank", title: "Service Unavailable" },
 };

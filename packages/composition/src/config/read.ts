@@ -50,6 +50,10 @@ export interface ServerConfig extends RuntimeConfig {
   mcpMaxChars?: number;
   /** Prices and where to buy credits; none when absent. */
   billing?: BillingSettings;
+  /** Monitor webhooks may reach loopback, private and link-local addresses (MONITOR_ALLOW_PRIVATE). */
+  allowPrivateWebhooks?: boolean;
+  /** The first retry's delay of a failing webhook (MONITOR_RETRY_BASE_MS); core's default when absent. */
+  webhookRetryBaseMs?: number;
 }
 
 export interface McpStdioConfig extends RuntimeConfig {
@@ -127,6 +131,8 @@ export function readServerConfig(env: Environment): ServerConfig {
     sessionSecret: read("SESSION_SECRET"),
     mcpMaxChars: read("SOCIAL_MCP_MAX_CHARS"),
     billing: { url: read("BILLING_URL"), contact: read("BILLING_CONTACT"), plans: read("BILLING_PLANS") },
+    allowPrivateWebhooks: read("MONITOR_ALLOW_PRIVATE"),
+    webhookRetryBaseMs: read("MONITOR_RETRY_BASE_MS"),
   };
 }
 

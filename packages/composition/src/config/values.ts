@@ -2,7 +2,7 @@
 // variable and what it must be. Each takes `undefined` for a variable that is unset or empty, and
 // gives its default then.
 import { availableParallelism } from "node:os";
-import { DEFAULT_RATE_LIMIT, parseDatabaseUrl } from "@social/core";
+import { DEFAULT_RATE_LIMIT, DEFAULT_RETRY_BASE_MS, MAX_RETRY_DELAY_MS, parseDatabaseUrl } from "@social/core";
 import type { Synchronous } from "@social/store-sqlite";
 import { WORLD_SOURCES, type WorldSource } from "../world-source.ts";
 
@@ -157,4 +157,26 @@ export function mcpMaxCharsFrom(value: string | undefined): number {
 /** Text the variable's reader checks further (an API key, the MCP tool names), or that needs no check. */
 export function textFrom(value: string | undefined): string | undefined {
   return value;
+}
+
+/** MONITOR_ALLOW_PRIVATE: `true` or `false` only, so that a typo does not open the private network. */
+export function allowPrivateFrom(value: string | undefined): boolean {
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw new Error(`MONITOR_ALLOW_PRIVATE must be true or false, not ${JSON.stringify(value)}`);
+}
+
+/** Below this a failing receiver would be called again before it could recover. */
+const MIN_RETRY_BASE_MS = 100;
+
+/** MONITOR_RETRY_BASE_MS: the first retry's delay in ms, from 100 ms to the longest delay (an hour). */
+export function retryBaseFrom(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_RETRY_BASE_MS;
+  const ms = /^\d{1,8}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(ms >= MIN_RETRY_BASE_MS && ms <= MAX_RETRY_DELAY_MS)) {
+    throw new Error(
+      `MONITOR_RETRY_BASE_MS must be a whole number of milliseconds from ${MIN_RETRY_BASE_MS} to ${MAX_RETRY_DELAY_MS}, not ${value}`,
+    );
+  }
+  return ms;
 }

@@ -1,9 +1,10 @@
 // Every environment variable the product reads: its name, its default, which programs read it, what it
 // is for, and how its text is checked. docs/configuration.md and the README's list are checked against
 // this table (test/config-docs.test.ts); read.ts turns it into each program's configuration.
-import { DEFAULT_RATE_LIMIT } from "@social/core";
+import { DEFAULT_RATE_LIMIT, DEFAULT_RETRY_BASE_MS } from "@social/core";
 import { billingContactFrom, billingPlansFrom, billingUrlFrom } from "./billing.ts";
 import {
+  allowPrivateFrom,
   burstFrom,
   DEFAULT_DATABASE_URL,
   DEFAULT_HOST,
@@ -18,6 +19,7 @@ import {
   ratePerSecondFrom,
   redisUrlFrom,
   requestLogDaysFrom,
+  retryBaseFrom,
   secretFrom,
   synchronousFrom,
   textFrom,
@@ -175,6 +177,18 @@ export const VARIABLES = {
     default: { words: "none" },
     description: "the prices shown on `/billing`, as a JSON array of {name, credits, price, note?}",
     parse: billingPlansFrom,
+  },
+  MONITOR_ALLOW_PRIVATE: {
+    programs: SERVER,
+    default: { value: "false" },
+    description: "`true` lets monitor webhooks reach loopback, private and link-local addresses",
+    parse: allowPrivateFrom,
+  },
+  MONITOR_RETRY_BASE_MS: {
+    programs: SERVER,
+    default: { value: String(DEFAULT_RETRY_BASE_MS) },
+    description: "the first retry's delay of a failing webhook, in ms, doubling per attempt up to an hour",
+    parse: retryBaseFrom,
   },
   SOCIAL_API_KEY: {
     programs: MCP,

@@ -3,6 +3,7 @@
 // intent on the monitor written first (see MonitorCharge in ../ports/monitors.ts).
 import { utcDayOf } from "../billing/key-spend.ts";
 import { LedgerError } from "../ledger-errors.ts";
+import type { Accounts } from "../ports/accounts.ts";
 import type { Ledger } from "../ports/ledger.ts";
 import type { Monitors } from "../ports/monitors.ts";
 import { CREDITS_PER_DELIVERED_POST, type Monitor, type MonitorNotice } from "./model.ts";
@@ -13,6 +14,11 @@ export const STALE_CHARGE_MS = 60_000;
 export interface MonitorBilling {
   ledger: Ledger;
   monitors: Monitors;
+  /**
+   * The keys, for a delivery that goes out before it is charged (a webhook): its key is checked first,
+   * so that a key that cannot pay holds the delivery instead of having it sent and then not charged.
+   */
+  keys?: Pick<Accounts, "key">;
 }
 
 export interface DeliveryCharge {
@@ -32,11 +38,15 @@ export type ChargeResult =
   /** Not charged: another delivery of the same matches is being charged; try again later. */
   | { ok: false; busy: true };
 
+/** Credits the monitor's deliveries were charged today (UTC). */
+export function spentToday(monitor: Monitor, now: number): number {
+  return monitor.spentDay === utcDayOf(now) ? monitor.spentOnDay : 0;
+}
+
 /** Credits the monitor may still spend today under its daily cap; Infinity without one. */
 export function capLeft(monitor: Monitor, now: number): number {
   if (monitor.dailyCreditCap === undefined) return Number.POSITIVE_INFINITY;
-  const spent = monitor.spentDay === utcDayOf(now) ? monitor.spentOnDay : 0;
-  return Math.max(0, monitor.dailyCreditCap - spent);
+  return Math.max(0, monitor.dailyCreditCap - spentToday(monitor, now));
 }
 
 /**
@@ -55,10 +65,26 @@ export async function deliverablePosts(
       hold: notice("daily_cap", "The monitor's daily credit cap is reached; deliveries resume at 00:00 UTC.", now),
     };
   }
+  const key = billing.keys ? await keyAllows(billing.keys, monitor, now) : { credits: Number.POSITIVE_INFINITY };
+  if ("hold" in key) return { posts: 0, hold: key.hold };
+  if (key.credits < CREDITS_PER_DELIVERED_POST) return { posts: 0, hold: keyLimitReached(now) };
   const balance = await billing.ledger.balance(monitor.accountId);
-  const posts = Math.floor(Math.min(left, balance) / CREDITS_PER_DELIVERED_POST);
+  const posts = Math.floor(Math.min(left, key.credits, balance) / CREDITS_PER_DELIVERED_POST);
   if (posts === 0) return { posts, hold: insufficientCredits(now) };
   return { posts };
+}
+
+/** What the monitor's key may still spend, or the hold of a key that cannot pay at all. */
+async function keyAllows(
+  keys: Pick<Accounts, "key">,
+  monitor: Monitor,
+  now: number,
+): Promise<{ credits: number } | { hold: MonitorNotice }> {
+  const key = await keys.key(monitor.keyId);
+  if (!key) return { hold: keyUnusable("unknown_key", now) };
+  if (key.revokedAt !== null) return { hold: keyUnusable("revoked_key", now) };
+  if (key.expiresAt !== null && key.expiresAt <= now) return { hold: keyUnusable("expired_key", now) };
+  return { credits: key.allowance?.remaining ?? Number.POSITIVE_INFINITY };
 }
 
 /** Settles what a stopped process left, so that the monitor's chargedSeq is the ledger's. */
@@ -102,11 +128,7 @@ export async function chargeDelivery(
     const charged = error.code === "duplicate_request";
     await billing.monitors.settleCharge(monitor.id, requestId, charged);
     if (charged) return { ok: true, credits, remaining: await billing.ledger.balance(monitor.accountId) };
-    const hold = notice(
-      "key_unusable",
-      `The key that created the monitor cannot pay (${error.code}); create the monitor again with a working key.`,
-      now,
-    );
+    const hold = keyUnusable(error.code, now);
     await billing.monitors.setHold(monitor.id, hold);
     return { ok: false, hold };
   }
@@ -115,16 +137,25 @@ export async function chargeDelivery(
     if (monitor.hold) await billing.monitors.setHold(monitor.id, undefined);
     return { ok: true, credits, remaining: result.remaining };
   }
-  const hold =
-    result.reason === "key_limit"
-      ? notice(
-          "insufficient_credits",
-          "The key that created the monitor has reached its credit limit; raise it on the key's page.",
-          now,
-        )
-      : insufficientCredits(now);
+  const hold = result.reason === "key_limit" ? keyLimitReached(now) : insufficientCredits(now);
   await billing.monitors.setHold(monitor.id, hold);
   return { ok: false, hold };
+}
+
+function keyUnusable(code: string, now: number): MonitorNotice {
+  return notice(
+    "key_unusable",
+    `The key that created the monitor cannot pay (${code}); create the monitor again with a working key.`,
+    now,
+  );
+}
+
+function keyLimitReached(now: number): MonitorNotice {
+  return notice(
+    "insufficient_credits",
+    "The key that created the monitor has reached its credit limit; raise it on the key's page.",
+    now,
+  );
 }
 
 function insufficientCredits(now: number): MonitorNotice {

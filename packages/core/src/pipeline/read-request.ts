@@ -6,6 +6,7 @@ import type { ApiError } from "../errors.ts";
 import type { Accounts } from "../ports/accounts.ts";
 import type { IdempotencyRecords, StoredAnswer } from "../ports/idempotency.ts";
 import type { KeyCheck, Ledger } from "../ports/ledger.ts";
+import type { Monitors } from "../ports/monitors.ts";
 import type { RateLimiter, RateState } from "../ports/rate-limiter.ts";
 import type { RequestLog } from "../ports/request-log.ts";
 import type { Store } from "../ports/store.ts";
@@ -27,10 +28,11 @@ export interface ReadServices {
 /** The key of a request once authenticated. */
 export type ActiveKey = Extract<KeyCheck, { status: "active" }>;
 
-/** Every surface's services: the pipeline's, and the accounts behind the free account reads. */
+/** Every surface's services: the pipeline's, the accounts behind the free account reads, and the monitors. */
 export interface Services extends ReadServices {
   accounts: Accounts;
   idempotency: IdempotencyRecords;
+  monitors: Monitors;
 }
 
 /**

@@ -1,0 +1,137 @@
+// The dashboard's monitors in-process against a real OpenID Provider: the list shows each monitor's
+// query, delivery, status with the reason and message of a hold or a pause, a failing webhook's run,
+// its matches and what was charged; a monitor's page pauses and resumes it behind the session's CSRF
+// token; another account's monitor is not found.
+import { describe, expect, test } from "bun:test";
+import { MONITOR_LIMITS, type Monitor, newMonitorId, newMonitorSecret } from "@social/core";
+import { type Customer, newKey, setCookie, signIn, testDashboards } from "./dashboard-harness.ts";
+
+const dashboards = testDashboards();
+
+async function monitorOf(you: Customer, name: string, url = "https://hooks.example/in"): Promise<Monitor> {
+  const { id: keyId } = await newKey(you, `${name} key`);
+  const created = await you.dashboard.monitors.create(
+    {
+      id: newMonitorId(),
+      accountId: you.accountId,
+      keyId,
+      name,
+      query: "#coffee lang:en",
+      delivery: { type: "webhook", url },
+      dailyCreditCap: 500,
+      secret: newMonitorSecret(),
+      now: Date.now(),
+    },
+    MONITOR_LIMITS.perAccount,
+  );
+  if (!created.ok) throw new Error("not created");
+  return created.monitor;
+}
+
+/** The text of the list's row of `name`, tags dropped. */
+function rowOf(page: string, name: string): string {
+  const row = page.split("<tr>").find((part) => part.includes(`>${name}</a>`)) ?? "";
+  return row
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+describe("the monitors pages", () => {
+  test("list every monitor with where it stands, a hold's message and a failing webhook's run", async () => {
+    const you = await dashboards.customer();
+    const empty = await you.page("/dashboard/monitors");
+    expect(empty.status).toBe(200);
+    expect(empty.text).toContain('id="no-monitors"');
+    expect(empty.text).toContain('<a href="/dashboard/monitors" aria-current="page">Monitors</a>');
+
+    const quiet = await monitorOf(you, "quiet");
+    const failing = await monitorOf(you, "failing");
+    await you.dashboard.monitors.recordMatches(
+      [],
+      ["1", "2", "3"].map((tweetId) => ({ monitorId: failing.id, tweetId })),
+      Date.now(),
+    );
+    const [claimed] = await you.dashboard.monitors.claimWebhooks("test", Date.now(), 60_000, 1);
+    expect(claimed?.id).toBe(failing.id);
+    await you.dashboard.monitors.setHold(failing.id, {
+      reason: "webhook_failing",
+      message: "The webhook is failing: it is retried.",
+      since: Date.now(),
+    });
+    await you.dashboard.monitors.finishWebhook(failing.id, "test", {
+      outcome: "failed",
+      error: "The receiver answered HTTP 500: <b>down</b>",
+      nextAttemptAt: Date.now() + 10_000,
+    });
+
+    const page = (await you.page("/dashboard/monitors")).text;
+    expect(rowOf(page, "quiet")).toBe(
+      "quiet #coffee lang:en webhook https://hooks.example/in active — 0 0 0 of 500 credits",
+    );
+    const row = rowOf(page, "failing");
+    expect(row).toStartWith(
+      "failing #coffee lang:en webhook https://hooks.example/in held: webhook failing The webhook is failing: it is retried.",
+    );
+    expect(row).toContain("1 attempt, next");
+    expect(row).toEndWith("The receiver answered HTTP 500: &#60;b&#62;down&#60;/b&#62; 3 0 0 of 500 credits");
+    expect(page).toContain(`href="/dashboard/monitors/${quiet.id}"`);
+  });
+
+  test("a monitor's page pauses and resumes it, saying so once", async () => {
+    const you = await dashboards.customer();
+    const monitor = await monitorOf(you, "news");
+    const path = `/dashboard/monitors/${monitor.id}`;
+    const shown = await you.page(path);
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('<dd id="monitor-status">active</dd>');
+    expect(shown.text).toContain(`action="${path}/pause"`);
+
+    const paused = await you.post(`${path}/pause`, {});
+    expect(paused.status).toBe(303);
+    expect(paused.headers.get("location")).toBe(path);
+    expect((await you.dashboard.monitors.get(you.accountId, monitor.id))?.status).toBe("paused");
+    const flash = setCookie(paused, "social_flash")?.pair ?? "";
+    const after = await you.dashboard.request(path, { cookie: `${you.cookie}; ${flash}` });
+    expect(setCookie(after, "social_flash")?.attributes).toContain("Max-Age=0");
+    const afterText = await after.text();
+    expect(afterText).toContain("The monitor “news” is paused");
+    expect(afterText).toContain('<dd id="monitor-status">paused by you</dd>');
+    expect(afterText).toContain(`action="${path}/resume"`);
+    expect((await you.page(path)).text).not.toContain("is paused:");
+
+    const resumed = await you.post(`${path}/resume`, {});
+    expect(resumed.status).toBe(303);
+    expect((await you.dashboard.monitors.get(you.accountId, monitor.id))?.status).toBe("active");
+  });
+
+  test("a pause shows the reason we gave; a form without the CSRF token or for another's monitor changes nothing", async () => {
+    const you = await dashboards.customer();
+    const monitor = await monitorOf(you, "hook");
+    await you.dashboard.monitors.recordMatches([], [{ monitorId: monitor.id, tweetId: "1" }], Date.now());
+    await you.dashboard.monitors.claimWebhooks("test", Date.now(), 60_000, 1);
+    await you.dashboard.monitors.finishWebhook(monitor.id, "test", {
+      outcome: "failed",
+      error: "The receiver answered HTTP 502.",
+      nextAttemptAt: Date.now(),
+      pause: { reason: "webhook_failing", message: "Paused: the webhook kept failing.", since: Date.now() },
+    });
+    const page = (await you.page(`/dashboard/monitors/${monitor.id}`)).text;
+    expect(page).toContain('<dd id="monitor-status">paused: webhook failing</dd>');
+    expect(page).toContain("Paused: the webhook kept failing.");
+
+    const path = `/dashboard/monitors/${monitor.id}/resume`;
+    const forged = await you.dashboard.request(path, {
+      cookie: you.cookie,
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "csrf_token=wrong",
+    });
+    expect(forged.status).toBe(403);
+    // Someone else, signed in on the same dashboard, cannot see or resume it.
+    const other = await signIn(you.dashboard, "bob");
+    const theirs = await you.dashboard.request(`/dashboard/monitors/${monitor.id}`, { cookie: other.cookie });
+    expect(theirs.status).toBe(404);
+    expect((await you.dashboard.monitors.get(you.accountId, monitor.id))?.status).toBe("paused");
+  });
+});
