@@ -256,7 +256,12 @@ describe("db migrate", () => {
     }
     await withDb((db) => {
       const components = db.query("SELECT component FROM schema_migrations ORDER BY component").all();
-      expect(components).toEqual([{ component: "dashboard" }, { component: "ledger" }, { component: "world" }]);
+      expect(components).toEqual([
+        { component: "dashboard" },
+        { component: "ledger" },
+        { component: "monitors" },
+        { component: "world" },
+      ]);
     });
   });
 });
@@ -332,6 +337,7 @@ describe("on PostgreSQL", () => {
         "accounts",
         "dashboard",
         "ledger",
+        "monitors",
         "settings",
         "world",
       ]);

@@ -2,13 +2,15 @@
 // arrives, until SIGINT or SIGTERM (or standard input's end) stops it, then the usual report. A file's
 // position is stored with each batch it covers (the WorldImport port), so a restart, after a kill at
 // any moment, resumes exactly after the last committed line; a file replaced or truncated since is
-// read from its beginning. docs/operations.md says what an operator sees.
+// read from its beginning. The posts each batch adds are matched against the monitors once it commits
+// (../import/monitor-matching.ts). docs/operations.md says what an operator sees.
 import { resolve } from "node:path";
 import { type FollowPosition, followSource, type ImportFormat } from "@social/core";
 import { CommandError } from "../cli.ts";
 import { withOperator } from "../database.ts";
 import { checkedFile } from "../import/checked-file.ts";
 import { type FileIdentity, fileIdentity, followLines } from "../import/follow-lines.ts";
+import { matchingImport } from "../import/monitor-matching.ts";
 import { printReport } from "../import/report.ts";
 
 const GZIP_MAGIC = [0x1f, 0x8b];
@@ -54,7 +56,7 @@ export async function followImport(name: string, format: ImportFormat): Promise<
   let resumed = "standard input: no position is kept, every line given is imported";
   try {
     const report = await withOperator(async (operator) => {
-      const port = operator.worldImport();
+      const port = await matchingImport(operator, say);
       let file: { identity: FileIdentity; offset: number; line: number } | undefined;
       if (path !== undefined) {
         const identity = await fileIdentity(path);

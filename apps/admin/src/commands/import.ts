@@ -1,13 +1,15 @@
 // `import FILE…`: X API v2 pages or objects, as JSON Lines (plain or gzip), into the world DATABASE_URL
 // names. The importer (@social/core import) decides what each line makes and what replaces what; this
-// command reads the files, shows progress per file with lines per second, and prints what was added,
-// updated, kept and refused. A file that cannot be read is a one-line error, never a stack.
+// command reads the files, shows progress per file with lines per second, matches the posts each batch
+// adds against the monitors (../import/monitor-matching.ts), and prints what was added, updated, kept and
+// refused. A file that cannot be read is a one-line error, never a stack.
 import { parseArgs } from "node:util";
 import { IMPORT_FORMATS, type ImportFormat, type ImportSource, importSources } from "@social/core";
 import { CommandError, UsageError, usageErrors } from "../cli.ts";
 import { withOperator } from "../database.ts";
 import { checkedFile } from "../import/checked-file.ts";
 import { type FileLines, fileLines } from "../import/json-lines.ts";
+import { matchingImport } from "../import/monitor-matching.ts";
 import { printReport } from "../import/report.ts";
 import { progressBar } from "../progress.ts";
 import { followImport } from "./import-follow.ts";
@@ -68,8 +70,9 @@ export async function importCommand(args: readonly string[]): Promise<void> {
 
   const started = performance.now();
   let current = { name: "", bar: progressBar("") };
-  const report = await withOperator((operator) =>
-    importSources([...readings.values()].map(source), operator.worldImport(), {
+  const warn = (line: string) => process.stderr.write(`${line}\n`);
+  const report = await withOperator(async (operator) =>
+    importSources([...readings.values()].map(source), await matchingImport(operator, warn), {
       format,
       strict: values.strict === true,
       onProgress: ({ source: name, line, pass }) => {
