@@ -141,6 +141,32 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     expect(await server.usageTotal(accountId)).toBe(3);
   });
 
+  it("settles a charge a stopped process left between its debit and its cursor: nothing lost or doubled", async () => {
+    const { accountId, key, keyId } = await account(100);
+    const monitor = await createMonitor(server, key);
+    await recordMatches(server, monitor.id, posts.slice(0, 3));
+    // What a process that stopped right after its debit leaves: the intent, and the debit it made.
+    const requestId = `${monitor.id}_1_2`;
+    const leftAt = Date.now() - 5 * 60_000;
+    const intent = {
+      requestId,
+      afterSeq: 0,
+      throughSeq: 2,
+      credits: 2,
+      day: Math.floor(leftAt / 86_400_000),
+      at: leftAt,
+    };
+    expect(await server.backend.monitors.beginCharge(monitor.id, intent)).toBe(true);
+    const debit = { requestId, keyId, endpoint: "monitors.matches", credits: 2, call: "stopped" };
+    expect((await server.backend.ledger.debit(accountId, debit)).ok).toBe(true);
+
+    const answer = await poll(monitor.id, key);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.matches.map((match) => match.seq)).toEqual([1, 2, 3]);
+    expect(answer.body.meta.credits).toEqual({ charged: 1, remaining: 97 });
+    expect(await server.usageTotal(accountId)).toBe(3);
+  });
+
   it("refuses a webhook monitor, a cursor past what was paid and bad parameters, free", async () => {
     const { accountId, key } = await account(100);
     const webhook = await createMonitor(server, key, {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { ADAPTERS, startTestServer, type TestServer } from "./harness.ts";
 import { createMonitor, recordMatches, send, worldTweetIds } from "./monitors.ts";
+import { auditDatabase } from "./reliability/ledger-audit.ts";
 
 interface StreamEvent {
   id?: string;
@@ -89,14 +90,23 @@ async function eventually<T>(attempt: () => Promise<T | undefined>): Promise<T> 
 describe.each(ADAPTERS)("on %s", (adapter) => {
   let server: TestServer;
   let posts: string[];
+  let paying: string[] = [];
   beforeAll(async () => {
     server = await startTestServer({ adapter });
     posts = await worldTweetIds(server, 12);
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    // Grants = balance + usage for the accounts whose streams charged, read from the database itself.
+    await server.stop();
+    const accounts = paying.map((accountId) => ({ accountId, charges: [] }));
+    const audit = await auditDatabase(server.databaseUrl, accounts, { unansweredAllowed: Number.POSITIVE_INFINITY });
+    expect(audit.problems).toEqual([]);
+    await server.close();
+  });
 
   it("sends each match once across a disconnect and a Last-Event-ID resume, paid once", async () => {
     const { accountId, key } = await server.account(100);
+    paying = [...paying, accountId];
     const monitor = await createMonitor(server, key);
     await recordMatches(server, monitor.id, posts.slice(0, 3));
     const path = `/v1/monitors/${monitor.id}/stream?since=0`;
@@ -131,6 +141,7 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
 
   it("says a hold while new matches cannot be paid, and goes on once credits arrive", async () => {
     const { accountId, key } = await server.account(0);
+    paying = [...paying, accountId];
     const monitor = await createMonitor(server, key);
     await recordMatches(server, monitor.id, posts.slice(0, 2));
     const stream = await openStream(server, `/v1/monitors/${monitor.id}/stream`, key);
@@ -162,6 +173,17 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
       const body = (await response.json()) as { error: { details: { parameter: string }[] } };
       expect([response.status, body.error.details[0]?.parameter]).toEqual([400, parameter]);
     }
+  });
+
+  it("ends with an end event when its monitor is deleted", async () => {
+    const { key } = await server.account(100);
+    const monitor = await createMonitor(server, key);
+    const stream = await openStream(server, `/v1/monitors/${monitor.id}/stream`, key);
+    expect((await send(server, "DELETE", `/v1/monitors/${monitor.id}`, key)).status).toBe(200);
+    const end = await stream.next();
+    expect(end?.event).toBe("end");
+    expect(JSON.parse(end?.data ?? "{}")).toMatchObject({ code: "endpoint_not_found" });
+    expect(await stream.next()).toBeUndefined();
   });
 
   it("holds an account to 5 open streams", async () => {

@@ -25,7 +25,7 @@ describe("envelopes", () => {
     assert.ok(v.is(schema, last) && v.is(schema, more));
   });
 
-  it("maps the eight codes of SPEC.md, and the idempotent retry's conflict, to their statuses", () => {
+  it("maps the eight codes of SPEC.md, the idempotent retry's conflict and the monitors' two, to their statuses", () => {
     assert.deepEqual(ERROR_STATUS, {
       invalid_request: 400,
       invalid_api_key: 401,
@@ -33,7 +33,9 @@ describe("envelopes", () => {
       insufficient_credits: 402,
       endpoint_not_found: 404,
       request_in_progress: 409,
+      monitor_delivers_by_webhook: 409,
       rate_limited: 429,
+      too_many_streams: 429,
       internal_error: 500,
       service_unavailable: 503,
     });

@@ -3,7 +3,7 @@ import { ApiError } from "@social/core";
 
 /** Longest URL accepted; the longest legitimate one (100 ids, a 512-character query, a token) is far shorter. */
 export const MAX_URL_LENGTH = 8192;
-/** All operations are GET: a request body is never needed, so any sizeable one is refused. */
+/** Reads are GETs; the only bodies are MCP messages and a monitor's settings, both small. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** Why a request is refused before routing, if it is. */
@@ -24,7 +24,7 @@ export function unreadable(request: Request): ApiError | undefined {
   if (length > MAX_BODY_BYTES || request.headers.has("transfer-encoding")) {
     return new ApiError(
       "invalid_request",
-      `Request bodies over ${MAX_BODY_BYTES} bytes or without a Content-Length are refused: reads are GETs and MCP messages are small`,
+      `Request bodies over ${MAX_BODY_BYTES} bytes or without a Content-Length are refused: reads are GETs, and MCP messages and monitor settings are small`,
     );
   }
 }

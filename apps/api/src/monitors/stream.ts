@@ -6,7 +6,6 @@
 import {
   ApiError,
   invalidRequest,
-  type MatchesRead,
   MONITOR_LIMITS,
   pullMonitor,
   readMatches,
@@ -204,9 +203,9 @@ async function follow(run: StreamRun, write: (text: string) => boolean, ended: A
   };
   send(`retry: ${limits.retryMs}\n\n`);
   while (!ended.aborted && Date.now() < deadline) {
-    let read: MatchesRead;
+    let wait = limits.pollMs;
     try {
-      read = await readMatches(run.caller.services, {
+      const read = await readMatches(run.caller.services, {
         accountId: run.accountId,
         monitorId: run.monitorId,
         since: cursor,
@@ -214,22 +213,24 @@ async function follow(run: StreamRun, write: (text: string) => boolean, ended: A
         endpoint: "monitors.stream",
         call: `/v1/monitors/${run.monitorId}/stream`,
       });
+      // Charged already: were the client gone, what it missed is read again free from its Last-Event-ID.
+      for (const match of read.matches) send(event("match", match.tweet, match.seq));
+      if (read.hold) hold(read.hold.reason, read.hold.message);
+      else heldFor = undefined;
+      cursor = read.nextSince;
+      if (read.matches.length === MONITOR_LIMITS.batch) continue;
     } catch (error) {
       if (!(error instanceof ApiError)) return reportFailure(run, error, send);
       if (error.code === "insufficient_credits") hold("insufficient_credits", error.message);
-      else if (error.code === "service_unavailable") send(`: ${error.message}\n\n`);
-      else return send(event("end", { code: error.code, message: error.message }));
-      await pause(error.code === "service_unavailable" ? limits.outageWaitMs : limits.pollMs, ended);
-      continue;
+      else if (error.code !== "service_unavailable")
+        return send(event("end", { code: error.code, message: error.message }));
+      else {
+        send(`: ${error.message}\n\n`);
+        wait = limits.outageWaitMs;
+      }
     }
-    // Charged already: were the client gone, what it missed is read again free from its Last-Event-ID.
-    for (const match of read.matches) send(event("match", match.tweet, match.seq));
-    if (read.hold) hold(read.hold.reason, read.hold.message);
-    else heldFor = undefined;
-    cursor = read.nextSince;
-    if (read.matches.length === MONITOR_LIMITS.batch) continue;
     if (Date.now() - lastWrite >= limits.heartbeatMs) send(": heartbeat\n\n");
-    await pause(limits.pollMs, ended);
+    await pause(wait, ended);
   }
   const why = run.place.signal.aborted ? "the server is stopping" : "this stream's time is up";
   send(`: ${why}: reconnect with Last-Event-ID to go on\n\n`);

@@ -299,6 +299,8 @@ describe("odd Host headers and request lines, on raw sockets", () => {
     "/2/nope",
     "/nope",
     "/mcp",
+    "/v1/monitors",
+    "/v1/monitors/mon_0123456789abcdef/stream",
   ];
   // HEAD is left out: its answer has no body to read the envelope from.
   const methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"];

@@ -99,12 +99,18 @@ export async function pullMonitor(monitors: Monitors, accountId: string, id: str
 export async function readMatches(services: MonitorServices, request: MatchesRequest): Promise<MatchesRead> {
   for (let attempt = 1; ; attempt++) {
     const now = Date.now();
-    const found = await pullMonitor(services.monitors, request.accountId, request.monitorId);
-    // A charge a stopped process left is settled first, so that chargedSeq is the ledger's.
-    await settleStaleCharge(services, found, now);
-    const monitor = await pullMonitor(services.monitors, request.accountId, found.id);
+    let monitor = await pullMonitor(services.monitors, request.accountId, request.monitorId);
+    // A reader is sent a match only once its charge is settled, so its cursor is never past chargedSeq.
     const since = request.since ?? monitor.chargedSeq;
     if (since > monitor.chargedSeq) throw sincePastCharged(monitor.chargedSeq, "since");
+    // Nothing above the cursor: the read a waiting stream repeats, kept to reads.
+    if (monitor.lastSeq <= since) return { matches: [], nextSince: since, credits: await free(services, monitor) };
+    if (monitor.lastSeq > monitor.chargedSeq) {
+      // New matches will be charged: a charge a stopped process left is settled first, so that
+      // chargedSeq is the ledger's (what it charged is then read again free).
+      await settleStaleCharge(services, monitor, now);
+      monitor = await pullMonitor(services.monitors, request.accountId, monitor.id);
+    }
     const read = await readOnce(services, monitor, since, request, now);
     if (read !== "busy") return read;
     if (attempt === BUSY_TRIES) {
