@@ -110,6 +110,10 @@ function statements(db: Database) {
       `UPDATE monitors SET hold_since = CASE WHEN hold_reason IS $hold_reason THEN hold_since ELSE $hold_since END,
          hold_reason = $hold_reason, hold_message = $hold_message WHERE id = $id`,
     ),
+    anyDue: db.query<{ id: string }, [number, number]>(
+      `SELECT id FROM monitors WHERE ${WEBHOOK_WORK} AND next_attempt_at <= ?1
+         AND (lease_until IS NULL OR lease_until <= ?2) LIMIT 1`,
+    ),
     claim: db.query<Row, [string, number, number, number, number, number]>(
       `UPDATE monitors SET lease_owner = ?1, lease_until = ?2, claimed_at = ?3
        WHERE id IN (SELECT id FROM monitors WHERE ${WEBHOOK_WORK} AND next_attempt_at <= ?4
@@ -237,8 +241,13 @@ export class SqliteMonitors implements Monitors {
     await this.#writes.run(() => q.setHold.run({ ...noticeColumns("hold", hold), id: monitorId }));
   }
 
-  claimWebhooks(owner: string, now: number, leaseMs: number, limit: number): Promise<Monitor[]> {
+  /**
+   * Every server process asks about once a second: a read answers when nothing is due, so an idle server
+   * neither takes the write lock nor commits (which would empty the other processes' page caches).
+   */
+  async claimWebhooks(owner: string, now: number, leaseMs: number, limit: number): Promise<Monitor[]> {
     const q = this.#q;
+    if (q.anyDue.get(now, now) === null) return [];
     return this.#writes.run(() => q.claim.all(owner, now + leaseMs, now, now, now, limit).map(monitorOf));
   }
 
