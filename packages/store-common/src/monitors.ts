@@ -132,25 +132,28 @@ export function noticeColumns(prefix: "paused" | "hold", notice: MonitorNotice |
   };
 }
 
+/** A new start for deliveries: no hold and no failing run, the next delivery due at once. */
+const FRESH_DELIVERY: Record<string, Value> = {
+  ...noticeColumns("hold", undefined),
+  failure_since: null,
+  failure_attempts: null,
+  failure_error: null,
+  next_attempt_at: 0,
+};
+
 /**
- * The columns `changes` writes, `updated_at` among them. Back to active clears why we paused it, the
- * hold and the failing run, and makes its next delivery due at once.
+ * The columns `changes` writes, `updated_at` among them. Back to active clears why we paused it; that and
+ * a new delivery (a webhook's URL fixed, or pull instead) clear the hold and the failing run, whose
+ * retries and window were the old delivery's, and make the next delivery due at once.
  */
 export function monitorChangeColumns(changes: MonitorChanges, now: number): Record<string, Value> {
   const columns: Record<string, Value> = { updated_at: now };
   if (changes.name !== undefined) columns.name = changes.name;
   if (changes.query !== undefined) columns.query = changes.query;
-  if (changes.delivery !== undefined) Object.assign(columns, deliveryColumns(changes.delivery));
+  if (changes.delivery !== undefined) Object.assign(columns, deliveryColumns(changes.delivery), FRESH_DELIVERY);
   if (changes.dailyCreditCap !== undefined) columns.daily_credit_cap = changes.dailyCreditCap;
   if (changes.status !== undefined) columns.status = changes.status;
-  if (changes.status === "active") {
-    Object.assign(columns, noticeColumns("paused", undefined), noticeColumns("hold", undefined), {
-      failure_since: null,
-      failure_attempts: null,
-      failure_error: null,
-      next_attempt_at: 0,
-    });
-  }
+  if (changes.status === "active") Object.assign(columns, noticeColumns("paused", undefined), FRESH_DELIVERY);
   return columns;
 }
 
