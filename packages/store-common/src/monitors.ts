@@ -27,6 +27,12 @@ export const MONITOR_COLUMNS =
 export const WEBHOOK_WORK =
   "status = 'active' AND delivery_type = 'webhook' AND (last_seq > charged_seq OR charge_request_id IS NOT NULL)";
 
+/**
+ * The matches one transaction removes of a monitor being removed: a monitor gathers matches without end,
+ * and removing them all at once would hold the write lock (on SQLite, the event loop too) for as long.
+ */
+export const MATCHES_REMOVED_AT_ONCE = 10_000;
+
 /** A monitor's row; `Int` is how the database hands out a BIGINT. */
 export interface MonitorRowOf<Int> {
   id: string;

@@ -19,6 +19,7 @@ import type {
 import {
   boundId,
   changesActiveQueries,
+  MATCHES_REMOVED_AT_ONCE,
   MONITOR_COLUMNS,
   type MonitorRowOf,
   matchesByMonitor,
@@ -71,6 +72,10 @@ function statements(db: Database) {
       ),
     remove: db.query<{ id: string }, [string, string]>(
       "DELETE FROM monitors WHERE id = ? AND account_id = ? RETURNING id",
+    ),
+    removeOldestMatches: db.query<void, [string, number]>(
+      `DELETE FROM monitor_matches WHERE monitor_id = ?1
+         AND seq IN (SELECT seq FROM monitor_matches WHERE monitor_id = ?1 ORDER BY seq LIMIT ?2)`,
     ),
     queriesMoved: db.query("UPDATE monitor_queries SET version = version + 1 WHERE id = 1"),
     queriesVersion: db.query<{ version: number }, []>("SELECT version FROM monitor_queries WHERE id = 1"),
@@ -179,8 +184,15 @@ export class SqliteMonitors implements Monitors {
     });
   }
 
-  remove(accountId: string, id: string): Promise<boolean> {
+  /** Its matches first, MATCHES_REMOVED_AT_ONCE per step (other writes go in between), then the monitor. */
+  async remove(accountId: string, id: string): Promise<boolean> {
     const q = this.#q;
+    for (;;) {
+      const removed = await this.#writes.run(() =>
+        q.get.get(id, accountId) === null ? 0 : q.removeOldestMatches.run(id, MATCHES_REMOVED_AT_ONCE).changes,
+      );
+      if (removed < MATCHES_REMOVED_AT_ONCE) break;
+    }
     return this.#writes.run(() => {
       if (q.remove.get(id, accountId) === null) return false;
       q.queriesMoved.run();
