@@ -6,6 +6,7 @@ import type {
   MatchFound,
   Monitor,
   MonitorChanges,
+  MonitorCharge,
   MonitorHoldReason,
   MonitorNotice,
   NewMonitor,
@@ -32,6 +33,32 @@ export const WEBHOOK_WORK =
  * and removing them all at once would hold the write lock (on SQLite, the event loop too) for as long.
  */
 export const MATCHES_REMOVED_AT_ONCE = 10_000;
+
+/** The columns a pending charge intent (core's MonitorCharge) is read from, named as its fields. */
+export const PENDING_CHARGE_COLUMNS =
+  'charge_request_id AS "requestId", charge_after_seq AS "afterSeq", charge_through_seq AS "throughSeq", ' +
+  "charge_credits AS credits, charge_day AS day, charge_at AS at";
+
+/** A pending charge intent as PENDING_CHARGE_COLUMNS reads it; `Int` is how the database hands out a BIGINT. */
+export interface PendingChargeRowOf<Int> {
+  requestId: string;
+  afterSeq: Int;
+  throughSeq: Int;
+  credits: Int;
+  day: Int;
+  at: Int;
+}
+
+export function pendingChargeOf(row: PendingChargeRowOf<number | string>): MonitorCharge {
+  return {
+    requestId: row.requestId,
+    afterSeq: Number(row.afterSeq),
+    throughSeq: Number(row.throughSeq),
+    credits: Number(row.credits),
+    day: Number(row.day),
+    at: Number(row.at),
+  };
+}
 
 /** A monitor's row; `Int` is how the database hands out a BIGINT. */
 export interface MonitorRowOf<Int> {

@@ -26,6 +26,9 @@ import {
   monitorOf,
   newMonitorColumns,
   noticeColumns,
+  PENDING_CHARGE_COLUMNS,
+  type PendingChargeRowOf,
+  pendingChargeOf,
   WEBHOOK_WORK,
 } from "@social/store-common";
 import type { SQL, TransactionSQL } from "bun";
@@ -156,6 +159,13 @@ export class PostgresMonitors implements Monitors {
         FOR NO KEY UPDATE`;
       if (stale !== undefined) await settle(tx, monitorId, stale.request_id, stale.charged);
     });
+  }
+
+  async pendingCharge(monitorId: string): Promise<MonitorCharge | undefined> {
+    const [row] = await this.#sql<PendingChargeRowOf<string>[]>`
+      SELECT ${this.#sql.unsafe(PENDING_CHARGE_COLUMNS)} FROM monitors
+      WHERE id = ${monitorId} AND charge_request_id IS NOT NULL`;
+    return row === undefined ? undefined : pendingChargeOf(row);
   }
 
   async beginCharge(monitorId: string, charge: MonitorCharge): Promise<boolean> {

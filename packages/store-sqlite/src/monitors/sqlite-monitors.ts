@@ -27,6 +27,9 @@ import {
   monitorOf,
   newMonitorColumns,
   noticeColumns,
+  PENDING_CHARGE_COLUMNS,
+  type PendingChargeRowOf,
+  pendingChargeOf,
   WEBHOOK_WORK,
 } from "@social/store-common";
 import { StepCommit } from "../group-commit.ts";
@@ -102,6 +105,9 @@ function statements(db: Database) {
       `SELECT charge_request_id AS request_id,
               EXISTS (SELECT 1 FROM usage WHERE request_id = charge_request_id) AS charged
        FROM monitors WHERE id = ? AND charge_request_id IS NOT NULL AND charge_at < ?`,
+    ),
+    pendingCharge: db.query<PendingChargeRowOf<number>, [string]>(
+      `SELECT ${PENDING_CHARGE_COLUMNS} FROM monitors WHERE id = ? AND charge_request_id IS NOT NULL`,
     ),
     beginCharge: db.query<{ id: string }, [Record<string, string | number>]>(
       `UPDATE monitors SET charge_request_id = $requestId, charge_after_seq = $afterSeq,
@@ -236,6 +242,11 @@ export class SqliteMonitors implements Monitors {
       const stale = q.staleCharge.get(monitorId, writtenBefore);
       if (stale !== null) q.settle.run({ id: monitorId, requestId: stale.request_id, charged: stale.charged === 1 });
     });
+  }
+
+  async pendingCharge(monitorId: string): Promise<MonitorCharge | undefined> {
+    const row = this.#q.pendingCharge.get(monitorId);
+    return row === null ? undefined : pendingChargeOf(row);
   }
 
   async beginCharge(monitorId: string, charge: MonitorCharge): Promise<boolean> {
