@@ -49,7 +49,7 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 function privateV4(bytes: readonly number[]): boolean {
-  const [a = 0, b = 0] = bytes;
+  const [a = 0, b = 0, c = 0] = bytes;
   return (
     a === 0 ||
     a === 10 ||
@@ -58,7 +58,7 @@ function privateV4(bytes: readonly number[]): boolean {
     (a === 169 && b === 254) ||
     (a === 172 && b >= 16 && b <= 31) ||
     (a === 192 && b === 168) ||
-    (a === 192 && b === 0) ||
+    (a === 192 && b === 0 && (c === 0 || c === 2)) || // protocol assignments, documentation
     (a === 198 && (b === 18 || b === 19)) ||
     a >= 224
   );

@@ -32,6 +32,16 @@ describe("webhook URLs", () => {
     }
   });
 
+  it("refuses only the special-purpose blocks of 192.0.0.0/16, not its public addresses", () => {
+    for (const address of ["192.0.0.8", "192.0.2.10", "::ffff:192.0.2.10"]) {
+      assert.equal(isPrivateAddress(address), true, address);
+    }
+    // Public hosting (192.0.64.0/18 serves sites and their hooks) is a receiver like any other.
+    for (const address of ["192.0.78.9", "192.0.64.1", "192.0.1.1"]) {
+      assert.equal(isPrivateAddress(address), false, address);
+    }
+  });
+
   it("checks the URL's scheme, credentials and host", () => {
     assert.equal(webhookUrlProblem("https://example.com/hook", false), undefined);
     for (const url of ["http://[::1]:8080/x", "http://localhost/x", "http://api.localhost/x", "http://2130706433/x"]) {
