@@ -1,6 +1,7 @@
 // GET /v1/monitors/{id}/matches over real HTTP on both adapters: new matches are charged 1 credit each
 // once, what was paid is read again free, a removed post is neither served nor charged, a balance that
-// cannot pay is a 402, the daily cap holds deliveries, and the books balance at the end.
+// cannot pay is a 402, the daily cap holds deliveries, the monitor key's own limit pays for what it
+// still covers, and the books balance at the end.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { MonitorView } from "@social/core";
 import { ADAPTERS, startTestServer, type TestServer } from "./harness.ts";
@@ -138,6 +139,25 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     expect(waiting.body.meta.credits.charged).toBe(0);
     const shown = (await send<MonitorView>(server, "GET", `/v1/monitors/${monitor.id}`, key)).body.data;
     expect(shown).toMatchObject({ spent_today: 3, charged_through: 3, matches: 5, hold: { reason: "daily_cap" } });
+    expect(await server.usageTotal(accountId)).toBe(3);
+  });
+
+  it("serves what the monitor key's own limit still pays for, then says the limit holds the rest", async () => {
+    const { accountId } = await account(100);
+    const limited = await server.backend.accounts.createKey(accountId, "limited", {
+      limit: { credits: 3, per: "total" },
+    });
+    const monitor = await createMonitor(server, limited.key);
+    await recordMatches(server, monitor.id, posts.slice(0, 5));
+
+    const paid = await poll(monitor.id, limited.key);
+    expect(paid.status).toBe(200);
+    expect(paid.body.data.matches.map((match) => match.seq)).toEqual([1, 2, 3]);
+    expect(paid.body.meta.credits).toEqual({ charged: 3, remaining: 97 });
+
+    const refused = await poll(monitor.id, limited.key);
+    expect([refused.status, refused.body.error?.code]).toEqual([402, "insufficient_credits"]);
+    expect(refused.body.error?.message).toContain("credit limit");
     expect(await server.usageTotal(accountId)).toBe(3);
   });
 

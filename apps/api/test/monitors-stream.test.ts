@@ -1,8 +1,11 @@
 // GET /v1/monitors/{id}/stream over real HTTP on both adapters: matches arrive as Server-Sent Events, a
 // client that disconnects and resumes with Last-Event-ID gets every match once, in order, and pays for
-// each once; the account's open streams are bounded, and stopping the server ends them cleanly.
+// each once; the account's open streams are bounded, stopping the server ends them cleanly, and a
+// client that stops reading holds its stream where it is (nothing more read or charged).
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { ADAPTERS, startTestServer, type TestServer } from "./harness.ts";
+import { connect } from "node:net";
+import { ADAPTERS, startTestServer, type TestServer, worldTemplate } from "./harness.ts";
 import { createMonitor, recordMatches, send, worldTweetIds } from "./monitors.ts";
 import { auditDatabase } from "./reliability/ledger-audit.ts";
 
@@ -226,6 +229,49 @@ describe("stopping the server", () => {
       expect(await stream.next()).toBeUndefined();
       expect(stream.ended).toBe(true);
       expect(stream.comments.at(-1)).toContain("the server is stopping: reconnect with Last-Event-ID");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("a client that stops reading", () => {
+  it("holds the stream to what its connection takes: the backlog is neither read nor charged ahead", async () => {
+    const server = await startTestServer();
+    try {
+      const { accountId, key } = await server.account(100_000);
+      const monitor = await createMonitor(server, key);
+      // More matches than the connection's buffers hold as events (posts the world shows, so each is one).
+      const world = new Database(worldTemplate(), { readonly: true });
+      const rows = world.query<{ id: string }, []>("SELECT CAST(id AS TEXT) AS id FROM tweets LIMIT 16000").all();
+      world.close();
+      const ids: string[] = [];
+      for (let at = 0; at < rows.length; at += 500) {
+        const shown = await server.backend.store.tweetsByIds(rows.slice(at, at + 500).map((row) => row.id));
+        ids.push(...shown.map((tweet) => tweet.id));
+      }
+      await recordMatches(server, monitor.id, ids);
+
+      // A client that sends its request, takes the first bytes of the answer, and reads no more.
+      const url = new URL(server.url);
+      const socket = connect(Number(url.port), url.hostname);
+      socket.write(
+        `GET /v1/monitors/${monitor.id}/stream HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+      );
+      await new Promise((resolve) => socket.once("data", resolve));
+      socket.pause();
+
+      // The server goes on until it cannot write: then its cursor stays where the connection filled up.
+      let charged = -1;
+      for (let still = 0; still < 10; ) {
+        await Bun.sleep(100);
+        const now = (await server.backend.monitors.get(accountId, monitor.id))?.chargedSeq ?? -1;
+        still = now === charged ? still + 1 : 0;
+        charged = now;
+      }
+      socket.destroy();
+      expect(charged).toBeGreaterThan(0);
+      expect(charged).toBeLessThan(ids.length);
     } finally {
       await server.close();
     }

@@ -2,10 +2,12 @@
 // on loopback: a receiver that always fails holds the monitor with its last error, and once the retry
 // window has passed (the server's clock moved on) pauses it, charging nothing; a receiver on a private
 // address, named by its address or by a host name that resolves to it, is never called unless the
-// operator allows it; and a monitor whose key was revoked is held without its batch being sent.
+// operator allows it; a monitor whose key was revoked is held without its batch being sent; and a
+// failing webhook given a new URL delivers there at once, its failing run over.
 import { afterEach, describe, expect, test } from "bun:test";
-import { isPrivateAddress, MONITOR_LIMITS } from "@social/core";
+import { isPrivateAddress, MONITOR_LIMITS, type MonitorView } from "@social/core";
 import { ADAPTERS, type Adapter, startTestServer, type TestServer } from "./harness.ts";
+import { send } from "./monitors.ts";
 import {
   auditedBooks,
   eventually,
@@ -123,5 +125,34 @@ describe.each(ADAPTERS)("undeliverable monitor webhooks on %s", (adapter) => {
     expect(held.hold?.reason).toBe("key_unusable");
     expect(receiver.deliveries).toEqual([]);
     await expectNothingCharged(api, owner.accountId, 1000);
+  });
+  test("a failing webhook given a new URL delivers there at once, its failing run over", async () => {
+    // Retries an hour apart: only the change of URL can bring the delivery forward.
+    const api = await server(adapter, { allowPrivateWebhooks: true, webhookRetryBaseMs: 3_600_000 });
+    const owner = await api.account(1000);
+    const secrets = new Map<string, string>();
+    const broken = receiverOf(secrets, 503);
+    const fixed = receiverOf(secrets, 200);
+    const monitor = await webhookMonitor(api, owner, broken.url, secrets);
+    await match(api, monitor, await worldTweetIds(api, 3));
+    await eventually(
+      "a failed attempt",
+      () => stored(api, monitor),
+      (now) => now.failure !== undefined,
+    );
+
+    const changed = await send<MonitorView>(api, "PATCH", `/v1/monitors/${monitor.id}`, owner.key, {
+      delivery: { type: "webhook", url: fixed.url },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toMatchObject({ webhook_failure: null, hold: null });
+    const delivered = await eventually(
+      "delivered to the new URL",
+      () => stored(api, monitor),
+      (now) => now.chargedSeq === 3,
+    );
+    expect(delivered.failure).toBeUndefined();
+    expect(fixed.accepted().map((delivery) => delivery.deliveryId)).toEqual([`dlv_${monitor.id}_1_3`]);
+    expect(await auditedBooks(api, owner.accountId, fixed.accepted())).toEqual([]);
   });
 });

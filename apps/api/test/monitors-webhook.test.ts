@@ -2,7 +2,8 @@
 // receiver that answers 500 twice and then 200 gets every match exactly once (by delivery id and by
 // post), each batch signed with the monitor's secret, a retry carrying the same delivery id; a matched
 // post removed before its delivery is left out and not charged; the credits charged are the posts
-// delivered, nothing for the failed attempts; and two servers on one database deliver each match once.
+// delivered, nothing for the failed attempts; two servers on one database deliver each match once; and
+// a batch whose charge is refused after its 2xx is charged once credits come, never sent again.
 // At the end of each, the ledger's equation holds: the account's grants are its balance plus its usage
 // rows, and those rows are exactly the accepted deliveries, each charged its posts.
 import { afterEach, describe, expect, test } from "bun:test";
@@ -18,6 +19,7 @@ import {
   webhookMonitor,
   worldTweetIds,
 } from "./monitors-webhook-receiver.ts";
+import { auditDatabase } from "./reliability/ledger-audit.ts";
 
 const opened: { close(): unknown }[] = [];
 afterEach(async () => {
@@ -117,5 +119,49 @@ describe.each(ADAPTERS)("monitor webhooks on %s", (adapter) => {
     }
     expect(receiver.deliveries.every((delivery) => delivery.signed && delivery.status === 200)).toBe(true);
     await expectBooks(first, owner.accountId, receiver, 10_000, monitors.length * ids.length);
+  });
+  test("a batch taken whose debit was then refused is charged once credits come, and never sent again", async () => {
+    let ahead = 0;
+    const api = await server(adapter, { clock: () => Date.now() + ahead });
+    const owner = await api.account(5);
+    const secrets = new Map<string, string>();
+    const elsewhere = { requestId: "req_spent_elsewhere", keyId: owner.keyId, endpoint: "search.recent", credits: 3 };
+    // While the first batch is on its way, another request of the account spends most of its balance.
+    const receiver = receiverOf(secrets, async (_, before) => {
+      if (before === 0) await api.backend.ledger.debit(owner.accountId, elsewhere);
+      return 200;
+    });
+    const monitor = await webhookMonitor(api, owner, receiver.url, secrets);
+    const ids = await worldTweetIds(api, 8);
+    await match(api, monitor, ids.slice(0, 5));
+    await eventually(
+      "the refused charge held",
+      () => stored(api, monitor),
+      (now) => now.hold?.reason === "insufficient_credits",
+    );
+
+    // Credits come, and more matches; the next attempt is due.
+    await api.backend.accounts.grantCredits(owner.accountId, 6);
+    await match(api, monitor, ids.slice(5));
+    ahead = 2 * 60_000;
+    await eventually(
+      "charged through the last match",
+      () => stored(api, monitor),
+      (now) => now.chargedSeq === 8,
+    );
+    expect(receiver.deliveries.map((delivery) => delivery.deliveryId)).toEqual([
+      `dlv_${monitor.id}_1_5`,
+      `dlv_${monitor.id}_6_8`,
+    ]);
+    expect(receiver.accepted().flatMap((delivery) => delivery.tweetIds)).toEqual(ids);
+    const charges = [
+      { requestId: elsewhere.requestId, charged: 3 },
+      ...receiver.accepted().map((delivery) => ({
+        requestId: delivery.deliveryId.replace(/^dlv_/, ""),
+        charged: delivery.tweetIds.length,
+      })),
+    ];
+    expect((await auditDatabase(api.databaseUrl, [{ accountId: owner.accountId, charges }])).problems).toEqual([]);
+    expect(await api.balance(owner.accountId)).toBe(0);
   });
 });

@@ -151,6 +151,7 @@ const ARGUMENTS: { [Name in keyof Ports]: Arguments<Ports[Name]> } = {
     recordMatches: [[{ seq: 1, tweetId: "1" }], [{ monitorId: "mon_0000000000000001", tweetId: "1" }], 1_000],
     matches: ["mon_0000000000000001", 0, 10],
     resolveStaleCharge: ["mon_0000000000000001", 1_000],
+    pendingCharge: ["mon_0000000000000001"],
     beginCharge: [
       "mon_0000000000000001",
       { requestId: "mon_0000000000000001_1_1", afterSeq: 0, throughSeq: 1, credits: 1, day: 0, at: 1_000 },

@@ -6,6 +6,7 @@ import type {
   MatchFound,
   Monitor,
   MonitorChanges,
+  MonitorCharge,
   MonitorHoldReason,
   MonitorNotice,
   NewMonitor,
@@ -26,6 +27,38 @@ export const MONITOR_COLUMNS =
  */
 export const WEBHOOK_WORK =
   "status = 'active' AND delivery_type = 'webhook' AND (last_seq > charged_seq OR charge_request_id IS NOT NULL)";
+
+/**
+ * The matches one transaction removes of a monitor being removed: a monitor gathers matches without end,
+ * and removing them all at once would hold the write lock (on SQLite, the event loop too) for as long.
+ */
+export const MATCHES_REMOVED_AT_ONCE = 10_000;
+
+/** The columns a pending charge intent (core's MonitorCharge) is read from, named as its fields. */
+export const PENDING_CHARGE_COLUMNS =
+  'charge_request_id AS "requestId", charge_after_seq AS "afterSeq", charge_through_seq AS "throughSeq", ' +
+  "charge_credits AS credits, charge_day AS day, charge_at AS at";
+
+/** A pending charge intent as PENDING_CHARGE_COLUMNS reads it; `Int` is how the database hands out a BIGINT. */
+export interface PendingChargeRowOf<Int> {
+  requestId: string;
+  afterSeq: Int;
+  throughSeq: Int;
+  credits: Int;
+  day: Int;
+  at: Int;
+}
+
+export function pendingChargeOf(row: PendingChargeRowOf<number | string>): MonitorCharge {
+  return {
+    requestId: row.requestId,
+    afterSeq: Number(row.afterSeq),
+    throughSeq: Number(row.throughSeq),
+    credits: Number(row.credits),
+    day: Number(row.day),
+    at: Number(row.at),
+  };
+}
 
 /** A monitor's row; `Int` is how the database hands out a BIGINT. */
 export interface MonitorRowOf<Int> {
@@ -132,25 +165,28 @@ export function noticeColumns(prefix: "paused" | "hold", notice: MonitorNotice |
   };
 }
 
+/** A new start for deliveries: no hold and no failing run, the next delivery due at once. */
+const FRESH_DELIVERY: Record<string, Value> = {
+  ...noticeColumns("hold", undefined),
+  failure_since: null,
+  failure_attempts: null,
+  failure_error: null,
+  next_attempt_at: 0,
+};
+
 /**
- * The columns `changes` writes, `updated_at` among them. Back to active clears why we paused it, the
- * hold and the failing run, and makes its next delivery due at once.
+ * The columns `changes` writes, `updated_at` among them. Back to active clears why we paused it; that and
+ * a new delivery (a webhook's URL fixed, or pull instead) clear the hold and the failing run, whose
+ * retries and window were the old delivery's, and make the next delivery due at once.
  */
 export function monitorChangeColumns(changes: MonitorChanges, now: number): Record<string, Value> {
   const columns: Record<string, Value> = { updated_at: now };
   if (changes.name !== undefined) columns.name = changes.name;
   if (changes.query !== undefined) columns.query = changes.query;
-  if (changes.delivery !== undefined) Object.assign(columns, deliveryColumns(changes.delivery));
+  if (changes.delivery !== undefined) Object.assign(columns, deliveryColumns(changes.delivery), FRESH_DELIVERY);
   if (changes.dailyCreditCap !== undefined) columns.daily_credit_cap = changes.dailyCreditCap;
   if (changes.status !== undefined) columns.status = changes.status;
-  if (changes.status === "active") {
-    Object.assign(columns, noticeColumns("paused", undefined), noticeColumns("hold", undefined), {
-      failure_since: null,
-      failure_attempts: null,
-      failure_error: null,
-      next_attempt_at: 0,
-    });
-  }
+  if (changes.status === "active") Object.assign(columns, noticeColumns("paused", undefined), FRESH_DELIVERY);
   return columns;
 }
 

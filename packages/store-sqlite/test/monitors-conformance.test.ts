@@ -2,6 +2,7 @@
 // through two connections as two processes would.
 import { describe, expect, test } from "bun:test";
 import { type MonitorsFixture, monitorsConformance } from "@social/conformance";
+import { newMonitorId, newMonitorSecret } from "@social/core";
 import { SqliteAccounts, SqliteLedger, SqliteMonitors, SqliteWorldImport } from "../src/index.ts";
 import { twoSqliteConnections } from "./two-connections.ts";
 
@@ -29,6 +30,55 @@ describe("SQLite monitors, idle", () => {
       expect(await monitors.claimWebhooks("idle", Date.now(), 60_000, 8)).toEqual([]);
       peerDb.run("ROLLBACK");
       expect(version.get()?.data_version).toBe(before);
+    } finally {
+      close();
+    }
+  });
+});
+
+describe("SQLite monitors, removed", () => {
+  test("a monitor with very many matches goes a part at a time, other work going on in between", async () => {
+    const { db, peerDb, close } = await twoSqliteConnections("monitors-removal");
+    try {
+      const monitors = new SqliteMonitors(db);
+      const peer = new SqliteMonitors(peerDb);
+      const { account, key } = await new SqliteAccounts(db).openAccount("Ada", 0);
+      const creation = await monitors.create(
+        {
+          id: newMonitorId(),
+          accountId: account.id,
+          keyId: key.keyId,
+          query: "coffee",
+          delivery: { type: "pull" },
+          secret: newMonitorSecret(),
+          now: Date.now(),
+        },
+        100,
+      );
+      if (!creation.ok) throw new Error("the monitor was refused");
+      const { id } = creation.monitor;
+      const many = Array.from({ length: 25_000 }, (_, index) => ({
+        monitorId: id,
+        tweetId: String(1_000_000 + index),
+      }));
+      await monitors.recordMatches([], many, Date.now());
+
+      // What another process sees while the monitor is removed: its oldest match, turn after turn.
+      const removal = monitors.remove(account.id, id);
+      let removed = false;
+      void removal.then(() => {
+        removed = true;
+      });
+      const oldest: number[] = [];
+      while (!removed) {
+        oldest.push((await peer.matches(id, 0, 1))[0]?.seq ?? 0);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(await removal).toBe(true);
+      // Part-way: the oldest matches gone, the newest still there, and this process was not held up.
+      expect(oldest.some((seq) => seq > 1)).toBe(true);
+      expect(await peer.matches(id, 0, 10)).toEqual([]);
+      expect(await peer.get(account.id, id)).toBeUndefined();
     } finally {
       close();
     }

@@ -1,8 +1,9 @@
 // GET /v1/monitors/{id}/stream: a pull monitor's matches as Server-Sent Events, each an event with the
 // match's seq as its id and the /v1 Tweet as its data, charged as a poll is (core's readMatches) before
-// it is written. The stream reads the store for new matches every STREAM_LIMITS.pollMs, writes a comment
-// when it has been quiet for heartbeatMs, and ends after lifetimeMs or when the server stops; a client
-// resumes with Last-Event-ID, and what it was sent (so paid for) is read again free.
+// it is written. The stream reads the store for new matches every STREAM_LIMITS.pollMs, and the next
+// batch only once the client has taken the last one, writes a comment when it has been quiet for
+// heartbeatMs, and ends after lifetimeMs or when the server stops; a client resumes with Last-Event-ID,
+// and what it was sent (so paid for) is read again free.
 import {
   ApiError,
   invalidRequest,
@@ -142,23 +143,53 @@ interface StreamRun {
 
 const encoder = new TextEncoder();
 
+/** How a stream's reading loop writes its events, and learns that the client has taken what was written. */
+interface Outlet {
+  /** Queues `text` for the client; false once the stream is gone. */
+  write(text: string): boolean;
+  /** Resolves once the client has taken what was written (or the stream ended), or at `until` (epoch ms). */
+  taken(until: number): Promise<void>;
+}
+
 function matchEvents(run: StreamRun): ReadableStream<Uint8Array> {
   const ended = new AbortController();
-  const end = () => ended.abort();
+  // Resolves the wait for the client to take what was written: it read, or the stream ended.
+  let wake: (() => void) | undefined;
+  const woken = () => {
+    wake?.();
+    wake = undefined;
+  };
+  const end = () => {
+    ended.abort();
+    woken();
+  };
   run.place.signal.addEventListener("abort", end);
   run.caller.request.signal.addEventListener("abort", end);
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      const write = (text: string) => {
-        try {
-          controller.enqueue(encoder.encode(text));
-          return true;
-        } catch {
-          end();
-          return false;
-        }
+      const outlet: Outlet = {
+        write(text) {
+          try {
+            controller.enqueue(encoder.encode(text));
+            return true;
+          } catch {
+            end();
+            return false;
+          }
+        },
+        async taken(until) {
+          // The server reads (pulls) as the connection takes bytes: a client that stops reading stops the
+          // stream here, so neither the matches it has not taken nor their charges run ahead of it.
+          if (ended.signal.aborted || (controller.desiredSize ?? 1) > 0) return;
+          const waited = new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          const timer = setTimeout(woken, Math.max(0, until - Date.now()));
+          await waited;
+          clearTimeout(timer);
+        },
       };
-      void follow(run, write, ended.signal).finally(() => {
+      void follow(run, outlet, ended.signal).finally(() => {
         run.place.leave();
         try {
           controller.close();
@@ -167,6 +198,7 @@ function matchEvents(run: StreamRun): ReadableStream<Uint8Array> {
         }
       });
     },
+    pull: woken,
     cancel: end,
   });
 }
@@ -188,14 +220,14 @@ const event = (name: string, data: unknown, id?: number) =>
   `${id === undefined ? "" : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** Reads and writes until the stream ends: its lifetime, the server stopping, the client leaving, or a refusal. */
-async function follow(run: StreamRun, write: (text: string) => boolean, ended: AbortSignal): Promise<void> {
+async function follow(run: StreamRun, outlet: Outlet, ended: AbortSignal): Promise<void> {
   const { limits } = run;
   const deadline = Date.now() + limits.lifetimeMs;
   let cursor = run.since;
   let lastWrite = Date.now();
   let heldFor: string | undefined;
   const send = (text: string) => {
-    if (write(text)) lastWrite = Date.now();
+    if (outlet.write(text)) lastWrite = Date.now();
   };
   const hold = (reason: string, message: string) => {
     if (heldFor !== reason) send(event("hold", { reason, message }));
@@ -203,6 +235,8 @@ async function follow(run: StreamRun, write: (text: string) => boolean, ended: A
   };
   send(`retry: ${limits.retryMs}\n\n`);
   while (!ended.aborted && Date.now() < deadline) {
+    await outlet.taken(deadline);
+    if (ended.aborted || Date.now() >= deadline) break;
     let wait = limits.pollMs;
     try {
       const read = await readMatches(run.caller.services, {

@@ -4,6 +4,7 @@
 // records; the lease the claim took is given back with it.
 import {
   chargeDelivery,
+  chargeOwed,
   DELIVERY_HEADER,
   deliverablePosts,
   failedAttempt,
@@ -100,10 +101,38 @@ async function signedPost(monitor: Monitor, url: string, payload: WebhookPayload
   };
 }
 
+/** The usage row's call of a delivery to `url`: the receiver's host, never its path or query. */
+function callOf(url: string): string {
+  return `POST ${new URL(url).host}`;
+}
+
+/**
+ * A batch an earlier attempt delivered whose charge is still pending (a webhook's charge begins only
+ * once its receiver answered 2xx): its debit was refused, or its process stopped before settling it. It
+ * is charged now, and never sent again. Undefined when nothing is owed (any longer); else the attempt
+ * that waits for what lets it be paid.
+ */
+async function chargeOwedBatch(deps: DeliveryDeps, claimed: Monitor, now: number): Promise<WebhookAttempt | undefined> {
+  if (claimed.delivery.type !== "webhook") return undefined;
+  const owed = await deps.billing.monitors.pendingCharge(claimed.id);
+  // One written before the monitor's last change may be a read's, from before its delivery changed: a
+  // read is charged before it serves, so the ledger settles that one (settleStaleCharge).
+  if (owed === undefined || owed.at < claimed.updatedAt) return undefined;
+  const usage = { endpoint: WEBHOOK_ENDPOINT, call: callOf(claimed.delivery.url) };
+  const charged = await chargeOwed(deps.billing, claimed, owed, usage, deps.clock());
+  if (charged.ok) return undefined;
+  return {
+    outcome: "waiting",
+    nextAttemptAt: "busy" in charged ? now + STALE_CHARGE_MS : retryAfterHold(charged.hold, now),
+  };
+}
+
 /** One attempt at the monitor's next batch; a failure of ours (the database) rejects. */
 export async function attemptDelivery(deps: DeliveryDeps, claimed: Monitor): Promise<WebhookAttempt> {
   const { billing } = deps;
   const now = deps.clock();
+  const owing = await chargeOwedBatch(deps, claimed, now);
+  if (owing) return owing;
   await settleStaleCharge(billing, claimed, now);
   // Read again: settling may have moved chargedSeq, and the customer may have changed the monitor.
   const monitor = await billing.monitors.get(claimed.accountId, claimed.id);
@@ -128,7 +157,7 @@ export async function attemptDelivery(deps: DeliveryDeps, claimed: Monitor): Pro
     if (!sent.ok) return failed(deps, monitor, sent.error, now);
   }
   // A batch whose posts were all removed is charged nothing and only moves chargedSeq past them.
-  const charge = { throughSeq, posts: tweets.length, endpoint: WEBHOOK_ENDPOINT, call: `POST ${new URL(url).host}` };
+  const charge = { throughSeq, posts: tweets.length, endpoint: WEBHOOK_ENDPOINT, call: callOf(url), delivered: true };
   const charged = await chargeDelivery(billing, monitor, charge, deps.clock());
   if (charged.ok) return { outcome: "delivered" };
   if ("busy" in charged) return { outcome: "waiting", nextAttemptAt: now + STALE_CHARGE_MS };

@@ -106,6 +106,19 @@ export function deliveryConformance(monitorsTest: MonitorsTest): void {
     );
 
     monitorsTest(
+      "the pending intent is read back as written, until it is settled",
+      async ({ fixture, monitors, owners }) => {
+        const monitor = await withMatches(monitors, owners.ada, 3);
+        expect(await monitors.pendingCharge(monitor.id)).toBeUndefined();
+        const intent = charge(monitor, 3);
+        expect(await monitors.beginCharge(monitor.id, intent)).toBe(true);
+        expect(await fixture.peer.pendingCharge(monitor.id)).toEqual(intent);
+        await monitors.settleCharge(monitor.id, intent.requestId, true);
+        expect(await fixture.peer.pendingCharge(monitor.id)).toBeUndefined();
+      },
+    );
+
+    monitorsTest(
       "a stale intent is settled by the ledger: charged when its debit was made",
       async ({ fixture, monitors, owners }) => {
         const ada = owners.ada;

@@ -121,6 +121,21 @@ export function managementConformance(monitorsTest: MonitorsTest): void {
     });
 
     monitorsTest(
+      "a monitor with more matches than one transaction removes goes whole, and only by its account",
+      async ({ monitors, owners }) => {
+        const monitor = await created(monitors, newMonitor(owners.ada));
+        // More than an adapter removes in one transaction (store-common's MATCHES_REMOVED_AT_ONCE).
+        const tweetIds = Array.from({ length: 12_000 }, (_, index) => String(1_000 + index));
+        await monitors.recordMatches([], matchesOf(monitor.id, tweetIds), T0);
+        expect(await monitors.remove(owners.bob.accountId, monitor.id)).toBe(false);
+        expect(await monitors.matches(monitor.id, 0, 1)).toHaveLength(1);
+        expect(await monitors.remove(owners.ada.accountId, monitor.id)).toBe(true);
+        expect(await monitors.get(owners.ada.accountId, monitor.id)).toBeUndefined();
+        expect(await monitors.matches(monitor.id, 0, 10)).toEqual([]);
+      },
+    );
+
+    monitorsTest(
       "an account holds at most `limit` monitors; other accounts are not counted",
       async ({ monitors, owners }) => {
         for (let i = 0; i < 3; i++) await created(monitors, newMonitor(owners.ada), 3);

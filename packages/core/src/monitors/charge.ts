@@ -4,8 +4,8 @@
 import { utcDayOf } from "../billing/key-spend.ts";
 import { LedgerError } from "../ledger-errors.ts";
 import type { Accounts } from "../ports/accounts.ts";
-import type { Ledger } from "../ports/ledger.ts";
-import type { Monitors } from "../ports/monitors.ts";
+import type { DebitResult, Ledger } from "../ports/ledger.ts";
+import type { MonitorCharge, Monitors } from "../ports/monitors.ts";
 import { CREDITS_PER_DELIVERED_POST, type Monitor, type MonitorNotice } from "./model.ts";
 
 /** An intent older than this was left by a process that stopped: no charge takes that long. */
@@ -29,6 +29,12 @@ export interface DeliveryCharge {
   /** The usage row's endpoint and call (what the request log shows). */
   endpoint: string;
   call: string;
+  /**
+   * The posts went out before the charge (a webhook's batch its receiver answered 2xx): a refused debit
+   * leaves the intent pending, owed, for chargeOwed to make again, so that the batch is never sent again.
+   * Otherwise (a read, which serves only what was paid for) a refused debit clears it.
+   */
+  delivered?: boolean;
 }
 
 export type ChargeResult =
@@ -114,7 +120,33 @@ export async function chargeDelivery(
     at: now,
   };
   if (!(await billing.monitors.beginCharge(monitor.id, charge))) return { ok: false, busy: true };
-  let result: Awaited<ReturnType<Ledger["debit"]>>;
+  return debitCharge(billing, monitor, charge, delivery, now);
+}
+
+/**
+ * The charge of posts delivered before it (see DeliveryCharge.delivered) that is still pending, its debit
+ * refused or its process stopped before settling it: the same debit (the same request id) again.
+ */
+export function chargeOwed(
+  billing: MonitorBilling,
+  monitor: Monitor,
+  owed: MonitorCharge,
+  usage: Pick<DeliveryCharge, "endpoint" | "call">,
+  now: number,
+): Promise<ChargeResult> {
+  return debitCharge(billing, monitor, owed, { ...usage, delivered: true }, now);
+}
+
+/** The ledger's debit of the intent `charge`, settled when made; the hold that says why when refused. */
+async function debitCharge(
+  billing: MonitorBilling,
+  monitor: Monitor,
+  charge: MonitorCharge,
+  delivery: Pick<DeliveryCharge, "endpoint" | "call" | "delivered">,
+  now: number,
+): Promise<ChargeResult> {
+  const { requestId, credits } = charge;
+  let result: DebitResult;
   try {
     result = await billing.ledger.debit(monitor.accountId, {
       requestId,
@@ -125,19 +157,29 @@ export async function chargeDelivery(
     });
   } catch (error) {
     if (!(error instanceof LedgerError)) throw error;
-    const charged = error.code === "duplicate_request";
-    await billing.monitors.settleCharge(monitor.id, requestId, charged);
-    if (charged) return { ok: true, credits, remaining: await billing.ledger.balance(monitor.accountId) };
-    const hold = keyUnusable(error.code, now);
-    await billing.monitors.setHold(monitor.id, hold);
-    return { ok: false, hold };
+    if (error.code !== "duplicate_request")
+      return refused(billing, monitor, charge, delivery, keyUnusable(error.code, now));
+    // Made already, by a process that stopped before settling it.
+    result = { ok: true, remaining: await billing.ledger.balance(monitor.accountId) };
   }
-  await billing.monitors.settleCharge(monitor.id, requestId, result.ok);
-  if (result.ok) {
-    if (monitor.hold) await billing.monitors.setHold(monitor.id, undefined);
-    return { ok: true, credits, remaining: result.remaining };
+  if (!result.ok) {
+    const hold = result.reason === "key_limit" ? keyLimitReached(now) : insufficientCredits(now);
+    return refused(billing, monitor, charge, delivery, hold);
   }
-  const hold = result.reason === "key_limit" ? keyLimitReached(now) : insufficientCredits(now);
+  await billing.monitors.settleCharge(monitor.id, requestId, true);
+  if (monitor.hold) await billing.monitors.setHold(monitor.id, undefined);
+  return { ok: true, credits, remaining: result.remaining };
+}
+
+/** A refused debit: the intent of posts not served yet goes, that of posts delivered stays owed. */
+async function refused(
+  billing: MonitorBilling,
+  monitor: Monitor,
+  charge: MonitorCharge,
+  delivery: Pick<DeliveryCharge, "delivered">,
+  hold: MonitorNotice,
+): Promise<ChargeResult> {
+  if (delivery.delivered !== true) await billing.monitors.settleCharge(monitor.id, charge.requestId, false);
   await billing.monitors.setHold(monitor.id, hold);
   return { ok: false, hold };
 }

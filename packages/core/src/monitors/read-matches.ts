@@ -1,14 +1,15 @@
 // Reading a pull monitor's matches, as the poll, the stream and the MCP tool all do: the matches above
 // the reader's cursor, the new ones (above the monitor's chargedSeq) paid for 1 credit each through
-// chargeDelivery before they are returned, as many as the daily cap and the balance allow; the ones
-// paid for before are read again free. A post removed from the world since it matched is left out and
-// costs nothing, and the cursor moves past it.
+// chargeDelivery before they are returned, as many as the daily cap, the monitor key's limit and the
+// balance allow; the ones paid for before are read again free. A post removed from the world since it
+// matched is left out and costs nothing, and the cursor moves past it.
 import * as v from "valibot";
 import { insufficientCredits } from "../billing/credit-refusal.ts";
 import { strict } from "../catalogue/shared.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import type { Tweet } from "../model.ts";
 import { integerParam } from "../params.ts";
+import type { Accounts } from "../ports/accounts.ts";
 import type { Ledger } from "../ports/ledger.ts";
 import type { MonitorMatch, Monitors } from "../ports/monitors.ts";
 import type { Store } from "../ports/store.ts";
@@ -39,6 +40,8 @@ export interface MonitorServices {
   store: Store;
   ledger: Ledger;
   monitors: Monitors;
+  /** The monitor's key: what its own limit still pays for bounds a read, as the balance does. */
+  accounts: Pick<Accounts, "key">;
 }
 
 export interface MatchesRequest {
@@ -191,8 +194,8 @@ function withinRoom(
 }
 
 /**
- * What the cap and balance let this read pay for, with the hold that says why when it is nothing; no
- * need to ask when every new match's post is gone.
+ * What the cap, the monitor key's limit and the balance let this read pay for, with the hold that says
+ * why when it is nothing; no need to ask when every new match's post is gone.
  */
 async function affordablePosts(
   services: MonitorServices,
@@ -202,7 +205,7 @@ async function affordablePosts(
   now: number,
 ): Promise<{ posts: number; hold?: MonitorNotice }> {
   if (!fresh.some((match) => tweets.has(match.tweetId))) return { posts: 0 };
-  return deliverablePosts(services, monitor, now);
+  return deliverablePosts({ ...services, keys: services.accounts }, monitor, now);
 }
 
 /**

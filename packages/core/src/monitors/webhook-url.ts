@@ -17,7 +17,11 @@ export function webhookUrlProblem(text: string, allowPrivate: boolean): string |
   if (url.protocol !== "https:" && url.protocol !== "http:") return "A webhook URL must use http or https.";
   if (url.username !== "" || url.password !== "") return "A webhook URL may not hold a user name or password.";
   if (allowPrivate) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  // A name's final dot (`localhost.`) names the same host.
+  const host = url.hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost") || isPrivateAddress(host)) {
     return "A webhook URL must reach a public address: loopback, private and link-local addresses are refused.";
   }
@@ -45,11 +49,13 @@ export function isPrivateAddress(address: string): boolean {
   if ((first & 0xff00) === 0xff00) return true; // multicast
   if (first === 0x2001 && v6(1) === 0x0db8) return true; // documentation
   if (first === 0x0064 && v6(1) === 0xff9b) return true; // NAT64: an IPv4 address behind it
+  if (first === 0x2001 && v6(1) === 0) return true; // Teredo: an IPv4 address hidden in it
+  if (first === 0x2002) return privateV4([v6(1) >> 8, v6(1) & 0xff, v6(2) >> 8, v6(2) & 0xff]); // 6to4
   return false;
 }
 
 function privateV4(bytes: readonly number[]): boolean {
-  const [a = 0, b = 0] = bytes;
+  const [a = 0, b = 0, c = 0] = bytes;
   return (
     a === 0 ||
     a === 10 ||
@@ -58,7 +64,7 @@ function privateV4(bytes: readonly number[]): boolean {
     (a === 169 && b === 254) ||
     (a === 172 && b >= 16 && b <= 31) ||
     (a === 192 && b === 168) ||
-    (a === 192 && b === 0) ||
+    (a === 192 && b === 0 && (c === 0 || c === 2)) || // protocol assignments, documentation
     (a === 198 && (b === 18 || b === 19)) ||
     a >= 224
   );

@@ -109,6 +109,8 @@ export interface Monitors {
    * debit and its settle, by the ledger itself: charged when the usage row of its request id exists.
    */
   resolveStaleCharge(monitorId: string, writtenBefore: number): Promise<void>;
+  /** The intent written and not yet settled, if any. */
+  pendingCharge(monitorId: string): Promise<MonitorCharge | undefined>;
   /** Writes the intent if chargedSeq is still `charge.afterSeq` and no intent is pending; false otherwise. */
   beginCharge(monitorId: string, charge: MonitorCharge): Promise<boolean>;
   /**

@@ -18,6 +18,7 @@ import type {
 } from "@social/core";
 import {
   changesActiveQueries,
+  MATCHES_REMOVED_AT_ONCE,
   MONITOR_COLUMNS,
   type MonitorRowOf,
   matchesByMonitor,
@@ -25,6 +26,9 @@ import {
   monitorOf,
   newMonitorColumns,
   noticeColumns,
+  PENDING_CHARGE_COLUMNS,
+  type PendingChargeRowOf,
+  pendingChargeOf,
   WEBHOOK_WORK,
 } from "@social/store-common";
 import type { SQL, TransactionSQL } from "bun";
@@ -91,7 +95,15 @@ export class PostgresMonitors implements Monitors {
     });
   }
 
-  remove(accountId: string, id: string): Promise<boolean> {
+  /** Its matches first, MATCHES_REMOVED_AT_ONCE per transaction, then the monitor. */
+  async remove(accountId: string, id: string): Promise<boolean> {
+    for (;;) {
+      const removed = await this.#sql`
+        DELETE FROM monitor_matches WHERE monitor_id = ${id}
+          AND seq IN (SELECT seq FROM monitor_matches WHERE monitor_id = ${id} ORDER BY seq LIMIT ${MATCHES_REMOVED_AT_ONCE})
+          AND EXISTS (SELECT 1 FROM monitors WHERE id = ${id} AND account_id = ${accountId})`;
+      if (removed.count < MATCHES_REMOVED_AT_ONCE) break;
+    }
     return this.#sql.begin(async (tx) => {
       const removed = await tx`DELETE FROM monitors WHERE id = ${id} AND account_id = ${accountId} RETURNING id`;
       if (removed.length === 0) return false;
@@ -147,6 +159,13 @@ export class PostgresMonitors implements Monitors {
         FOR NO KEY UPDATE`;
       if (stale !== undefined) await settle(tx, monitorId, stale.request_id, stale.charged);
     });
+  }
+
+  async pendingCharge(monitorId: string): Promise<MonitorCharge | undefined> {
+    const [row] = await this.#sql<PendingChargeRowOf<string>[]>`
+      SELECT ${this.#sql.unsafe(PENDING_CHARGE_COLUMNS)} FROM monitors
+      WHERE id = ${monitorId} AND charge_request_id IS NOT NULL`;
+    return row === undefined ? undefined : pendingChargeOf(row);
   }
 
   async beginCharge(monitorId: string, charge: MonitorCharge): Promise<boolean> {

@@ -19,6 +19,7 @@ import type {
 import {
   boundId,
   changesActiveQueries,
+  MATCHES_REMOVED_AT_ONCE,
   MONITOR_COLUMNS,
   type MonitorRowOf,
   matchesByMonitor,
@@ -26,6 +27,9 @@ import {
   monitorOf,
   newMonitorColumns,
   noticeColumns,
+  PENDING_CHARGE_COLUMNS,
+  type PendingChargeRowOf,
+  pendingChargeOf,
   WEBHOOK_WORK,
 } from "@social/store-common";
 import { StepCommit } from "../group-commit.ts";
@@ -72,6 +76,10 @@ function statements(db: Database) {
     remove: db.query<{ id: string }, [string, string]>(
       "DELETE FROM monitors WHERE id = ? AND account_id = ? RETURNING id",
     ),
+    removeOldestMatches: db.query<void, [string, number]>(
+      `DELETE FROM monitor_matches WHERE monitor_id = ?1
+         AND seq IN (SELECT seq FROM monitor_matches WHERE monitor_id = ?1 ORDER BY seq LIMIT ?2)`,
+    ),
     queriesMoved: db.query("UPDATE monitor_queries SET version = version + 1 WHERE id = 1"),
     queriesVersion: db.query<{ version: number }, []>("SELECT version FROM monitor_queries WHERE id = 1"),
     activeQueries: db.query<{ id: string; query: string }, []>(
@@ -97,6 +105,9 @@ function statements(db: Database) {
       `SELECT charge_request_id AS request_id,
               EXISTS (SELECT 1 FROM usage WHERE request_id = charge_request_id) AS charged
        FROM monitors WHERE id = ? AND charge_request_id IS NOT NULL AND charge_at < ?`,
+    ),
+    pendingCharge: db.query<PendingChargeRowOf<number>, [string]>(
+      `SELECT ${PENDING_CHARGE_COLUMNS} FROM monitors WHERE id = ? AND charge_request_id IS NOT NULL`,
     ),
     beginCharge: db.query<{ id: string }, [Record<string, string | number>]>(
       `UPDATE monitors SET charge_request_id = $requestId, charge_after_seq = $afterSeq,
@@ -179,8 +190,15 @@ export class SqliteMonitors implements Monitors {
     });
   }
 
-  remove(accountId: string, id: string): Promise<boolean> {
+  /** Its matches first, MATCHES_REMOVED_AT_ONCE per step (other writes go in between), then the monitor. */
+  async remove(accountId: string, id: string): Promise<boolean> {
     const q = this.#q;
+    for (;;) {
+      const removed = await this.#writes.run(() =>
+        q.get.get(id, accountId) === null ? 0 : q.removeOldestMatches.run(id, MATCHES_REMOVED_AT_ONCE).changes,
+      );
+      if (removed < MATCHES_REMOVED_AT_ONCE) break;
+    }
     return this.#writes.run(() => {
       if (q.remove.get(id, accountId) === null) return false;
       q.queriesMoved.run();
@@ -224,6 +242,11 @@ export class SqliteMonitors implements Monitors {
       const stale = q.staleCharge.get(monitorId, writtenBefore);
       if (stale !== null) q.settle.run({ id: monitorId, requestId: stale.request_id, charged: stale.charged === 1 });
     });
+  }
+
+  async pendingCharge(monitorId: string): Promise<MonitorCharge | undefined> {
+    const row = this.#q.pendingCharge.get(monitorId);
+    return row === null ? undefined : pendingChargeOf(row);
   }
 
   async beginCharge(monitorId: string, charge: MonitorCharge): Promise<boolean> {
