@@ -1,6 +1,6 @@
 // One claimed monitor's webhook delivery: the next batch of its matches above chargedSeq, as many as its
-// cap, its key and the balance pay for, signed and POSTed; charged once the receiver answers 2xx, and
-// retried later (or the monitor paused) when it does not. The attempt's outcome is what finishWebhook
+// cap, its key and the balance pay for, recorded, signed and POSTed; charged once the receiver answers
+// 2xx, and retried later as the same batch (or the monitor paused) when it does not. The attempt's outcome is what finishWebhook
 // records; the lease the claim took is given back with it.
 import {
   chargeDelivery,
@@ -36,6 +36,8 @@ export interface DeliveryDeps {
   allowPrivate: boolean;
   retryBaseMs: number;
   clock: () => number;
+  /** The owner of this process's leases: a batch is recorded under the lease that sends it. */
+  owner: string;
   /** Aborted when the process stops: a POST in flight is given up, and the monitor left due. */
   stopping: AbortSignal;
 }
@@ -74,13 +76,15 @@ async function failed(deps: DeliveryDeps, monitor: Monitor, error: string, now: 
   return attempt;
 }
 
-/** The batch's tweets in match order; matched posts removed since are left out (and not charged). */
+/**
+ * The batch's tweets in match order: the batch sent before and not paid for, when there is one (cut only
+ * when less can be paid for now), else the next matches. Matched posts removed since are left out (and
+ * not charged).
+ */
 async function batchOf(deps: DeliveryDeps, monitor: Monitor, posts: number) {
-  const matches = await deps.billing.monitors.matches(
-    monitor.id,
-    monitor.chargedSeq,
-    Math.min(MONITOR_LIMITS.batch, posts),
-  );
+  const unpaid = monitor.batchThroughSeq - monitor.chargedSeq;
+  const size = unpaid > 0 ? unpaid : MONITOR_LIMITS.batch;
+  const matches = await deps.billing.monitors.matches(monitor.id, monitor.chargedSeq, Math.min(size, posts));
   const found = new Map((await deps.store.tweetsByIds(matches.map((match) => match.tweetId))).map((t) => [t.id, t]));
   const tweets = matches.flatMap((match) => found.get(match.tweetId) ?? []);
   return { throughSeq: matches.at(-1)?.seq, tweets };
@@ -117,6 +121,9 @@ export async function attemptDelivery(deps: DeliveryDeps, claimed: Monitor): Pro
   // Due when claimed, nothing above chargedSeq now: another charge moved it meanwhile.
   if (throughSeq === undefined) return { outcome: "waiting", nextAttemptAt: now + STALE_CHARGE_MS };
   if (tweets.length > 0) {
+    // Recorded before it goes out, so that a retry after a failure, a timeout or a crash is this batch,
+    // under this delivery id, however many matches arrive meanwhile.
+    if (throughSeq !== monitor.batchThroughSeq) await billing.monitors.recordBatch(monitor.id, deps.owner, throughSeq);
     const payload = {
       monitor_id: monitor.id,
       delivery_id: deliveryIdOf(monitor.id, monitor.chargedSeq + 1, throughSeq),
