@@ -265,6 +265,16 @@ describe.each(["sqlite", "postgres"] as const)("monitors live on %s", (adapter) 
         expect(polled.map((match) => match.tweet.id)).toEqual(tea);
         expect(polled.map((match) => match.seq)).toEqual(tea.map((_, index) => index + 1));
 
+        // The account's usage names each monitor's charges as the dashboard does.
+        const usage = await fetch(`${server.url}/v1/usage?group_by=endpoint`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        const { groups } = ((await usage.json()) as { data: { groups: { endpoint: string; credits: number }[] } }).data;
+        expect(Object.fromEntries(groups.map((group) => [group.endpoint, group.credits]))).toEqual({
+          "monitor webhook deliveries": coffee.length,
+          "/v1/monitors/{id}/matches": tea.length,
+        });
+
         // Stopped, so that nothing is in flight while the books are read.
         await server.stop();
         const followed = await follower.stop();

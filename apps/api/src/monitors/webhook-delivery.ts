@@ -10,6 +10,7 @@ import {
   MONITOR_LIMITS,
   type Monitor,
   type MonitorBilling,
+  type MonitorEndpoint,
   type MonitorNotice,
   SIGNATURE_HEADER,
   STALE_CHARGE_MS,
@@ -23,7 +24,7 @@ import {
 import { sendWebhook, type WebhookPost } from "./webhook-send.ts";
 
 /** The usage rows' endpoint of a webhook delivery (the request log and usage show it). */
-export const WEBHOOK_ENDPOINT = "monitors.webhook";
+export const WEBHOOK_ENDPOINT: MonitorEndpoint = "monitors.webhook";
 /** When a monitor that waits on something else (credits, which may arrive at any time) is looked at again. */
 const RECHECK_MS = 60_000;
 /** When a key that cannot pay is looked at again: only recreating the monitor lifts that hold. */
