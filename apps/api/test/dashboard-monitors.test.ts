@@ -48,6 +48,7 @@ describe("the monitors pages", () => {
     const empty = await you.page("/dashboard/monitors");
     expect(empty.status).toBe(200);
     expect(empty.text).toContain('id="no-monitors"');
+    expect(empty.text).toContain('<a href="/docs#monitors">the docs</a>');
     expect(empty.text).toContain('<a href="/dashboard/monitors" aria-current="page">Monitors</a>');
 
     const quiet = await monitorOf(you, "quiet");
