@@ -50,7 +50,14 @@ export async function dashboardApp(provider: TestProvider, options: Partial<Dash
     if (init.cookie) headers.set("cookie", init.cookie);
     return app.handle(new Request(new URL(path, PUBLIC_URL), { ...init, headers }));
   };
-  return { db, request, requestLog: ports.requestLog, accounts: ports.accounts, monitors: ports.monitors };
+  return {
+    db,
+    request,
+    requestLog: ports.requestLog,
+    accounts: ports.accounts,
+    monitors: ports.monitors,
+    ledger: services.ledger,
+  };
 }
 
 export type Dashboard = Awaited<ReturnType<typeof dashboardApp>>;

@@ -1,14 +1,19 @@
 // The dashboard's monitors in-process against a real OpenID Provider: the list shows each monitor's
 // query, delivery, status with the reason and message of a hold or a pause, a failing webhook's run,
 // its matches and what was charged; a monitor's page pauses and resumes it behind the session's CSRF
-// token; another account's monitor is not found.
+// token; another account's monitor is not found. Monitor charges (webhook, poll, stream) are in the
+// request log and usage under readable names, found by the endpoint filter and by their ids.
 import { describe, expect, test } from "bun:test";
-import { MONITOR_LIMITS, type Monitor, newMonitorId, newMonitorSecret } from "@social/core";
+import { chargeDelivery, MONITOR_LIMITS, type Monitor, newMonitorId, newMonitorSecret } from "@social/core";
 import { type Customer, newKey, setCookie, signIn, testDashboards } from "./dashboard-harness.ts";
 
 const dashboards = testDashboards();
 
-async function monitorOf(you: Customer, name: string, url = "https://hooks.example/in"): Promise<Monitor> {
+async function monitorOf(
+  you: Customer,
+  name: string,
+  url: string | undefined = "https://hooks.example/in",
+): Promise<Monitor> {
   const { id: keyId } = await newKey(you, `${name} key`);
   const created = await you.dashboard.monitors.create(
     {
@@ -17,7 +22,7 @@ async function monitorOf(you: Customer, name: string, url = "https://hooks.examp
       keyId,
       name,
       query: "#coffee lang:en",
-      delivery: { type: "webhook", url },
+      delivery: url === undefined ? { type: "pull" } : { type: "webhook", url },
       dailyCreditCap: 500,
       secret: newMonitorSecret(),
       now: Date.now(),
@@ -43,6 +48,7 @@ describe("the monitors pages", () => {
     const empty = await you.page("/dashboard/monitors");
     expect(empty.status).toBe(200);
     expect(empty.text).toContain('id="no-monitors"');
+    expect(empty.text).toContain('<a href="/docs#monitors">the docs</a>');
     expect(empty.text).toContain('<a href="/dashboard/monitors" aria-current="page">Monitors</a>');
 
     const quiet = await monitorOf(you, "quiet");
@@ -133,5 +139,82 @@ describe("the monitors pages", () => {
     const theirs = await you.dashboard.request(`/dashboard/monitors/${monitor.id}`, { cookie: other.cookie });
     expect(theirs.status).toBe(404);
     expect((await you.dashboard.monitors.get(you.accountId, monitor.id))?.status).toBe("paused");
+  });
+});
+
+describe("monitor charges in the request log and usage", () => {
+  /**
+   * Charges `count` matches of the monitor one post at a time, through core's chargeDelivery as each
+   * surface charges (`endpoint` and `call` are what that surface records); the charges' request ids.
+   */
+  async function chargeEach(you: Customer, monitor: Monitor, count: number, endpoint: string, call: string) {
+    const { dashboard } = you;
+    const first = (await dashboard.monitors.get(you.accountId, monitor.id))?.lastSeq ?? 0;
+    const tweets = Array.from({ length: count }, (_, i) => String(first + i + 1));
+    await dashboard.monitors.recordMatches(
+      [],
+      tweets.map((tweetId) => ({ monitorId: monitor.id, tweetId })),
+      Date.now(),
+    );
+    const ids: string[] = [];
+    for (let seq = first + 1; seq <= first + count; seq++) {
+      const now = (await dashboard.monitors.get(you.accountId, monitor.id)) as Monitor;
+      const charge = { throughSeq: seq, posts: 1, endpoint, call } as Parameters<typeof chargeDelivery>[2];
+      const billing = { ledger: dashboard.ledger, monitors: dashboard.monitors };
+      expect((await chargeDelivery(billing, now, charge, Date.now())).ok).toBe(true);
+      ids.push(`${monitor.id}_${seq}_${seq}`);
+    }
+    return ids;
+  }
+
+  const rowsOf = (page: string) => [...page.matchAll(/<tr><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/td>/g)].length;
+  const olderLink = (page: string) =>
+    /href="(\/dashboard\/requests\?[^"]+)" rel="next"/.exec(page)?.[1]?.replaceAll("&#38;", "&");
+
+  test("are listed by readable names, offered by the endpoint filter, found by id and paged", async () => {
+    const you = await dashboards.customer();
+    await you.dashboard.accounts.grantCredits(you.accountId, 1_000);
+    const hook = await monitorOf(you, "hook");
+    const pull = await monitorOf(you, "pull", undefined);
+    const delivered = await chargeEach(you, hook, 2, "monitors.webhook", "POST hooks.example");
+    const polled = await chargeEach(you, pull, 50, "monitors.matches", `/v1/monitors/${pull.id}/matches?since=0`);
+    const streamed = await chargeEach(you, pull, 1, "monitors.stream", `/v1/monitors/${pull.id}/stream`);
+
+    const log = (await you.page("/dashboard/requests")).text;
+    for (const [id, name] of [
+      ["monitors.webhook", "monitor webhook deliveries"],
+      ["monitors.matches", "/v1/monitors/{id}/matches"],
+      ["monitors.stream", "/v1/monitors/{id}/stream"],
+      ["monitors.create", "POST /v1/monitors"],
+    ]) {
+      expect(log).toContain(`<option value="${id}">${name}</option>`);
+    }
+    // Fifty to a page, monitor charges at its edge: the older page holds the rest.
+    expect(rowsOf(log)).toBe(50);
+    const older = await you.page(olderLink(log) as string);
+    expect(older.status).toBe(200);
+    expect(rowsOf(older.text)).toBe(3);
+
+    const webhooks = await you.page("/dashboard/requests?endpoint=monitors.webhook");
+    expect(webhooks.status).toBe(200);
+    expect(rowsOf(webhooks.text)).toBe(2);
+    expect(webhooks.text).toContain("<td><code>POST hooks.example</code></td>");
+    expect(rowsOf((await you.page("/dashboard/requests?endpoint=monitors.matches")).text)).toBe(50);
+    expect(rowsOf((await you.page("/dashboard/requests?endpoint=monitors.stream")).text)).toBe(1);
+
+    const found = await you.page(`/dashboard/requests?id=${streamed[0]}`);
+    expect(found.status).toBe(200);
+    expect(rowsOf(found.text)).toBe(1);
+    const detail = await you.page(`/dashboard/requests/${delivered[1]}`);
+    expect(detail.status).toBe(200);
+    expect(detail.text).toContain('<code id="called-path">POST hooks.example</code>');
+    expect(polled).toHaveLength(50);
+
+    const usage = (await you.page("/dashboard/usage")).text;
+    const byEndpoint = usage.slice(usage.indexOf('id="usage-by-endpoint"'));
+    expect(byEndpoint).toContain("<code>monitor webhook deliveries</code>");
+    expect(byEndpoint).toContain("<code>/v1/monitors/{id}/matches</code>");
+    expect(byEndpoint).toContain("<code>/v1/monitors/{id}/stream</code>");
+    expect(byEndpoint).not.toContain("monitors.");
   });
 });

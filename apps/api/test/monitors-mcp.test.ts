@@ -1,10 +1,12 @@
 // The monitor tools on the API server's /mcp, driven by the MCP SDK's own client on both adapters:
 // list_monitors is free and leaves secrets out, get_monitor_matches charges new matches as the poll
-// does and reads paid ones again free.
+// does and reads paid ones again free; the request log lists its charge as it lists every MCP read, by
+// the endpoint's /v1 path.
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { calledPath } from "../src/dashboard/requests-page.ts";
 import { ADAPTERS, startTestServer, type TestServer } from "./harness.ts";
 import { createMonitor, recordMatches, send, worldTweetIds } from "./monitors.ts";
 
@@ -89,5 +91,10 @@ describe.each(ADAPTERS)("on %s", (adapter) => {
     const poll = await send<{ matches: unknown[] }>(server, "GET", `/v1/monitors/${monitor.id}/matches`, key);
     expect(poll.body.data.matches).toEqual([]);
     expect(await server.usageTotal(accountId)).toBe(3);
+    const log = await server.backend.accounts.requestLog(accountId, { since: 0, status: "all", limit: 10 });
+    const charges = log.entries.filter((entry) => entry.credits > 0);
+    expect(charges.map((entry) => [entry.endpoint, entry.call, calledPath(entry)])).toEqual([
+      ["monitors.matches", null, "/v1/monitors/{id}/matches"],
+    ]);
   });
 });

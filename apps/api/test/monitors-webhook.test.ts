@@ -1,9 +1,10 @@
 // Monitor webhooks delivered by the real server to a real receiver on loopback, on each adapter: a
 // receiver that answers 500 twice and then 200 gets every match exactly once (by delivery id and by
-// post), each batch signed with the monitor's secret, a retry carrying the same delivery id; a matched
-// post removed before its delivery is left out and not charged; the credits charged are the posts
-// delivered, nothing for the failed attempts; two servers on one database deliver each match once; and
-// a batch whose charge is refused after its 2xx is charged once credits come, never sent again.
+// post), each batch signed with the monitor's secret, a retry carrying the same delivery id and the
+// same posts however many match meanwhile; a matched post removed before its delivery is left out and
+// not charged; the credits charged are the posts delivered, nothing for the failed attempts; two servers
+// on one database deliver each match once; and a batch whose charge is refused after its 2xx is charged
+// once credits come, never sent again.
 // At the end of each, the ledger's equation holds: the account's grants are its balance plus its usage
 // rows, and those rows are exactly the accepted deliveries, each charged its posts.
 import { afterEach, describe, expect, test } from "bun:test";
@@ -86,6 +87,36 @@ describe.each(ADAPTERS)("monitor webhooks on %s", (adapter) => {
     expect(accepted.map((delivery) => delivery.cursor)).toEqual([100, 151]);
     expect(accepted.flatMap((delivery) => delivery.tweetIds)).toEqual(delivered);
     await expectBooks(api, owner.accountId, receiver, 1000, delivered.length);
+  });
+
+  test("a batch is retried as it was sent, under its delivery id, while new matches arrive", async () => {
+    const api = await server(adapter);
+    const owner = await api.account(1000);
+    const secrets = new Map<string, string>();
+    const ids = await worldTweetIds(api, 8);
+    let monitor: Monitor | undefined;
+    // The first attempt fails after the receiver has seen it (as a timeout, or a server killed before the
+    // 2xx reached it, would): three more posts match meanwhile.
+    const receiver = receiverOf(secrets, async (_, before) => {
+      if (before > 0) return 200;
+      await match(api, monitor as Monitor, ids.slice(5));
+      return 500;
+    });
+    monitor = await webhookMonitor(api, owner, receiver.url, secrets);
+    await match(api, monitor, ids.slice(0, 5));
+    await eventually(
+      "charged through the last match",
+      () => stored(api, monitor as Monitor),
+      (now) => now.chargedSeq === 8,
+    );
+
+    const first = `dlv_${monitor.id}_1_5`;
+    expect(receiver.deliveries.map((delivery) => [delivery.deliveryId, delivery.status, delivery.tweetIds])).toEqual([
+      [first, 500, ids.slice(0, 5)],
+      [first, 200, ids.slice(0, 5)],
+      [`dlv_${monitor.id}_6_8`, 200, ids.slice(5)],
+    ]);
+    await expectBooks(api, owner.accountId, receiver, 1000, ids.length);
   });
 
   test("two servers on one database deliver each match of each monitor once", async () => {

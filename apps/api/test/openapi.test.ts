@@ -255,4 +255,21 @@ describe("/docs", () => {
       expect(names).toEqual(expect.arrayContaining(["max_credits", "dry_run", "x-max-credits", "Idempotency-Key"]));
     }
   });
+
+  it("lists every monitor operation of /openapi.json with its cost, and what a webhook receiver gets", async () => {
+    const html = await (await server.get("/docs")).text();
+    expect(html).toContain('<a href="#monitors">Monitors</a>');
+    const monitors = /<section id="monitors"[\s\S]*?<\/section>/.exec(html)?.[0] ?? "";
+    const listed = [...monitors.matchAll(/<span class="method">(\w+)<\/span> <code>([^<]+)<\/code>/g)].map(
+      ([, method, path]) => `${method} ${path}`,
+    );
+    const described = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith("/v1/monitors"))
+      .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(listed.sort()).toEqual(described.sort());
+    expect(described.length).toBe(7);
+    for (const text of ["1 credit per delivered post", "Social-Signature", "Social-Delivery", "HMAC-SHA256"]) {
+      expect(monitors).toContain(text);
+    }
+  });
 });

@@ -119,6 +119,13 @@ describe("the landing page", () => {
     expect(html).toContain("This server's operator grants credits; ask them for prices.");
   });
 
+  it("says what monitors do and what a delivered post costs", async () => {
+    const { html } = await page(signedUp, "/");
+    expect(text(only(html, /<p id="monitors">([\s\S]*?)<\/p>/g))).toBe(
+      "Or save a search as a monitor: each new post it matches is sent to your webhook, or read by stream, poll or MCP, for 1 credit per delivered post.",
+    );
+  });
+
   it("states the cost of every call as the catalogue's cost rule prices it", async () => {
     const { html } = await page(signedUp, "/");
     const table = only(html, /<table id="costs">([\s\S]*?)<\/table>/g);

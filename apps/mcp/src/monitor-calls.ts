@@ -8,6 +8,7 @@ import {
   listMonitors,
   type MatchesRead,
   MONITOR_LIMITS,
+  type MonitorEndpoint,
   matchesView,
   parseWith,
   type RateState,
@@ -45,7 +46,7 @@ export async function callMonitorTool(
     async (key) => ({ ok: true as const, ...(await run(services, tool, key, args, call.maxChars)) }),
     {
       requestId: call.requestId,
-      endpoint: matches ? "monitors.matches" : "monitors.list",
+      endpoint: (matches ? "monitors.matches" : "monitors.list") satisfies MonitorEndpoint,
       receivedAt: call.receivedAt,
       charged: (done) => done.credits.charged > 0,
     },
@@ -74,7 +75,6 @@ async function run(
     ...(since === undefined ? {} : { since }),
     max: MONITOR_LIMITS.batch,
     endpoint: "monitors.matches",
-    call: tool.name,
     room: {
       size: (match) => JSON.stringify({ seq: match.seq, tweet: compact(match.tweet) }).length + 1,
       max: maxChars - HEADER_RESERVE,

@@ -159,6 +159,7 @@ const ARGUMENTS: { [Name in keyof Ports]: Arguments<Ports[Name]> } = {
     settleCharge: ["mon_0000000000000001", "mon_0000000000000001_1_1", true],
     setHold: ["mon_0000000000000001", { reason: "daily_cap", message: "Cap reached.", since: 1_000 }],
     claimWebhooks: ["worker", 1_000, 30_000, 10],
+    recordBatch: ["mon_0000000000000001", "worker", 1],
     finishWebhook: ["mon_0000000000000001", "worker", { outcome: "delivered" }],
   },
   requestLog: {

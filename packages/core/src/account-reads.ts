@@ -2,10 +2,11 @@
 // and its usage (GET /v1/usage). They are authenticated and rate-limited like every request and never
 // charged; like the catalogue, each is described once and every surface derives its form from it.
 import * as v from "valibot";
-import { endpointsById } from "./catalogue/index.ts";
+import { catalogue } from "./catalogue/index.ts";
 import { strict } from "./catalogue/shared.ts";
 import type { ParamsSchema } from "./endpoint.ts";
 import { invalidRequest } from "./errors.ts";
+import { MONITOR_ENDPOINTS } from "./monitors/endpoints.ts";
 import { choiceParam } from "./params.ts";
 import { type ActiveKey, admitted, parseWith, type ReadFailure, type Services } from "./pipeline/index.ts";
 import type { Accounts, KeyInfo, UsageGroup, UsageGrouping } from "./ports/accounts.ts";
@@ -124,9 +125,9 @@ export const USAGE_GROUP_NAME: Readonly<Record<UsageGrouping, "day" | "endpoint"
   key: "key_id",
 };
 
-/** A row as customers read it: an endpoint by its path, as the docs and the dashboard name it. */
+/** A row as customers read it: an endpoint by its name, as the docs and the dashboard name it. */
 function usageRow(group: UsageGroup, groupBy: UsageGrouping) {
-  const name = groupBy === "endpoint" ? (endpointsById.get(group.group)?.path ?? group.group) : group.group;
+  const name = groupBy === "endpoint" ? endpointName(group.group) : group.group;
   return { [USAGE_GROUP_NAME[groupBy]]: name, requests: group.requests, credits: group.credits };
 }
 
@@ -194,6 +195,23 @@ export async function usageReportOf(
 }
 
 export const accountReads: readonly AccountRead[] = [accountOverview, usageReport];
+
+/**
+ * Every endpoint a usage row or the request log names, as [id, name]: the catalogue's and the account
+ * reads by their path, the monitors' by their names (MONITOR_ENDPOINTS).
+ */
+export const namedEndpoints: readonly (readonly [id: string, name: string])[] = [
+  ...catalogue.map((endpoint) => [endpoint.id, endpoint.path] as const),
+  ...accountReads.map((read) => [read.id, read.path] as const),
+  ...Object.entries(MONITOR_ENDPOINTS),
+];
+
+const ENDPOINT_NAMES: ReadonlyMap<string, string> = new Map(namedEndpoints);
+
+/** Usage rows and the request log store an endpoint's id; customers read it by its name. */
+export function endpointName(endpointId: string): string {
+  return ENDPOINT_NAMES.get(endpointId) ?? endpointId;
+}
 
 export interface AccountReadRequest {
   read: AccountRead;

@@ -18,7 +18,7 @@ export const MONITOR_COLUMNS =
   "id, account_id, key_id, name, query, delivery_type, webhook_url, daily_credit_cap, status, " +
   "paused_reason, paused_message, paused_since, hold_reason, hold_message, hold_since, " +
   "failure_since, failure_attempts, failure_error, next_attempt_at, secret, created_at, updated_at, " +
-  "last_seq, charged_seq, spent_day, spent_on_day";
+  "last_seq, charged_seq, batch_through_seq, spent_day, spent_on_day";
 
 /**
  * The condition of a webhook monitor whose delivery is due: active, with matches not paid for or a
@@ -86,6 +86,7 @@ export interface MonitorRowOf<Int> {
   updated_at: Int;
   last_seq: Int;
   charged_seq: Int;
+  batch_through_seq: Int;
   spent_day: Int;
   spent_on_day: Int;
 }
@@ -130,6 +131,7 @@ export function monitorOf(row: MonitorRowOf<number | string>): Monitor {
     updatedAt: Number(row.updated_at),
     lastSeq: Number(row.last_seq),
     chargedSeq: Number(row.charged_seq),
+    batchThroughSeq: Number(row.batch_through_seq),
     spentDay: Number(row.spent_day),
     spentOnDay: Number(row.spent_on_day),
   };

@@ -1,6 +1,5 @@
-// How the dashboard's pages write what they show: counts, times (UTC), endpoints by path, and tables
-// that scroll in a box of their own on a phone.
-import { accountReads, endpointsById } from "@social/core";
+// How the dashboard's pages write what they show: counts, times (UTC), and tables that scroll in a box
+// of their own on a phone.
 import { type Html, html } from "./html.ts";
 
 export { plural } from "./html.ts";
@@ -18,11 +17,4 @@ export function toMinute(epochMs: number | null): string {
 /** To the second, for a request log read next to a client's own timestamps. */
 export function toSecond(epochMs: number): string {
   return `${new Date(epochMs).toISOString().slice(0, 19).replace("T", " ")} UTC`;
-}
-
-const ACCOUNT_READ_PATHS = new Map(accountReads.map((read) => [read.id as string, read.path]));
-
-/** Usage rows and the request log store the catalogue id; people recognise the path. */
-export function endpointPath(endpointId: string): string {
-  return endpointsById.get(endpointId)?.path ?? ACCOUNT_READ_PATHS.get(endpointId) ?? endpointId;
 }

@@ -56,7 +56,7 @@ export function monitorsPage(view: { viewer: Viewer; monitors: readonly Monitor[
   });
   const table =
     rows.length === 0
-      ? html`<p id="no-monitors">You have no monitors. Create one with <code>POST /v1/monitors</code> (see the docs).</p>`
+      ? html`<p id="no-monitors">You have no monitors. Create one with <code>POST /v1/monitors</code> (see <a href="/docs#monitors">the docs</a>).</p>`
       : scrollable(
           "Your monitors",
           html`<table id="monitors"><thead><tr><th scope="col">Name</th><th scope="col">Query</th><th scope="col">Delivery</th><th scope="col">Status</th><th scope="col">Failing webhook</th><th scope="col" class="number">Matches</th><th scope="col" class="number">Charged through</th><th scope="col">Spent today (UTC)</th></tr></thead>

@@ -2,20 +2,21 @@
 // refused, newest first, to the second; filtered by key, status and endpoint, found by request id, and
 // paged. The filters are a GET form, so a filtered view is a link to keep or share.
 import {
-  accountReads,
   BALANCE_REFUSAL,
   CLIENT_CLOSED_STATUS,
-  catalogue,
+  endpointName,
   KEY_LIMIT_REFUSAL,
   type KeyInfo,
   keyPagePath,
   type LoggedRefusal,
   type LoggedRequest,
   type LogPosition,
+  MONITOR_CHARGE_ID_PATTERN,
+  namedEndpoints,
   type RequestLogPage,
   type RequestLogQuery,
 } from "@social/core";
-import { endpointPath, scrollable, toSecond } from "./format.ts";
+import { scrollable, toSecond } from "./format.ts";
 import { type Html, html, layout, type Viewer } from "./html.ts";
 
 export const LOG_PAGE_SIZE = 50;
@@ -46,16 +47,16 @@ const STATUS_CHOICES: readonly [string, string][] = [
   ...REFUSAL_CHOICES.map(([refusal, label]): [string, string] => [refusal.errorCode, label]),
 ];
 
-const ENDPOINTS: readonly [string, string][] = [
-  ...catalogue.map((endpoint): [string, string] => [endpoint.id, endpoint.path]),
-  ...accountReads.map((read): [string, string] => [read.id, read.path]),
-];
-
 /** What a page of the log asks for: the store's query but for the retention's start and the page size. */
 export type LogFilters = Omit<RequestLogQuery, "since" | "limit">;
 
 const REQUEST_ID = /^req_[0-9a-f]{1,64}$/;
-const POSITION = /^(\d{1,16})-(req_[0-9a-f]{1,64})$/;
+const POSITION = /^(\d{1,16})-(.+)$/;
+
+/** An entry's id: a request's (its x-request-id), or a monitor charge's, which is no request's answer. */
+function isEntryId(text: string): boolean {
+  return REQUEST_ID.test(text) || MONITOR_CHARGE_ID_PATTERN.test(text);
+}
 
 /**
  * The filters a page's query names, or what is wrong with them. Only the account's own keys, the
@@ -70,7 +71,7 @@ export function logFilters(query: URLSearchParams, keys: readonly KeyInfo[]): Lo
   }
   const endpoint = query.get("endpoint") || undefined;
   if (endpoint !== undefined) {
-    if (!ENDPOINTS.some(([id]) => id === endpoint)) return { error: "There is no such endpoint." };
+    if (!namedEndpoints.some(([id]) => id === endpoint)) return { error: "There is no such endpoint." };
     filters.endpoint = endpoint;
   }
   const status = query.get("status") || "all";
@@ -84,15 +85,21 @@ export function logFilters(query: URLSearchParams, keys: readonly KeyInfo[]): Lo
   }
   const requestId = query.get("id")?.trim() || undefined;
   if (requestId !== undefined) {
-    if (!REQUEST_ID.test(requestId))
-      return { error: "A request id is req_ followed by letters a to f and digits, as in the x-request-id header." };
+    if (!isEntryId(requestId)) {
+      return {
+        error:
+          "A request id is req_ followed by letters a to f and digits, as in the x-request-id header, or a monitor charge's mon_… id.",
+      };
+    }
     filters.requestId = requestId;
   }
   for (const side of ["before", "after"] as const) {
     const position = query.get(side) || undefined;
     if (position === undefined) continue;
     const match = POSITION.exec(position);
-    if (!match || filters.before) return { error: "That page of the log does not exist." };
+    if (!match || !isEntryId(match[2] as string) || filters.before) {
+      return { error: "That page of the log does not exist." };
+    }
     filters[side] = { createdAt: Number(match[1]), requestId: match[2] as string };
   }
   return filters;
@@ -114,7 +121,7 @@ function filterForm(filters: LogFilters, keys: readonly KeyInfo[]): Html {
 <input type="text" id="log-id" name="id" value="${filters.requestId ?? ""}" placeholder="req_…" autocomplete="off" spellcheck="false"></div>
 <div class="field"><label for="log-key">Key</label><select id="log-key" name="key">${option("", "Every key", filters.keyId ?? "")}${keys.map((key) => option(key.id, `${key.name} (${key.prefix}…)`, filters.keyId))}</select></div>
 <div class="field"><label for="log-status">Status</label><select id="log-status" name="status">${STATUS_CHOICES.map(([value, label]) => option(value, label, status))}</select></div>
-<div class="field"><label for="log-endpoint">Endpoint</label><select id="log-endpoint" name="endpoint">${option("", "Every endpoint", filters.endpoint ?? "")}${ENDPOINTS.map(([id, path]) => option(id, path, filters.endpoint))}</select></div>
+<div class="field"><label for="log-endpoint">Endpoint</label><select id="log-endpoint" name="endpoint">${option("", "Every endpoint", filters.endpoint ?? "")}${namedEndpoints.map(([id, name]) => option(id, name, filters.endpoint))}</select></div>
 <button type="submit">Show</button> <a href="/dashboard/requests">Clear</a></form>`;
 }
 
@@ -147,9 +154,9 @@ function pageLinks(filters: LogFilters, page: RequestLogPage): Html | "" {
   return html`<nav aria-label="Pages of the log" id="log-pages"><p>${newer}${newer && older ? " · " : ""}${older}</p></nav>`;
 }
 
-/** The path the client called (a /2 call as /2), or the endpoint's own for entries kept without it. */
+/** The path the client called (a /2 call as /2), or the endpoint's name for entries kept without it. */
 export function calledPath(entry: LoggedRequest): string {
-  return entry.call?.split("?")[0] ?? endpointPath(entry.endpoint);
+  return entry.call?.split("?")[0] ?? endpointName(entry.endpoint);
 }
 
 /** A request's own page: the one row of the log, in full. */

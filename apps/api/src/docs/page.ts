@@ -18,6 +18,7 @@ import { escapeHtml, publicPage } from "../site/page.ts";
 import { curlCommand, type ExampleRequest, endpointRequest, fetchCode, pythonCode } from "../site/requests.ts";
 import { errorsSection, operatorsSection, pagingSection } from "./guides.ts";
 import { entrySchemas } from "./json-schema.ts";
+import { monitorsSection } from "./monitors-section.ts";
 import { DECISIONS, httpGuidance } from "./openapi.ts";
 
 /** The decisions' Markdown holds code spans only. */
@@ -165,7 +166,7 @@ export function docsPage(baseUrl: string, samples: ReadonlyMap<string, unknown> 
   const navigation = [
     ...guides.map(([id, title]) => `<li><a href="#${id}">${title}</a></li>`),
     ...catalogue.map((e) => `<li><a href="#${e.id}"><code>${escapeHtml(e.path)}</code></a></li>`),
-    `<li><a href="#budget">Budget controls</a></li><li><a href="#decisions">How the API decides the finer points</a></li>`,
+    `<li><a href="#monitors">Monitors</a></li><li><a href="#budget">Budget controls</a></li><li><a href="#decisions">How the API decides the finer points</a></li>`,
   ];
   return publicPage({
     title: "Social Data API reference",
@@ -176,6 +177,7 @@ ${operatorsSection()}
 ${pagingSection(baseUrl)}
 ${errorsSection()}
 ${endpoints}
+${monitorsSection()}
 ${budgetSection(baseUrl)}
 ${decisionsSection(DECISIONS)}</main>`,
   });

@@ -8,6 +8,7 @@ import {
   calledAs,
   decodeParams,
   type HelpLinks,
+  type MonitorEndpoint,
   numericParams,
   type ParamsSchema,
   parseWith,
@@ -47,7 +48,7 @@ export function answerHeaders(caller: Caller, rate: RateState): Record<string, s
  */
 export async function admit<T>(
   caller: Caller,
-  endpoint: string,
+  endpoint: MonitorEndpoint,
   work: (key: ActiveKey) => Promise<T>,
   charged: (value: T) => number = () => 0,
 ): Promise<Admission<T>> {
@@ -74,7 +75,7 @@ export async function admit<T>(
 /** A route's answer in the envelope, charged nothing unless `work` says what it charged. */
 export async function answer(
   caller: Caller,
-  endpoint: string,
+  endpoint: MonitorEndpoint,
   work: (key: ActiveKey) => Promise<{ data: unknown; credits?: Credits; status?: number }>,
 ): Promise<Response> {
   const admission = await admit(caller, endpoint, work, (value) => value.credits?.charged ?? 0);

@@ -134,7 +134,7 @@ export function monitorsOpenApi(): OpenApiPart {
       "/v1/monitors/{id}/stream": {
         get: operation(
           "monitor_stream",
-          `A pull monitor's matches as Server-Sent Events: each match an event with id its seq, event match and data the /v1 Tweet; event hold says why new matches wait; a comment every ${STREAM_LIMITS.heartbeatMs / 1000} s when quiet. New matches are looked for every ${STREAM_LIMITS.pollMs} ms. A stream lasts at most ${STREAM_LIMITS.lifetimeMs / 60_000} minutes and ends when the server stops: reconnect with Last-Event-ID. At most ${STREAM_LIMITS.perAccount} open at once per account (429 too_many_streams).`,
+          `A pull monitor's matches as Server-Sent Events: each match an event with id its seq, event match and data the /v1 Tweet; event hold says why new matches wait; a comment every ${STREAM_LIMITS.heartbeatMs / 1000} s when quiet. New matches are looked for every ${STREAM_LIMITS.pollMs} ms. A stream lasts at most ${STREAM_LIMITS.lifetimeMs / 60_000} minutes and ends when the server stops: reconnect with Last-Event-ID. An account may hold ${STREAM_LIMITS.perAccount} open at once on each server process; one more is 429 too_many_streams.`,
           {
             parameters: [idParameter, ...streamParameters],
             responses: {

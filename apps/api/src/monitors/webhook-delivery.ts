@@ -1,6 +1,6 @@
 // One claimed monitor's webhook delivery: the next batch of its matches above chargedSeq, as many as its
-// cap, its key and the balance pay for, signed and POSTed; charged once the receiver answers 2xx, and
-// retried later (or the monitor paused) when it does not. The attempt's outcome is what finishWebhook
+// cap, its key and the balance pay for, recorded, signed and POSTed; charged once the receiver answers
+// 2xx, and retried later as the same batch (or the monitor paused) when it does not. The attempt's outcome is what finishWebhook
 // records; the lease the claim took is given back with it.
 import {
   chargeDelivery,
@@ -11,6 +11,7 @@ import {
   MONITOR_LIMITS,
   type Monitor,
   type MonitorBilling,
+  type MonitorEndpoint,
   type MonitorNotice,
   SIGNATURE_HEADER,
   STALE_CHARGE_MS,
@@ -24,7 +25,7 @@ import {
 import { sendWebhook, type WebhookPost } from "./webhook-send.ts";
 
 /** The usage rows' endpoint of a webhook delivery (the request log and usage show it). */
-export const WEBHOOK_ENDPOINT = "monitors.webhook";
+export const WEBHOOK_ENDPOINT: MonitorEndpoint = "monitors.webhook";
 /** When a monitor that waits on something else (credits, which may arrive at any time) is looked at again. */
 const RECHECK_MS = 60_000;
 /** When a key that cannot pay is looked at again: only recreating the monitor lifts that hold. */
@@ -37,6 +38,8 @@ export interface DeliveryDeps {
   allowPrivate: boolean;
   retryBaseMs: number;
   clock: () => number;
+  /** The owner of this process's leases: a batch is recorded under the lease that sends it. */
+  owner: string;
   /** Aborted when the process stops: a POST in flight is given up, and the monitor left due. */
   stopping: AbortSignal;
 }
@@ -75,13 +78,15 @@ async function failed(deps: DeliveryDeps, monitor: Monitor, error: string, now: 
   return attempt;
 }
 
-/** The batch's tweets in match order; matched posts removed since are left out (and not charged). */
+/**
+ * The batch's tweets in match order: the batch sent before and not paid for, when there is one (cut only
+ * when less can be paid for now), else the next matches. Matched posts removed since are left out (and
+ * not charged).
+ */
 async function batchOf(deps: DeliveryDeps, monitor: Monitor, posts: number) {
-  const matches = await deps.billing.monitors.matches(
-    monitor.id,
-    monitor.chargedSeq,
-    Math.min(MONITOR_LIMITS.batch, posts),
-  );
+  const unpaid = monitor.batchThroughSeq - monitor.chargedSeq;
+  const size = unpaid > 0 ? unpaid : MONITOR_LIMITS.batch;
+  const matches = await deps.billing.monitors.matches(monitor.id, monitor.chargedSeq, Math.min(size, posts));
   const found = new Map((await deps.store.tweetsByIds(matches.map((match) => match.tweetId))).map((t) => [t.id, t]));
   const tweets = matches.flatMap((match) => found.get(match.tweetId) ?? []);
   return { throughSeq: matches.at(-1)?.seq, tweets };
@@ -146,6 +151,9 @@ export async function attemptDelivery(deps: DeliveryDeps, claimed: Monitor): Pro
   // Due when claimed, nothing above chargedSeq now: another charge moved it meanwhile.
   if (throughSeq === undefined) return { outcome: "waiting", nextAttemptAt: now + STALE_CHARGE_MS };
   if (tweets.length > 0) {
+    // Recorded before it goes out, so that a retry after a failure, a timeout or a crash is this batch,
+    // under this delivery id, however many matches arrive meanwhile.
+    if (throughSeq !== monitor.batchThroughSeq) await billing.monitors.recordBatch(monitor.id, deps.owner, throughSeq);
     const payload = {
       monitor_id: monitor.id,
       delivery_id: deliveryIdOf(monitor.id, monitor.chargedSeq + 1, throughSeq),

@@ -37,7 +37,7 @@ function messageOf(error: unknown): string {
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const owner = `${hostname()}/${process.pid}/${randomUUID()}`;
   const stopping = new AbortController();
-  const deps: DeliveryDeps = { ...options, stopping: stopping.signal };
+  const deps: DeliveryDeps = { ...options, owner, stopping: stopping.signal };
   const { monitors } = options.billing;
   const inFlight = new Set<Promise<void>>();
   let wake: (() => void) | undefined;

@@ -1,8 +1,8 @@
-// The front door at /: what the product is, what credits cost (the operator's BILLING_PLANS, with the
-// price per 1,000 credits), what each kind of call costs (the catalogue's cost rules), and the three
-// steps to a first answer.
+// The front door at /: what the product is (monitors included, with their price), what credits cost (the
+// operator's BILLING_PLANS, with the price per 1,000 credits), what each kind of call costs (the
+// catalogue's cost rules), and the three steps to a first answer.
 import { type BillingSettings, type Plan, pricePerThousand } from "@social/composition";
-import { catalogue, describeEndpointCost, STARTING_CREDITS } from "@social/core";
+import { CREDITS_PER_DELIVERED_POST, catalogue, describeEndpointCost, STARTING_CREDITS } from "@social/core";
 import { escapeHtml, number, publicPage } from "./page.ts";
 import { curlCommand, endpointRequest } from "./requests.ts";
 
@@ -53,7 +53,8 @@ export function landingPage({ baseUrl, billing, signIn }: LandingOptions): strin
     title: "Social Data API",
     body: `<header><nav aria-label="Main"><a href="/docs">API docs</a> · <a href="/demo">Demo</a> · <a href="/dashboard">Dashboard</a></nav>
 <h1>Social Data API</h1>
-<p>Read public social data (profiles, tweets, searches, followers, lists, communities) over plain HTTP and JSON, or as tools for AI agents over MCP. Pay per call in credits: every answer says what it cost and what is left, and a call that fails is never charged.</p></header>
+<p>Read public social data (profiles, tweets, searches, followers, lists, communities) over plain HTTP and JSON, or as tools for AI agents over MCP. Pay per call in credits: every answer says what it cost and what is left, and a call that fails is never charged.</p>
+<p id="monitors">Or save a search as a <a href="/docs#monitors">monitor</a>: each new post it matches is sent to your webhook, or read by stream, poll or MCP, for ${CREDITS_PER_DELIVERED_POST} credit${CREDITS_PER_DELIVERED_POST === 1 ? "" : "s"} per delivered post.</p></header>
 <main>
 <h2>Start in three steps</h2>
 <ol id="steps">

@@ -207,6 +207,20 @@ export function deliveryConformance(monitorsTest: MonitorsTest): void {
     );
 
     monitorsTest(
+      "a batch is recorded by its lease's owner only, and a retry from any process claims it",
+      async ({ fixture, monitors, owners }) => {
+        const monitor = await withMatches(monitors, owners.ada, 3, { delivery: WEBHOOK });
+        await monitors.claimWebhooks("a", T0, 1_000, 10);
+        await fixture.peer.recordBatch(monitor.id, "b", 3);
+        expect(await monitors.get(owners.ada.accountId, monitor.id)).toMatchObject({ batchThroughSeq: 0 });
+        await monitors.recordBatch(monitor.id, "a", 2);
+        await monitors.finishWebhook(monitor.id, "a", { outcome: "failed", error: "HTTP 500", nextAttemptAt: T0 });
+        const [retried] = await fixture.peer.claimWebhooks("b", T0, 1_000, 10);
+        expect(retried).toMatchObject({ id: monitor.id, chargedSeq: 0, batchThroughSeq: 2 });
+      },
+    );
+
+    monitorsTest(
       "claimers racing from two processes never get the same monitor",
       async ({ fixture, monitors, owners }) => {
         const all: string[] = [];

@@ -23,6 +23,7 @@ export function managementConformance(monitorsTest: MonitorsTest): void {
         updatedAt: T0,
         lastSeq: 0,
         chargedSeq: 0,
+        batchThroughSeq: 0,
         spentDay: 0,
         spentOnDay: 0,
       });

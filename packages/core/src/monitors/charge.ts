@@ -6,6 +6,7 @@ import { LedgerError } from "../ledger-errors.ts";
 import type { Accounts } from "../ports/accounts.ts";
 import type { DebitResult, Ledger } from "../ports/ledger.ts";
 import type { MonitorCharge, Monitors } from "../ports/monitors.ts";
+import { type MonitorEndpoint, monitorChargeId } from "./endpoints.ts";
 import { CREDITS_PER_DELIVERED_POST, type Monitor, type MonitorNotice } from "./model.ts";
 
 /** An intent older than this was left by a process that stopped: no charge takes that long. */
@@ -26,9 +27,9 @@ export interface DeliveryCharge {
   throughSeq: number;
   /** Posts it carries above the monitor's chargedSeq (matched posts removed since are not sent). */
   posts: number;
-  /** The usage row's endpoint and call (what the request log shows). */
-  endpoint: string;
-  call: string;
+  /** The usage row's endpoint and call (what the request log shows; an MCP read has none, as every MCP read). */
+  endpoint: MonitorEndpoint;
+  call?: string;
   /**
    * The posts went out before the charge (a webhook's batch its receiver answered 2xx): a refused debit
    * leaves the intent pending, owed, for chargeOwed to make again, so that the batch is never sent again.
@@ -110,7 +111,7 @@ export async function chargeDelivery(
   now: number,
 ): Promise<ChargeResult> {
   const credits = delivery.posts * CREDITS_PER_DELIVERED_POST;
-  const requestId = `${monitor.id}_${monitor.chargedSeq + 1}_${delivery.throughSeq}`;
+  const requestId = monitorChargeId(monitor.id, monitor.chargedSeq + 1, delivery.throughSeq);
   const charge = {
     requestId,
     afterSeq: monitor.chargedSeq,

@@ -1,5 +1,6 @@
 // Monitors: saved queries matched against arriving posts and delivered to their account (docs/monitors.md).
 export * from "./charge.ts";
+export * from "./endpoints.ts";
 export * from "./manage.ts";
 export { type MatchingPorts, matchArrivals, type PercolatorCache } from "./match-arrivals.ts";
 export * from "./model.ts";

@@ -71,6 +71,11 @@ export interface Monitor {
   lastSeq: number;
   /** The newest match paid for: matches up to it are delivered again free. */
   chargedSeq: number;
+  /**
+   * The last match of the webhook batch sent and not paid for yet (none when not above chargedSeq): its
+   * retries send those matches again, under the same delivery id, however many arrive meanwhile.
+   */
+  batchThroughSeq: number;
   /** Credits charged on `spentDay` (days since the epoch, UTC), for the daily cap. */
   spentDay: number;
   spentOnDay: number;

@@ -14,6 +14,7 @@ import type { Ledger } from "../ports/ledger.ts";
 import type { MonitorMatch, Monitors } from "../ports/monitors.ts";
 import type { Store } from "../ports/store.ts";
 import { chargeDelivery, deliverablePosts, settleStaleCharge } from "./charge.ts";
+import type { MonitorEndpoint } from "./endpoints.ts";
 import { CREDITS_PER_DELIVERED_POST, MONITOR_LIMITS, type Monitor, type MonitorNotice } from "./model.ts";
 import { monitorIdOf, noSuchMonitor } from "./settings.ts";
 
@@ -51,9 +52,9 @@ export interface MatchesRequest {
   since?: number;
   /** At most this many matches (MONITOR_LIMITS.batch at most). */
   max: number;
-  /** The usage row's endpoint and call. */
-  endpoint: string;
-  call: string;
+  /** The usage row's endpoint and call (none for MCP, whose reads the request log names by endpoint). */
+  endpoint: MonitorEndpoint;
+  call?: string;
   /**
    * The most the matches may measure as the surface renders them (MCP's output budget): fewer are read,
    * and charged, to fit; one match is served whatever its size.

@@ -126,6 +126,11 @@ export interface Monitors {
    * or a pending charge, next attempt due, no unexpired lease) for `leaseMs`, under `owner`.
    */
   claimWebhooks(owner: string, now: number, leaseMs: number, limit: number): Promise<Monitor[]>;
+  /**
+   * Records the webhook batch `owner` is about to send (the matches above chargedSeq up to `throughSeq`)
+   * while it holds the monitor's lease, so that a retry by any process sends the same batch.
+   */
+  recordBatch(monitorId: string, owner: string, throughSeq: number): Promise<void>;
   /** Records the claimed delivery's attempt and gives the lease back (only `owner`'s lease). */
   finishWebhook(monitorId: string, owner: string, attempt: WebhookAttempt): Promise<void>;
 }

@@ -203,6 +203,11 @@ export class PostgresMonitors implements Monitors {
     return rows.map(monitorOf);
   }
 
+  async recordBatch(monitorId: string, owner: string, throughSeq: number): Promise<void> {
+    await this.#sql`
+      UPDATE monitors SET batch_through_seq = ${throughSeq} WHERE id = ${monitorId} AND lease_owner = ${owner}`;
+  }
+
   async finishWebhook(monitorId: string, owner: string, attempt: WebhookAttempt): Promise<void> {
     const sql = this.#sql;
     switch (attempt.outcome) {

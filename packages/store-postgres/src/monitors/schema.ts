@@ -80,4 +80,9 @@ export const monitorMigrations: readonly Migration[] = [
     await tx`CREATE TABLE monitor_queries (id INT PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)`;
     await tx`INSERT INTO monitor_queries (id, version) VALUES (1, 0)`;
   },
+  async (tx) => {
+    // The last seq of the webhook batch sent and not paid for yet, so that its retries send the same
+    // matches under the same delivery id (Monitor.batchThroughSeq).
+    await tx`ALTER TABLE monitors ADD COLUMN batch_through_seq BIGINT NOT NULL DEFAULT 0`;
+  },
 ];

@@ -78,4 +78,9 @@ export const monitorMigrations: readonly Migration[] = [
     db.run("CREATE TABLE monitor_queries (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
     db.run("INSERT INTO monitor_queries (id, version) VALUES (1, 0)");
   },
+  (db) => {
+    // The last seq of the webhook batch sent and not paid for yet, so that its retries send the same
+    // matches under the same delivery id (Monitor.batchThroughSeq).
+    db.run("ALTER TABLE monitors ADD COLUMN batch_through_seq INTEGER NOT NULL DEFAULT 0");
+  },
 ];

@@ -131,6 +131,9 @@ function statements(db: Database) {
                       AND (lease_until IS NULL OR lease_until <= ?5) ORDER BY next_attempt_at LIMIT ?6)
        RETURNING ${MONITOR_COLUMNS}`,
     ),
+    recordBatch: db.query<void, [number, string, string]>(
+      "UPDATE monitors SET batch_through_seq = ? WHERE id = ? AND lease_owner = ?",
+    ),
     delivered: db.query<{ id: string }, [string, string]>(
       `UPDATE monitors SET failure_since = NULL, failure_attempts = NULL, failure_error = NULL, next_attempt_at = 0,
          ${RELEASE_LEASE} WHERE id = ? AND lease_owner = ? RETURNING id`,
@@ -272,6 +275,11 @@ export class SqliteMonitors implements Monitors {
     const q = this.#q;
     if (q.anyDue.get(now, now) === null) return [];
     return this.#writes.run(() => q.claim.all(owner, now + leaseMs, now, now, now, limit).map(monitorOf));
+  }
+
+  async recordBatch(monitorId: string, owner: string, throughSeq: number): Promise<void> {
+    const q = this.#q;
+    await this.#writes.run(() => q.recordBatch.run(throughSeq, monitorId, owner));
   }
 
   async finishWebhook(monitorId: string, owner: string, attempt: WebhookAttempt): Promise<void> {
