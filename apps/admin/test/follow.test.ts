@@ -5,13 +5,22 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Backend, openBackend } from "@social/composition";
+import type { Backend } from "@social/composition";
 import { parseQuery } from "@social/core";
 import { REPO_ROOT } from "@social/testing";
 import { testDatabases } from "./databases.ts";
+import {
+  committedLine,
+  type Follower,
+  follow,
+  growingFile,
+  killFollowers,
+  positionAtEnd,
+  until,
+  withBackend,
+} from "./following.ts";
 
 const databases = testDatabases("follow");
-const DEADLINE_MS = 30_000;
 
 /** Tweet `n` as twarc2's flatten writes it, its author embedded, as one line. */
 function tweetLine(n: number, tag = "follow"): string {
@@ -27,39 +36,6 @@ function tweetLine(n: number, tag = "follow"): string {
 
 function tweetId(n: number): string {
   return String(1_900_000_000_000_000_000n + BigInt(n));
-}
-
-interface Follower {
-  process: ReturnType<typeof Bun.spawn>;
-  /** Its stdout and stderr once it has exited, with its exit code. */
-  ended(): Promise<{ code: number; stdout: string; stderr: string }>;
-}
-
-function follow(databaseUrl: string, path: string): Follower {
-  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", "import", "--follow", path], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const output = Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return {
-    process: child,
-    async ended() {
-      const [stdout, stderr, code] = await output;
-      return { code, stdout, stderr };
-    },
-  };
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await Bun.sleep(25);
-  }
 }
 
 async function searchIds(backend: Backend, tag = "follow"): Promise<string[]> {
@@ -84,15 +60,6 @@ function range(from: number, to: number): number[] {
 function outcomes(stdout: string, kind: "users" | "tweets"): number[] {
   const row = stdout.split("\n").find((line) => line.startsWith(`${kind} `));
   return (row ?? "").trim().split(/\s+/).slice(1).map(Number);
-}
-
-async function withBackend<T>(databaseUrl: string, work: (backend: Backend) => Promise<T>): Promise<T> {
-  const backend = await openBackend(databaseUrl, { max: 2 });
-  try {
-    return await work(backend);
-  } finally {
-    await backend.close();
-  }
 }
 
 describe.each(["sqlite", "postgres"] as const)("import --follow on %s", (adapter) => {
@@ -134,32 +101,13 @@ describe.each(["sqlite", "postgres"] as const)("import --follow on %s", (adapter
     const url = await databases.create(adapter);
     const path = join(databases.dir, `${adapter}-kills.jsonl`);
     writeFileSync(path, "");
-    let written = 0;
-    let writing = true;
-    const writer = (async () => {
-      while (writing) {
-        appendFileSync(path, tweetLine(++written));
-        await Bun.sleep(20);
-      }
-    })();
+    const file = growingFile(path, (n) => tweetLine(n));
     await withBackend(url, async (backend) => {
-      const committed = async () => (await backend.worldImport().followPosition(path))?.line ?? 0;
-      for (let kill = 1; kill <= 3; kill++) {
-        const follower = follow(url, path);
-        const before = await committed();
-        // Killed once more lines have been committed, at whatever point of its work it then is.
-        await until("more lines to be committed", async () => ((await committed()) > before ? true : undefined));
-        follower.process.kill("SIGKILL");
-        await follower.ended();
-      }
-      writing = false;
-      await writer;
-      const landed = await committed();
+      await killFollowers(backend, url, path, 3);
+      const written = await file.stop();
+      const landed = await committedLine(backend, path);
       const last = follow(url, path);
-      await until("the position to reach the file's end", async () => {
-        const position = await backend.worldImport().followPosition(path);
-        return position?.offset === statSync(path).size ? position : undefined;
-      });
+      await positionAtEnd(backend, path);
       last.process.kill("SIGTERM");
       const run = await last.ended();
       expect(run.code).toBe(0);

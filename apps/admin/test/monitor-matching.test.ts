@@ -3,15 +3,15 @@
 // Backend the servers use, and each monitor's recorded matches checked exactly. Nothing here waits a
 // fixed time: each step polls for its condition with a generous deadline.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Backend, openBackend } from "@social/composition";
+import type { Backend } from "@social/composition";
 import { newMonitorId, newMonitorSecret } from "@social/core";
 import { REPO_ROOT } from "@social/testing";
 import { testDatabases } from "./databases.ts";
+import { follow, growingFile, killFollowers, positionAtEnd, until, withBackend } from "./following.ts";
 
 const databases = testDatabases("monitors");
-const DEADLINE_MS = 30_000;
 
 const AUTHORS = {
   roaster: { id: "4242", username: "roaster", name: "Roaster" },
@@ -41,36 +41,6 @@ function admin(databaseUrl: string, ...args: string[]) {
   });
   if (run.exitCode !== 0) throw new Error(`admin ${args.join(" ")} failed: ${run.stderr.toString()}`);
   return run;
-}
-
-function follow(databaseUrl: string, path: string) {
-  const child = Bun.spawn([process.execPath, "apps/admin/src/main.ts", "import", "--follow", path], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const output = Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { process: child, ended: () => output };
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
-async function withBackend<T>(databaseUrl: string, work: (backend: Backend) => Promise<T>): Promise<T> {
-  const backend = await openBackend(databaseUrl, { max: 2 });
-  try {
-    return await work(backend);
-  } finally {
-    await backend.close();
-  }
 }
 
 /** Creates a pull monitor for each query, of an account of their own; returns it with their ids by query. */
@@ -184,40 +154,19 @@ describe.each(["sqlite", "postgres"] as const)("monitors matched by the importer
     const monitor = ids["#coffee"] ?? "";
     const path = join(databases.dir, `${adapter}-kills.jsonl`);
     writeFileSync(path, "");
-    let written = 0;
-    let writing = true;
-    const writer = (async () => {
-      while (writing) {
-        written++;
-        appendFileSync(path, postLine(written, written % 2 === 0 ? `#coffee ${written}` : `tea ${written}`));
-        await Bun.sleep(20);
-      }
-    })();
+    const file = growingFile(path, (n) => postLine(n, n % 2 === 0 ? `#coffee ${n}` : `tea ${n}`));
     await withBackend(url, async (backend) => {
-      const committed = async () => (await backend.worldImport().followPosition(path))?.line ?? 0;
-      for (let kill = 1; kill <= 3; kill++) {
-        const follower = follow(url, path);
-        const before = await committed();
-        // Killed once more lines have been committed, at whatever point of its work it then is.
-        await until("more lines to be committed", async () => ((await committed()) > before ? true : undefined));
-        follower.process.kill("SIGKILL");
-        await follower.ended();
-      }
-      writing = false;
-      await writer;
+      await killFollowers(backend, url, path, 3);
+      const written = await file.stop();
       const last = follow(url, path);
-      await until("the position to reach the file's end", async () => {
-        const position = await backend.worldImport().followPosition(path);
-        return position?.offset === statSync(path).size ? position : undefined;
-      });
+      await positionAtEnd(backend, path);
       const even = Array.from({ length: Math.floor(written / 2) }, (_, i) => 2 * (i + 1));
       const expected = even.map((n, i): [number, number] => [i + 1, n]);
       await until("every match to be recorded", async () =>
         (await matched(backend, monitor)).length === expected.length ? true : undefined,
       );
       last.process.kill("SIGTERM");
-      const [, , code] = await last.ended();
-      expect(code).toBe(0);
+      expect((await last.ended()).code).toBe(0);
       expect(await matched(backend, monitor)).toEqual(expected);
       expect(await backend.monitors.arrivals(10)).toEqual([]);
     });
