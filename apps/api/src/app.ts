@@ -75,6 +75,8 @@ export function createApp(options: AppOptions) {
     PUBLIC_PAGE_HEADERS,
   );
   const demo = new Demo(services.store);
+  // The API and the dashboard hold monitors to one setting.
+  const monitorSettings = { allowPrivateWebhooks: options.allowPrivateWebhooks ?? false };
 
   return (
     new Elysia({
@@ -120,13 +122,13 @@ export function createApp(options: AppOptions) {
       .use(accountRoutes(context))
       .use(
         monitorRoutes(context, {
-          allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+          ...monitorSettings,
           streams: options.streams ?? new MonitorStreams(),
         }),
       )
       .use(v1Routes(context))
       .use(v2Routes(context))
-      .use(dashboardRoutes(context, options.dashboard))
+      .use(dashboardRoutes(context, options.dashboard, monitorSettings))
       // MCP over Streamable HTTP: the same pipeline, key and ledger as /v1; the handler reads the body.
       .all("/mcp", ({ request, requestId, delivery, anonymousRate }) =>
         handleMcpRequest(request, services, {

@@ -3,8 +3,9 @@
 // reload), run the docs' own search example with it and find each answer in the request log and on its
 // page, be warned of a low balance, see usage and billing, lower the key's limit on its page and meet the
 // 402 that points there, revoke the key behind a confirmation, see the API refuse it, and sign out; and
-// the monitors' list and a monitor's page, paused there. Every page is checked with axe-core at a phone's
-// width and a laptop's; screenshots go to artifacts/screenshots/.
+// the monitors: one created through the form and listed, a monitor's page, paused there, and one
+// deleted after its question. Every page is checked with axe-core at a phone's width and a laptop's;
+// screenshots go to artifacts/screenshots/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -361,7 +362,7 @@ test("a key made with a daily limit and an expiry shows both, and its limit refu
   await context.close();
 }, 60_000);
 
-test("the monitors: the list with a held one, a monitor's page, and pausing it there", async () => {
+test("the monitors: one created through the form, the list with a held one, pausing and deleting one", async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   await page.goto(`${baseUrl}/dashboard`);
@@ -371,11 +372,32 @@ test("the monitors: the list with a held one, a monitor's page, and pausing it t
   await page.locator("#no-monitors").waitFor();
   await check(page, "13-monitors-none");
 
-  // Monitors are made through the API; here through the server's own database, as the API would.
   await page.getByRole("link", { name: "Dashboard", exact: true }).click();
   await page.getByLabel("Key name").fill("monitors");
   await page.getByLabel("Key name").press("Enter");
   await page.waitForURL(`${baseUrl}/dashboard`);
+
+  // One through the form: a webhook monitor, its signing secret shown once on its page.
+  await page.getByRole("link", { name: "Monitors", exact: true }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/monitors`);
+  await check(page, "13-monitors-create");
+  await page.getByLabel("Query", { exact: true }).fill("#coffee lang:en");
+  await page.getByLabel("Name (optional)").fill("from the form");
+  await page.getByLabel("Webhook: we POST its matches to the URL below").check();
+  await page.getByLabel("Webhook URL").fill("https://hooks.example.com/coffee");
+  await page.getByLabel("Daily credit cap (optional)").fill("100");
+  await page.getByRole("button", { name: "Create the monitor" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/monitors/mon_*`);
+  expect(await page.locator("#notice").textContent()).toBe("The monitor “from the form” is created.");
+  expect(await page.locator("#new-secret").textContent()).toStartWith("whsec_");
+  await check(page, "13-monitor-created");
+  await page.getByRole("link", { name: "All monitors" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/monitors`);
+  expect(await page.getByRole("row").filter({ hasText: "from the form" }).textContent()).toContain(
+    "webhook https://hooks.example.com/coffee",
+  );
+
+  // Others as the API would make them: here through the server's own database.
   const db = openDatabase(join(dir, "social.db"));
   const keys = await new SqliteAccounts(db).listKeys();
   const key = keys.find((each) => each.name === "monitors");
@@ -409,7 +431,7 @@ test("the monitors: the list with a held one, a monitor's page, and pausing it t
   db.close();
 
   await page.goto(`${baseUrl}/dashboard/monitors`);
-  expect(await page.locator("#monitors tbody tr").count()).toBe(2);
+  expect(await page.locator("#monitors tbody tr").count()).toBe(3);
   expect(await page.getByRole("row").filter({ hasText: "coffee news" }).textContent()).toContain(
     "held: not enough credits",
   );
@@ -422,5 +444,12 @@ test("the monitors: the list with a held one, a monitor's page, and pausing it t
   expect(await page.locator("#notice").textContent()).toContain("is paused");
   expect(await page.locator("#monitor-status").textContent()).toBe("paused by you");
   await check(page, "13-monitor-paused");
+  await page.getByRole("link", { name: "Delete this monitor…" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/monitors/${made[0]?.id}/delete`);
+  await check(page, "13-monitor-delete");
+  await page.getByRole("button", { name: "Delete coffee news" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard/monitors`);
+  expect(await page.locator("#notice").textContent()).toContain("is deleted");
+  expect(await page.locator("#monitors tbody tr").count()).toBe(2);
   await context.close();
 }, 60_000);

@@ -2,7 +2,7 @@
 // what the dashboard tests share to sign in, post forms and follow their redirects.
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect } from "bun:test";
-import { helpLinksOf } from "@social/core";
+import { helpLinksOf, type MonitorSettingsOptions } from "@social/core";
 import {
   openDatabase,
   SqliteAccounts,
@@ -28,23 +28,31 @@ export function portsOn(db: Database) {
   };
 }
 
+/** A dashboard's options for a test, and the API's monitor settings it is mounted with. */
+export type TestDashboardOptions = Partial<DashboardOptions> & { monitorSettings?: MonitorSettingsOptions };
+
 /** The dashboard as the app mounts it; in-process tests are not rate limited. */
-export async function dashboardApp(provider: TestProvider, options: Partial<DashboardOptions> = {}) {
+export async function dashboardApp(provider: TestProvider, testOptions: TestDashboardOptions = {}) {
+  const { monitorSettings = { allowPrivateWebhooks: false }, ...options } = testOptions;
   const db = openDatabase(":memory:");
   const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
   const context = httpContext({ services, helpLinks: helpLinksOf(PUBLIC_URL), log: () => {} });
   const ports = portsOn(db);
-  const app = dashboardRoutes(context, {
-    accounts: ports.accounts,
-    sessions: ports.sessions,
-    monitors: ports.monitors,
-    publicUrl: PUBLIC_URL,
-    requestLogDays: 30,
-    billing: { plans: [] },
-    sessionSecret: "test session secret",
-    oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
-    ...options,
-  });
+  const app = dashboardRoutes(
+    context,
+    {
+      accounts: ports.accounts,
+      sessions: ports.sessions,
+      monitors: ports.monitors,
+      publicUrl: PUBLIC_URL,
+      requestLogDays: 30,
+      billing: { plans: [] },
+      sessionSecret: "test session secret",
+      oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
+      ...options,
+    },
+    monitorSettings,
+  );
   const request = (path: string, init: RequestInit & { cookie?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.cookie) headers.set("cookie", init.cookie);
@@ -127,13 +135,13 @@ export function testDashboards() {
     return provider;
   };
   return {
-    app: (options: Partial<DashboardOptions> = {}) => dashboardApp(started(), options),
-    customer: (options: Partial<DashboardOptions> = {}) => signedInCustomer(started(), options),
+    app: (options: TestDashboardOptions = {}) => dashboardApp(started(), options),
+    customer: (options: TestDashboardOptions = {}) => signedInCustomer(started(), options),
   };
 }
 
 /** A signed-in customer of a fresh dashboard, and the CSRF token of their forms. */
-async function signedInCustomer(provider: TestProvider, options: Partial<DashboardOptions> = {}) {
+async function signedInCustomer(provider: TestProvider, options: TestDashboardOptions = {}) {
   const dashboard = await dashboardApp(provider, options);
   const { cookie } = await signIn(dashboard);
   const token = csrfTokenIn(await (await dashboard.request("/dashboard", { cookie })).text());

@@ -334,13 +334,17 @@ describe("pages", () => {
     const db = openDatabase(":memory:");
     const services = await sqliteServices(db, { rateLimit: { ratePerSecond: 0, burst: 1 } });
     const context = httpContext({ services, helpLinks: helpLinksOf(PUBLIC_URL), log: () => {} });
-    const app = dashboardRoutes(context, {
-      ...portsOn(db),
-      publicUrl: PUBLIC_URL,
-      requestLogDays: 30,
-      billing: { plans: [] },
-      sessionSecret: "s",
-    });
+    const app = dashboardRoutes(
+      context,
+      {
+        ...portsOn(db),
+        publicUrl: PUBLIC_URL,
+        requestLogDays: 30,
+        billing: { plans: [] },
+        sessionSecret: "s",
+      },
+      { allowPrivateWebhooks: false },
+    );
     const page = await (await app.handle(new Request(`${PUBLIC_URL}/dashboard`))).text();
     expect(page).toContain("OIDC_ISSUER");
     expect(page).toContain(`${PUBLIC_URL}/dashboard/callback`);

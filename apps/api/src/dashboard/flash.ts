@@ -1,9 +1,10 @@
-// What a form's answer has to say on the page it redirects to (a new key, shown once; "key revoked"),
-// carried by a short-lived cookie sealed with AES-GCM under a key drawn from the session secret and
-// bound to the session that posted the form (its cookie token is the cipher's additional data). So the
-// form answers 303 and a reload never repeats it, the new key is never stored on the server, any worker
-// can open it, nobody without the secret can read or forge one, and no other session (the next person
-// to sign in on the same browser) can open it. The page that shows it deletes it.
+// What a form's answer has to say on the page it redirects to (a new key or a webhook monitor's signing
+// secret, shown once; "key revoked"), carried by a short-lived cookie sealed with AES-GCM under a key
+// drawn from the session secret and bound to the session that posted the form (its cookie token is the
+// cipher's additional data). So the form answers 303 and a reload never repeats it, the new key is never
+// stored on the server, any worker can open it, nobody without the secret can read or forge one, and no
+// other session (the next person to sign in on the same browser) can open it. The page that shows it
+// deletes it.
 import * as v from "valibot";
 
 export const FLASH_LIFETIME_SECONDS = 300;
@@ -11,6 +12,8 @@ export const FLASH_LIFETIME_SECONDS = 300;
 const Flash = v.object({
   newKey: v.optional(v.object({ key: v.string(), name: v.string() })),
   notice: v.optional(v.string()),
+  /** A webhook monitor's signing secret, for that monitor's page. */
+  newSecret: v.optional(v.object({ monitorId: v.string(), secret: v.string() })),
 });
 export type Flash = v.InferOutput<typeof Flash>;
 

@@ -2,7 +2,7 @@
 // page and its forms (form-routes.ts), the pages that report on it (report-routes.ts) and its monitors
 // (monitor-routes.ts), over what they share (site.ts).
 
-import { requestPath } from "@social/core";
+import { type MonitorSettingsOptions, requestPath } from "@social/core";
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
 import { COPY_SCRIPT, COPY_SCRIPT_PATH } from "./copy.ts";
@@ -17,8 +17,15 @@ import { STYLESHEET } from "./style.ts";
 
 export type { DashboardOptions } from "./site.ts";
 
-/** The pages; without their options (an app that serves the API alone), none. */
-export function dashboardRoutes(context: HttpContext, options: DashboardOptions | undefined) {
+/**
+ * The pages; without their options (an app that serves the API alone), none. `monitorSettings` are the
+ * API's own, so that a monitor made here is held to what the API would allow.
+ */
+export function dashboardRoutes(
+  context: HttpContext,
+  options: DashboardOptions | undefined,
+  monitorSettings: MonitorSettingsOptions,
+) {
   const routes = new Elysia({ name: "dashboard" }).use(context);
   if (!options) return routes;
   const site = new DashboardSite(options);
@@ -53,7 +60,7 @@ export function dashboardRoutes(context: HttpContext, options: DashboardOptions 
     .use(signInRoutes(context, site))
     .use(formRoutes(context, site))
     .use(reportRoutes(context, site))
-    .use(monitorRoutes(context, site))
+    .use(monitorRoutes(context, site, monitorSettings))
     .all("/dashboard/*", async ({ request }) => {
       const who = await site.signedIn(request);
       return htmlResponse(notFoundPage(requestPath(request.url), who?.viewer), 404);

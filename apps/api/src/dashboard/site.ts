@@ -25,7 +25,7 @@ import { SessionStore } from "./sessions.ts";
 export interface DashboardOptions {
   accounts: Accounts;
   sessions: Sessions;
-  /** The account's monitors: listed, and paused or resumed. */
+  /** The account's monitors: listed, created, changed, paused or resumed, and deleted. */
   monitors: Monitors;
   /** The address people reach the server at: the OIDC redirect URI and the cookies' Secure flag follow it. */
   publicUrl: string;

@@ -22,7 +22,7 @@ a { color: var(--accent); }
 form.inline { display: inline; }
 .sign-out { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; }
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
-input[type="text"], input[type="number"], input[type="date"], select { font: inherit; color: var(--text); background: var(--page); padding: .5rem; width: 100%; max-width: 24rem; border: 1px solid var(--muted); border-radius: 4px; }
+input[type="text"], input[type="url"], input[type="number"], input[type="date"], select { font: inherit; color: var(--text); background: var(--page); padding: .5rem; width: 100%; max-width: 24rem; border: 1px solid var(--muted); border-radius: 4px; }
 button, .button { font: inherit; padding: .45rem .9rem; border-radius: 4px; border: 1px solid var(--accent);
   background: var(--accent); color: var(--page); cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: transparent; color: var(--accent); }
@@ -31,6 +31,9 @@ button.secondary, .button.secondary { background: transparent; color: var(--acce
 .filters .field { margin: .5rem 0; flex: 1 1 12rem; }
 .filters button { margin: .5rem 0; }
 .field { margin: 1rem 0; }
+fieldset.field { border: 1px solid var(--line); border-radius: 4px; padding: .5rem 1rem; }
+legend { font-weight: 600; }
+label.choice { font-weight: 400; }
 .notice { border: 2px solid var(--accent); border-radius: 6px; padding: 1rem; margin: 1rem 0; }
 .error { border-color: #c62828; }
 .warning { border-color: #b26a00; }
