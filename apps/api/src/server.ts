@@ -1,6 +1,14 @@
 // Serves the app on the runtime every serving process opens (openRuntime: the backend DATABASE_URL
 // selects, its world on first start, the rate limiter, the services) with the dashboard's settings.
-import { httpUrl, openRuntime, type Runtime, type ServerConfig, VARIABLES } from "@social/composition";
+import {
+  DEFAULT_MONITOR_MATCH_DAYS,
+  httpUrl,
+  keepMonitorMatches,
+  openRuntime,
+  type Runtime,
+  type ServerConfig,
+  VARIABLES,
+} from "@social/composition";
 import { DEFAULT_RETRY_BASE_MS } from "@social/core";
 import { createApp } from "./app.ts";
 import type { LogSink } from "./http/request-log.ts";
@@ -101,12 +109,18 @@ async function serve(config: ServerConfig, options: ServerOptions, runtime: Runt
     clock: options.clock ?? Date.now,
     warn: options.warn ?? warnOnStderr,
   });
+  const matchRetention = keepMonitorMatches(
+    backend.monitors,
+    config.monitorMatchDays ?? DEFAULT_MONITOR_MATCH_DAYS,
+    options.warn ?? warnOnStderr,
+  );
   return {
     url: httpUrl(config.host, port),
     port,
     async stop() {
       // Bun waits for every answer in flight, and a stream's lasts until it ends: end them first.
       streams.closeAll();
+      matchRetention.stop();
       await Promise.all([server.stop(false), webhooks.stop()]);
       await runtime.close();
     },

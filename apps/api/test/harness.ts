@@ -106,6 +106,8 @@ export async function startTestServer(
     /** BILLING_URL, BILLING_CONTACT and BILLING_PLANS as read; none when absent. */
     billing?: BillingSettings;
     requestLogDays?: number;
+    /** MONITOR_MATCH_DAYS. */
+    monitorMatchDays?: number;
     /** WORLD: the default fixture world (cloned), or an empty database the server starts with WORLD=empty. */
     world?: WorldSource;
     /** A second server on this one's database (as another worker would be), instead of a database of its own. */
@@ -146,6 +148,7 @@ export async function startTestServer(
       ...(options.oidc ? { oidc: options.oidc } : {}),
       ...(options.billing ? { billing: options.billing } : {}),
       ...(options.requestLogDays === undefined ? {} : { requestLogDays: options.requestLogDays }),
+      ...(options.monitorMatchDays === undefined ? {} : { monitorMatchDays: options.monitorMatchDays }),
       ...(options.allowPrivateWebhooks === undefined ? {} : { allowPrivateWebhooks: options.allowPrivateWebhooks }),
       ...(options.webhookRetryBaseMs === undefined ? {} : { webhookRetryBaseMs: options.webhookRetryBaseMs }),
     },

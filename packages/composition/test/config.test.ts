@@ -92,6 +92,8 @@ describe("what cannot serve stops the program at start with the variable's name"
     [{ MONITOR_ALLOW_PRIVATE: "yes" }, 'MONITOR_ALLOW_PRIVATE must be true or false, not "yes"'],
     [{ MONITOR_RETRY_BASE_MS: "10" }, "MONITOR_RETRY_BASE_MS must be a whole number of milliseconds from 100"],
     [{ MONITOR_RETRY_BASE_MS: "1e4" }, "MONITOR_RETRY_BASE_MS must be a whole number of milliseconds from 100"],
+    [{ MONITOR_MATCH_DAYS: "0" }, "MONITOR_MATCH_DAYS must be a whole number of days from 1"],
+    [{ MONITOR_MATCH_DAYS: "1.5" }, "MONITOR_MATCH_DAYS must be a whole number of days from 1"],
   ])("the server: %j", (env, message) => {
     expect(() => readServerConfig(env)).toThrow(message);
   });

@@ -161,6 +161,7 @@ const ARGUMENTS: { [Name in keyof Ports]: Arguments<Ports[Name]> } = {
     claimWebhooks: ["worker", 1_000, 30_000, 10],
     recordBatch: ["mon_0000000000000001", "worker", 1],
     finishWebhook: ["mon_0000000000000001", "worker", { outcome: "delivered" }],
+    purgeMatches: [1_000, 100],
   },
   requestLog: {
     purge: [1_000],

@@ -81,15 +81,24 @@ async function failed(deps: DeliveryDeps, monitor: Monitor, error: string, now: 
 /**
  * The batch's tweets in match order: the batch sent before and not paid for, when there is one (cut only
  * when less can be paid for now), else the next matches. Matched posts removed since are left out (and
- * not charged).
+ * not charged), and so are matches the retention purged (MONITOR_MATCH_DAYS): a batch they emptied, or
+ * new matches all purged, still go through, so that chargedSeq moves past them for nothing.
  */
 async function batchOf(deps: DeliveryDeps, monitor: Monitor, posts: number) {
   const unpaid = monitor.batchThroughSeq - monitor.chargedSeq;
   const size = unpaid > 0 ? unpaid : MONITOR_LIMITS.batch;
-  const matches = await deps.billing.monitors.matches(monitor.id, monitor.chargedSeq, Math.min(size, posts));
+  const read = await deps.billing.monitors.matches(monitor.id, monitor.chargedSeq, Math.min(size, posts));
+  // Purged seqs leave gaps: a read of `unpaid` matches may reach past the recorded batch.
+  const matches = unpaid > 0 ? read.filter((match) => match.seq <= monitor.batchThroughSeq) : read;
   const found = new Map((await deps.store.tweetsByIds(matches.map((match) => match.tweetId))).map((t) => [t.id, t]));
   const tweets = matches.flatMap((match) => found.get(match.tweetId) ?? []);
-  return { throughSeq: matches.at(-1)?.seq, tweets };
+  return { throughSeq: matches.at(-1)?.seq ?? purgedThrough(monitor, unpaid), tweets };
+}
+
+/** Where chargedSeq moves when nothing is left to read above it: the recorded batch's end, or lastSeq. */
+function purgedThrough(monitor: Monitor, unpaid: number): number | undefined {
+  if (unpaid > 0) return monitor.batchThroughSeq;
+  return monitor.lastSeq > monitor.chargedSeq ? monitor.lastSeq : undefined;
 }
 
 async function signedPost(monitor: Monitor, url: string, payload: WebhookPayload, now: number): Promise<WebhookPost> {
@@ -148,7 +157,7 @@ export async function attemptDelivery(deps: DeliveryDeps, claimed: Monitor): Pro
   const deliverable = await deliverablePosts(billing, monitor, now);
   if (deliverable.hold) return held(deps, monitor, deliverable.hold, now);
   const { throughSeq, tweets } = await batchOf(deps, monitor, deliverable.posts);
-  // Due when claimed, nothing above chargedSeq now: another charge moved it meanwhile.
+  // Due when claimed, nothing above chargedSeq now (lastSeq included): another charge moved it meanwhile.
   if (throughSeq === undefined) return { outcome: "waiting", nextAttemptAt: now + STALE_CHARGE_MS };
   if (tweets.length > 0) {
     // Recorded before it goes out, so that a retry after a failure, a timeout or a crash is this batch,

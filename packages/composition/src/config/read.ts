@@ -54,6 +54,8 @@ export interface ServerConfig extends RuntimeConfig {
   allowPrivateWebhooks?: boolean;
   /** The first retry's delay of a failing webhook (MONITOR_RETRY_BASE_MS); core's default when absent. */
   webhookRetryBaseMs?: number;
+  /** Days a monitor's matches are kept (MONITOR_MATCH_DAYS); its default when absent. */
+  monitorMatchDays?: number;
 }
 
 export interface McpStdioConfig extends RuntimeConfig {
@@ -133,6 +135,7 @@ export function readServerConfig(env: Environment): ServerConfig {
     billing: { url: read("BILLING_URL"), contact: read("BILLING_CONTACT"), plans: read("BILLING_PLANS") },
     allowPrivateWebhooks: read("MONITOR_ALLOW_PRIVATE"),
     webhookRetryBaseMs: read("MONITOR_RETRY_BASE_MS"),
+    monitorMatchDays: read("MONITOR_MATCH_DAYS"),
   };
 }
 

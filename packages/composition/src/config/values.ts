@@ -122,7 +122,7 @@ export function issuerFrom(value: string | undefined): string | undefined {
 }
 
 export const DEFAULT_REQUEST_LOG_DAYS = 30;
-/** Ten years: longer is a typo. */
+/** Ten years: longer is a typo (for any retention in days). */
 const MAX_REQUEST_LOG_DAYS = 3650;
 
 /** REQUEST_LOG_DAYS: whole days from 0 (no log) to ten years. */
@@ -133,6 +133,18 @@ export function requestLogDaysFrom(value: string | undefined): number {
     throw new Error(
       `REQUEST_LOG_DAYS must be a whole number of days from 0 (no request log) to ${MAX_REQUEST_LOG_DAYS}`,
     );
+  }
+  return days;
+}
+
+export const DEFAULT_MONITOR_MATCH_DAYS = 30;
+
+/** MONITOR_MATCH_DAYS: whole days from 1 to ten years (a match is kept at least until it can be read). */
+export function monitorMatchDaysFrom(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MONITOR_MATCH_DAYS;
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 1 || days > MAX_REQUEST_LOG_DAYS) {
+    throw new Error(`MONITOR_MATCH_DAYS must be a whole number of days from 1 to ${MAX_REQUEST_LOG_DAYS}`);
   }
   return days;
 }

@@ -102,7 +102,7 @@ export interface Monitors {
    */
   recordMatches(arrivals: readonly Arrival[], matches: readonly MatchFound[], now: number): Promise<void>;
 
-  /** The monitor's matches with seq above `afterSeq`, oldest first, at most `limit`. */
+  /** The monitor's matches with seq above `afterSeq`, oldest first, at most `limit` (a purged seq is absent). */
   matches(monitorId: string, afterSeq: number, limit: number): Promise<MonitorMatch[]>;
   /**
    * Settles an intent written before `writtenBefore` (epoch ms) by a process that stopped between its
@@ -131,6 +131,12 @@ export interface Monitors {
    * while it holds the monitor's lease, so that a retry by any process sends the same batch.
    */
   recordBatch(monitorId: string, owner: string, throughSeq: number): Promise<void>;
+  /**
+   * The retention: removes at most `limit` matches, of any monitor, matched before `before` (epoch ms),
+   * in one short transaction, and says how many; the caller repeats until fewer than `limit` go. Seqs,
+   * lastSeq and chargedSeq stay as they are: a purged match is only absent from what reads return.
+   */
+  purgeMatches(before: number, limit: number): Promise<number>;
   /** Records the claimed delivery's attempt and gives the lease back (only `owner`'s lease). */
   finishWebhook(monitorId: string, owner: string, attempt: WebhookAttempt): Promise<void>;
 }

@@ -208,6 +208,13 @@ export class PostgresMonitors implements Monitors {
       UPDATE monitors SET batch_through_seq = ${throughSeq} WHERE id = ${monitorId} AND lease_owner = ${owner}`;
   }
 
+  async purgeMatches(before: number, limit: number): Promise<number> {
+    const removed = await this.#sql`
+      DELETE FROM monitor_matches WHERE (monitor_id, seq) IN
+        (SELECT monitor_id, seq FROM monitor_matches WHERE matched_at < ${before} ORDER BY matched_at LIMIT ${limit})`;
+    return removed.count;
+  }
+
   async finishWebhook(monitorId: string, owner: string, attempt: WebhookAttempt): Promise<void> {
     const sql = this.#sql;
     switch (attempt.outcome) {

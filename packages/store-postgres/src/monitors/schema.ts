@@ -85,4 +85,8 @@ export const monitorMigrations: readonly Migration[] = [
     // matches under the same delivery id (Monitor.batchThroughSeq).
     await tx`ALTER TABLE monitors ADD COLUMN batch_through_seq BIGINT NOT NULL DEFAULT 0`;
   },
+  async (tx) => {
+    // The retention's purge (Monitors.purgeMatches): the oldest matches of every monitor first.
+    await tx`CREATE INDEX monitor_matches_matched_at ON monitor_matches (matched_at)`;
+  },
 ];

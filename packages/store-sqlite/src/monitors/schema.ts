@@ -83,4 +83,8 @@ export const monitorMigrations: readonly Migration[] = [
     // matches under the same delivery id (Monitor.batchThroughSeq).
     db.run("ALTER TABLE monitors ADD COLUMN batch_through_seq INTEGER NOT NULL DEFAULT 0");
   },
+  (db) => {
+    // The retention's purge (Monitors.purgeMatches): the oldest matches of every monitor first.
+    db.run("CREATE INDEX monitor_matches_matched_at ON monitor_matches (matched_at)");
+  },
 ];

@@ -80,6 +80,10 @@ function statements(db: Database) {
       `DELETE FROM monitor_matches WHERE monitor_id = ?1
          AND seq IN (SELECT seq FROM monitor_matches WHERE monitor_id = ?1 ORDER BY seq LIMIT ?2)`,
     ),
+    purgeMatches: db.query<void, [number, number]>(
+      `DELETE FROM monitor_matches WHERE (monitor_id, seq) IN
+         (SELECT monitor_id, seq FROM monitor_matches WHERE matched_at < ?1 ORDER BY matched_at LIMIT ?2)`,
+    ),
     queriesMoved: db.query("UPDATE monitor_queries SET version = version + 1 WHERE id = 1"),
     queriesVersion: db.query<{ version: number }, []>("SELECT version FROM monitor_queries WHERE id = 1"),
     activeQueries: db.query<{ id: string; query: string }, []>(
@@ -280,6 +284,11 @@ export class SqliteMonitors implements Monitors {
   async recordBatch(monitorId: string, owner: string, throughSeq: number): Promise<void> {
     const q = this.#q;
     await this.#writes.run(() => q.recordBatch.run(throughSeq, monitorId, owner));
+  }
+
+  async purgeMatches(before: number, limit: number): Promise<number> {
+    const q = this.#q;
+    return this.#writes.run(() => q.purgeMatches.run(before, limit).changes);
   }
 
   async finishWebhook(monitorId: string, owner: string, attempt: WebhookAttempt): Promise<void> {
