@@ -5,16 +5,9 @@
 // testing every monitor (the baseline) on the first posts of the stream, whose answers must agree.
 // Everything is drawn from a seeded generator, so every run matches the same posts.
 //
-//   bun packages/core/bench/percolator.ts [--monitors 10000] [--seconds 5] [--rate 1000] [--baseline 300]
+//   bun apps/admin/bench/percolator.ts [--monitors 10000] [--seconds 5] [--rate 1000] [--baseline 300]
 import { parseArgs } from "node:util";
-import {
-  type MonitorQuery,
-  matches,
-  Percolator,
-  parseMonitorQuery,
-  type SearchDocument,
-  tokenize,
-} from "../src/index.ts";
+import { type MonitorQuery, matches, Percolator, parseMonitorQuery, type SearchDocument, tokenize } from "@social/core";
 
 const { values } = parseArgs({
   options: {
