@@ -5,7 +5,7 @@
 // and waits for the rest of their work, so that a charge begun is settled before the database closes.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Monitor, MonitorBilling, Store, WebhookAttempt } from "@social/core";
+import type { Monitor, WebhookAttempt } from "@social/core";
 import { attemptDelivery, type DeliveryDeps } from "./webhook-delivery.ts";
 
 /** Deliveries in flight in one process. */
@@ -17,12 +17,8 @@ export const LEASE_MS = 60_000;
 /** When a monitor whose attempt failed on our side (the database) is tried again. */
 const OUR_FAILURE_RETRY_MS = 5_000;
 
-export interface WebhookDispatcherOptions {
-  billing: MonitorBilling;
-  store: Pick<Store, "tweetsByIds">;
-  allowPrivate: boolean;
-  retryBaseMs: number;
-  clock: () => number;
+/** What each delivery needs, less what the dispatcher makes itself (its lease owner, its stop signal). */
+export interface WebhookDispatcherOptions extends Omit<DeliveryDeps, "owner" | "stopping"> {
   warn: (message: string) => void;
 }
 
