@@ -6,15 +6,16 @@ import { join, resolve } from "node:path";
 import { openBackend } from "@social/composition";
 import { LARGE_WORLD } from "@social/fixtures";
 import { QUARTER_OF_MEMORY, startPostgres } from "@social/store-postgres/testing";
-import { buildWorld, hasWorld, openDatabase } from "@social/store-sqlite";
+import { buildWorld, databaseFiles, hasWorld, openDatabase } from "@social/store-sqlite";
 import { SQL } from "bun";
 
 export const benchFolder = resolve(import.meta.dir, "../../../data/bench");
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-const sqliteFiles = (path: string) => [path, `${path}-wal`, `${path}-shm`];
-
-/** A fresh copy of the SQLite world at `worldPath` (built there first when missing), named `copyName`. */
+/**
+ * A fresh copy of the SQLite world at `worldPath` (built there first when missing), named `copyName`:
+ * the world's file alone, so the copy starts with an empty ledger.
+ */
 export function sqliteCopy(worldPath: string, copyName: string): string {
   mkdirSync(join(worldPath, ".."), { recursive: true });
   const world = openDatabase(worldPath);
@@ -33,7 +34,7 @@ export function sqliteCopy(worldPath: string, copyName: string): string {
 }
 
 export function removeSqliteCopy(path: string): void {
-  for (const file of sqliteFiles(path)) rmSync(file, { force: true });
+  for (const file of databaseFiles(path)) rmSync(file, { force: true });
 }
 
 export interface PostgresWorld {

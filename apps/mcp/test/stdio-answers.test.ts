@@ -6,6 +6,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { openBackend } from "@social/composition";
 import { TOKEN_SECRET_SETTING } from "@social/core";
+import { ledgerPathOf } from "@social/store-sqlite";
 import type { Subprocess } from "bun";
 import { examples } from "./examples.ts";
 import { openTestWorld, STDIO_ENTRY, stdioEnvironment, type TestWorld } from "./harness.ts";
@@ -112,7 +113,7 @@ function reading(stream: ReadableStream<Uint8Array>) {
 
 /** What the account was charged, less refunds: the usage rows whose charge no grant gave back. */
 function keptCharges(accountId: string): number {
-  const db = new Database(world.databaseUrl, { readonly: true, strict: true });
+  const db = new Database(ledgerPathOf(world.databaseUrl), { readonly: true, strict: true });
   try {
     const kept = db
       .query<{ credits: number }, [string]>(

@@ -1,4 +1,4 @@
-// The Backend on one SQLite file. bun:sqlite is synchronous; wrapping its calls in async functions
+// The Backend on SQLite (the world's file and the ledger's beside it). bun:sqlite is synchronous; wrapping its calls in async functions
 // gives the apps the one shape they also get from PostgreSQL.
 import {
   buildWorld,

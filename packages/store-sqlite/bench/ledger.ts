@@ -38,9 +38,8 @@ function groupCommit(db: Database): Debit {
 
 async function measure(synchronous: "NORMAL" | "FULL", makeDebit: (db: Database) => Debit): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "ledger-bench-"));
-  const db = openDatabase(`file:${join(dir, "social.db")}`);
+  const db = openDatabase(`file:${join(dir, "social.db")}`, { synchronous });
   try {
-    db.run(`PRAGMA synchronous = ${synchronous}`);
     const account = createAccount(db, "bench", 1_000_000_000);
     const { keyId } = createKey(db, account.id, "bench");
     const debit = makeDebit(db);

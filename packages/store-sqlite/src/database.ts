@@ -1,14 +1,12 @@
-// Opens the one SQLite file that holds both the social world and the credit ledger, in WAL mode, and
-// brings its schema up to date.
-import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+// Opens the two SQLite files of a database, in WAL mode, and brings their schemas up to date: the
+// social world at DATABASE_URL, and beside it the ledger file (ledger-file.ts), attached as `ledger`.
+import type { Database } from "bun:sqlite";
 import { parseDatabaseUrl } from "@social/core";
+import { connect, restrictAccess } from "./connection.ts";
 import { serveFrom } from "./durability/serving.ts";
-import { ledgerMigrations } from "./ledger/schema.ts";
+import { attachLedger, LEDGER_CACHE_KIB, ledgerPathOf, migrateLedger } from "./ledger-file.ts";
+import { moveLedgerOut } from "./ledger-move.ts";
 import { migrate } from "./migrate.ts";
-import { monitorMigrations } from "./monitors/schema.ts";
-import { sessionMigrations } from "./sessions/schema.ts";
 import { worldMigrations } from "./world/schema.ts";
 
 /**
@@ -32,28 +30,6 @@ export type Synchronous = "NORMAL" | "FULL";
 
 const PAGE_CACHE_KIB = 16 * 1024;
 
-// Owner-only, because `settings` holds the token and session secrets and the ledger holds every key's
-// hash and every account's usage.
-const FOLDER_MODE = 0o700;
-const FILE_MODE = 0o600;
-
-/**
- * Makes the database file owner-only before SQLite opens it: created with FILE_MODE, so that no other
- * user can open it even for an instant, or tightened when it exists, with the -wal and -shm a previous
- * run left. SQLite creates the -wal and -shm with the database file's permissions, so later ones
- * follow. A missing folder is created owner-only (the default, data/, is missing in a fresh checkout);
- * an existing folder is the operator's choice and stays as it is, as do files of another owner (which
- * this user could not change, and which someone shared on purpose).
- */
-function restrictAccess(path: string): void {
-  mkdirSync(dirname(resolve(path)), { recursive: true, mode: FOLDER_MODE });
-  closeSync(openSync(path, "a", FILE_MODE));
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
-    const stat = statSync(file, { throwIfNoEntry: false });
-    if (stat !== undefined && stat.uid === process.getuid?.() && (stat.mode & 0o077) !== 0) chmodSync(file, FILE_MODE);
-  }
-}
-
 export interface OpenOptions {
   synchronous?: Synchronous;
   /**
@@ -65,21 +41,35 @@ export interface OpenOptions {
 
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const path = databasePath(url);
-  if (path !== ":memory:") restrictAccess(path);
-  const db = new Database(path, { create: true, strict: true });
   const synchronous = options.synchronous ?? "FULL";
-  db.run("PRAGMA journal_mode = WAL");
-  db.run(`PRAGMA synchronous = ${synchronous}`);
-  db.run("PRAGMA foreign_keys = ON");
-  db.run("PRAGMA busy_timeout = 5000");
+  // In memory, one connection sees every write: the ledger's tables stay in the one database.
+  if (path === ":memory:") {
+    const db = connect(path, synchronous, PAGE_CACHE_KIB);
+    migrate(db, "world", worldMigrations);
+    migrateLedger(db);
+    return db;
+  }
+  const ledgerPath = ledgerPathOf(path);
+  restrictAccess(path);
+  restrictAccess(ledgerPath);
   // 16 MiB of page cache instead of SQLite's 2 MiB: the upper levels of the tweet, FTS and follow
   // indexes stay in memory; the pages below come from the OS's cache. A larger cache served no more
   // lookups or searches per second on the large world, and only held more of the server's memory.
-  db.run(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
-  migrate(db, "world", worldMigrations);
-  migrate(db, "ledger", ledgerMigrations);
-  migrate(db, "dashboard", sessionMigrations);
-  migrate(db, "monitors", monitorMigrations);
-  if (options.serving && path !== ":memory:") serveFrom(db, path, synchronous);
+  const db = connect(path, synchronous, PAGE_CACHE_KIB);
+  try {
+    migrate(db, "world", worldMigrations);
+    moveLedgerOut(db, path, ledgerPath);
+    const ledger = connect(ledgerPath, synchronous, LEDGER_CACHE_KIB);
+    try {
+      migrateLedger(ledger);
+    } finally {
+      ledger.close();
+    }
+    attachLedger(db, ledgerPath, synchronous);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  if (options.serving) serveFrom(db, path, ledgerPath, synchronous);
   return db;
 }

@@ -6,10 +6,13 @@
 // operator CLI, a world rebuild) holds the write lock, the batch waits on a timer, not inside SQLite,
 // whose busy wait would stop the event loop; it gives up after the connection's busy_timeout.
 // On a serving connection under synchronous=FULL, a batch commits under NORMAL and its promises settle
-// after the shared fsync that covers it (durability/wal-sync.ts): the next batch commits meanwhile.
+// after the shared fsync of the ledger file's WAL that covers it (durability/wal-sync.ts): the next
+// batch commits meanwhile. Charges write the ledger's file (ledger-file.ts); a batch that writes the
+// world's file too (the monitors' matcher removing arrivals) commits that file with its own fsync.
 import { type Database, SQLiteError, type Statement } from "bun:sqlite";
 import { commitSyncOf } from "./durability/serving.ts";
 import type { WalSync } from "./durability/wal-sync.ts";
+import { LEDGER_SCHEMA } from "./ledger-file.ts";
 
 /** How often a batch retries the write lock while another connection holds it. */
 const LOCK_RETRY_MS = 5;
@@ -107,7 +110,7 @@ export class GroupCommit<W, R> {
     // Without its fsync when the WAL sync settles the batch instead. SQLite takes the level only
     // outside a transaction, and the connection's other writes keep FULL. db.run, not a kept
     // statement: SQLite applies this pragma when the statement is prepared.
-    if (this.#walSync) this.#db.run("PRAGMA synchronous = NORMAL");
+    if (this.#walSync) this.#db.run(`PRAGMA ${LEDGER_SCHEMA}.synchronous = NORMAL`);
     try {
       this.#beginWithoutWaiting();
       try {
@@ -130,7 +133,7 @@ export class GroupCommit<W, R> {
    */
   #restoreFullSync(): void {
     try {
-      this.#db.run("PRAGMA synchronous = FULL");
+      this.#db.run(`PRAGMA ${LEDGER_SCHEMA}.synchronous = FULL`);
     } catch (error) {
       console.error(
         `Warning: synchronous could not be set back to FULL after a group commit (${error instanceof Error ? error.message : String(error)}); other writes of this connection commit under NORMAL`,

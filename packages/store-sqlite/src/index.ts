@@ -1,6 +1,7 @@
 export * from "./database.ts";
 export { closeDatabase } from "./durability/serving.ts";
 export * from "./ledger/index.ts";
+export { databaseFiles, ledgerPathOf } from "./ledger-file.ts";
 export * from "./migrate.ts";
 export * from "./monitors/sqlite-monitors.ts";
 export { isDatabaseOutage } from "./outage.ts";

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../src/database.ts";
+import { databaseFiles, ledgerPathOf } from "../src/ledger-file.ts";
 import { persistentSecret } from "../src/settings.ts";
 
 /** The permission bits of `path`, in octal. */
@@ -33,13 +34,13 @@ describe("openDatabase", () => {
     }
   });
 
-  it("keeps the database, its -wal and -shm, and the folders it creates to their owner", () => {
+  it("keeps the database, its ledger file, their -wal and -shm, and the folders it creates to their owner", () => {
     inTempDir((root) => {
       const path = join(root, "data", "nested", "social.db");
       const db = openDatabase(path);
       persistentSecret(db, "token_secret");
       expect([join(root, "data"), join(root, "data", "nested")].map(mode)).toEqual(["700", "700"]);
-      expect([path, `${path}-wal`, `${path}-shm`].map(mode)).toEqual(["600", "600", "600"]);
+      expect(databaseFiles(path).map(mode)).toEqual(["600", "600", "600", "600", "600", "600"]);
       db.close();
     });
   });
@@ -50,22 +51,35 @@ describe("openDatabase", () => {
       mkdirSync(folder);
       chmodSync(folder, 0o755);
       const path = join(folder, "social.db");
-      // A connection of an earlier version, still open, so its -wal and -shm exist.
-      const earlier = new Database(path, { create: true });
-      earlier.run("PRAGMA journal_mode = WAL");
-      earlier.run("CREATE TABLE t (x)");
-      for (const file of [path, `${path}-wal`, `${path}-shm`]) chmodSync(file, 0o644);
+      // Connections of an earlier version, still open, so the -wal and -shm exist.
+      const earlier = [path, ledgerPathOf(path)].map((file, n) => {
+        const connection = new Database(file, { create: true });
+        connection.run("PRAGMA journal_mode = WAL");
+        connection.run(`CREATE TABLE earlier_${n} (x)`);
+        return connection;
+      });
+      for (const file of databaseFiles(path)) chmodSync(file, 0o644);
       const db = openDatabase(path);
-      expect([path, `${path}-wal`, `${path}-shm`].map(mode)).toEqual(["600", "600", "600"]);
+      expect(databaseFiles(path).map(mode)).toEqual(["600", "600", "600", "600", "600", "600"]);
       expect(mode(folder)).toBe("755");
       db.close();
-      earlier.close();
+      for (const connection of earlier) connection.close();
     });
   });
 
-  it("fsyncs every commit unless told otherwise", () => {
-    const db = openDatabase(":memory:");
-    expect(db.query("PRAGMA synchronous").get()).toEqual({ synchronous: 2 });
-    db.close();
+  it("fsyncs every commit of both files unless told otherwise", () => {
+    const memory = openDatabase(":memory:");
+    expect(memory.query("PRAGMA synchronous").get()).toEqual({ synchronous: 2 });
+    memory.close();
+    inTempDir((root) => {
+      const db = openDatabase(join(root, "social.db"));
+      expect(db.query("PRAGMA main.synchronous").get()).toEqual({ synchronous: 2 });
+      expect(db.query("PRAGMA ledger.synchronous").get()).toEqual({ synchronous: 2 });
+      db.close();
+      const normal = openDatabase(join(root, "social.db"), { synchronous: "NORMAL" });
+      expect(normal.query("PRAGMA main.synchronous").get()).toEqual({ synchronous: 1 });
+      expect(normal.query("PRAGMA ledger.synchronous").get()).toEqual({ synchronous: 1 });
+      normal.close();
+    });
   });
 });

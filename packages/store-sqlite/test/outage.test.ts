@@ -21,6 +21,7 @@ import {
 import {
   createAccount,
   createKey,
+  ledgerPathOf,
   openDatabase,
   SqliteAccounts,
   SqliteLedger,
@@ -121,7 +122,7 @@ async function expectClosedUnavailable<Port>(port: Port, calls: EveryMethod<Port
 
 /** The account as another connection reads it: the test's own is closed. */
 function ledgerSeenFromOutside(): { balance: number; usage: number } {
-  const reader = new Database(file, { readonly: true });
+  const reader = new Database(ledgerPathOf(file), { readonly: true });
   try {
     const balance = reader.query<{ balance: number }, [string]>("SELECT balance FROM accounts WHERE id = ?");
     const rows = reader.query<{ n: number }, []>("SELECT count(*) AS n FROM usage");
@@ -148,7 +149,7 @@ test("Ledger: a write lock held past the busy timeout fails the queued debit, un
   const ledger = answering(new SqliteLedger(db));
   // The batch gives up on the lock at once instead of after openDatabase's five seconds.
   db.run("PRAGMA busy_timeout = 0");
-  const other = new Database(file);
+  const other = new Database(ledgerPathOf(file));
   other.run("BEGIN IMMEDIATE");
   try {
     await expectUnavailable(() => ledger.debit(accountId, usage("r1")), "debit");

@@ -11,7 +11,15 @@ import { answeringOutages } from "@social/core";
 import { commitSyncOf } from "../src/durability/serving.ts";
 import { WalSync, WalSyncError } from "../src/durability/wal-sync.ts";
 import { GroupCommit } from "../src/group-commit.ts";
-import { closeDatabase, createAccount, createKey, isDatabaseOutage, openDatabase, SqliteLedger } from "../src/index.ts";
+import {
+  closeDatabase,
+  createAccount,
+  createKey,
+  isDatabaseOutage,
+  ledgerPathOf,
+  openDatabase,
+  SqliteLedger,
+} from "../src/index.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -24,7 +32,8 @@ function databaseFile(): string {
   return join(dir, "social.db");
 }
 
-const walSize = (path: string) => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+/** The size of the ledger file's WAL, which charges write. */
+const walSize = (path: string) => statSync(`${ledgerPathOf(path)}-wal`, { throwIfNoEntry: false })?.size ?? 0;
 
 /** Charges in `waves` waves of 64, the way a loaded server's group commits arrive: the WAL's peak size. */
 async function charge(db: Database, path: string, waves: number): Promise<{ peak: number; charges: number }> {
@@ -121,7 +130,7 @@ describe("a serving connection under FULL", () => {
     const { db } = servingFull();
     // Prepared anew each time: SQLite evaluates this pragma when it is prepared.
     const level = () => {
-      const statement = db.prepare<{ synchronous: number }, []>("PRAGMA synchronous");
+      const statement = db.prepare<{ synchronous: number }, []>("PRAGMA ledger.synchronous");
       try {
         return statement.get()?.synchronous;
       } finally {

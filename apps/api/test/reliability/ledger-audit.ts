@@ -4,6 +4,7 @@
 // the ports have no per-request usage nor grant totals, and the audit must not trust the code it checks.
 import { Database } from "bun:sqlite";
 import { parseDatabaseUrl } from "@social/core";
+import { ledgerPathOf } from "@social/store-sqlite";
 import { SQL } from "bun";
 
 /** A response that reported a charge (0 for failures), keyed by the request id the server sent. */
@@ -50,7 +51,7 @@ interface Books {
 }
 
 function sqliteBooks(databasePath: string, accountIds: readonly string[]): Map<string, Books> {
-  const db = new Database(databasePath, { readonly: true, strict: true });
+  const db = new Database(ledgerPathOf(databasePath), { readonly: true, strict: true });
   try {
     const totals = db.query<{ grants: number; balance: number }, [string]>(
       `SELECT (SELECT COALESCE(SUM(credits), 0) FROM grants WHERE account_id = ?1) AS grants,
@@ -204,7 +205,7 @@ async function keySpends(databaseUrl: string): Promise<KeySpendRow[]> {
       await sql.close();
     }
   }
-  const db = new Database(location.path, { readonly: true, strict: true });
+  const db = new Database(ledgerPathOf(location.path), { readonly: true, strict: true });
   try {
     return db.query<KeySpendRow, []>(KEY_SPENDS).all();
   } finally {
@@ -242,7 +243,7 @@ export interface LoggedAnswer {
  * checks).
  */
 export function auditRequestLog(databasePath: string, answers: readonly LoggedAnswer[]): string[] {
-  const db = new Database(databasePath, { readonly: true, strict: true });
+  const db = new Database(ledgerPathOf(databasePath), { readonly: true, strict: true });
   try {
     const logged = new Map<string, number[]>();
     for (const row of db

@@ -5,6 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { examples } from "@social/fixtures";
+import { ledgerPathOf } from "@social/store-sqlite";
 import { type Answer, readAnswer } from "./answer.ts";
 import { auditLedger, type ObservedCharge } from "./ledger-audit.ts";
 import { type LoadAccount, openAccounts } from "./load.ts";
@@ -22,7 +23,8 @@ const charges: ObservedCharge[] = [];
 beforeAll(async () => {
   [account] = openAccounts(world.databasePath, [1000]) as [LoadAccount];
   server = await spawnServer(world.databasePath);
-  writer = new Database(world.databasePath);
+  // The ledger's file, which every charge writes (a charge's BEGIN IMMEDIATE takes the world's lock too).
+  writer = new Database(ledgerPathOf(world.databasePath));
   // The server writes on its own too (the request log's batches): this process waits its turn, as the
   // operator CLI does, rather than failing when it meets one of those short commits.
   writer.run("PRAGMA busy_timeout = 5000");

@@ -97,8 +97,9 @@ export interface Monitors {
   /** The oldest `limit` arrivals waiting to be matched. */
   arrivals(limit: number): Promise<Arrival[]>;
   /**
-   * In one transaction: records each match not recorded yet under its monitor's next seq (a monitor
-   * removed or paused meanwhile gets none), and removes `arrivals`.
+   * Records each match not recorded yet under its monitor's next seq (a monitor removed or paused
+   * meanwhile gets none), then removes `arrivals`. Once the matches are recorded, a crash before the
+   * removal leaves the arrivals to be matched again, which records nothing twice.
    */
   recordMatches(arrivals: readonly Arrival[], matches: readonly MatchFound[], now: number): Promise<void>;
 

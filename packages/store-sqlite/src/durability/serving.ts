@@ -3,13 +3,16 @@
 //
 // - Checkpoints: SQLite's automatic checkpoint runs inside the COMMIT that crosses its threshold,
 //   copying pages into the database file and fsyncing it while every other request waits. A serving
-//   connection turns it off and a checkpointer thread with its own connection keeps the WAL bounded
-//   (checkpointer-thread.ts). Should that thread fail, the connection takes its checkpoints back.
-// - The fsync of synchronous=FULL: group commits commit under NORMAL and wait for a shared fdatasync on
-//   a thread-pool thread (wal-sync.ts, group-commit.ts). Every other write of the connection (a key
-//   created, a grant, a session) still commits under FULL, which also flushes what came before it.
+//   connection turns it off and a checkpointer thread per file (the world's and the ledger's) with its
+//   own connection keeps each WAL bounded (checkpointer-thread.ts). Should one fail, the connection
+//   takes its checkpoints back.
+// - The fsync of synchronous=FULL: group commits, which write the ledger's file, commit under NORMAL and
+//   wait for a shared fdatasync of its WAL on a thread-pool thread (wal-sync.ts, group-commit.ts). Every
+//   other write of the connection (a key created, a grant, a session) still commits under FULL, which
+//   also flushes what came before it.
 import type { Database } from "bun:sqlite";
 import type { Synchronous } from "../database.ts";
+import { LEDGER_SCHEMA } from "../ledger-file.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import { WalSync } from "./wal-sync.ts";
 
@@ -22,20 +25,27 @@ const AUTOMATIC_CHECKPOINT_PAGES = 1000;
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 interface ServingParts {
-  checkpointer: Checkpointer;
+  checkpointers: Checkpointer[];
   walSync: WalSync | undefined;
 }
 
 const serving = new WeakMap<Database, ServingParts>();
 
-export function serveFrom(db: Database, path: string, synchronous: Synchronous): void {
+/** `ledgerPath`: the ledger's file, attached to `db`, whose WAL the group commits sync. */
+export function serveFrom(db: Database, path: string, ledgerPath: string, synchronous: Synchronous): void {
   db.run("PRAGMA wal_autocheckpoint = 0");
-  db.run(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  const checkpointer = new Checkpointer(path, (message) => {
+  for (const schema of ["main", LEDGER_SCHEMA]) db.run(`PRAGMA ${schema}.journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  const failed = (file: string) => (message: string) => {
     db.run(`PRAGMA wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
-    console.error(`Warning: the WAL checkpointer stopped (${message}); commits checkpoint the WAL themselves again`);
+    console.error(
+      `Warning: the WAL checkpointer of ${file} stopped (${message}); commits checkpoint the WAL themselves again`,
+    );
+  };
+  const checkpointers = [path, ledgerPath].map((file) => new Checkpointer(file, failed(file)));
+  serving.set(db, {
+    checkpointers,
+    walSync: synchronous === "FULL" ? new WalSync(`${ledgerPath}-wal`) : undefined,
   });
-  serving.set(db, { checkpointer, walSync: synchronous === "FULL" ? new WalSync(`${path}-wal`) : undefined });
 }
 
 /** The deferred WAL sync of a serving FULL connection; undefined: its commits are as durable as it says. */
@@ -51,7 +61,7 @@ export async function closeDatabase(db: Database): Promise<void> {
   const parts = serving.get(db);
   serving.delete(db);
   try {
-    await parts?.checkpointer.stop();
+    await Promise.all(parts?.checkpointers.map((checkpointer) => checkpointer.stop()) ?? []);
   } finally {
     db.close();
     await parts?.walSync?.close();

@@ -1,7 +1,8 @@
 // The monitors' tables (core's monitors/model.ts), migrated as their own component after the ledger whose
-// accounts and keys they name. Monitors and their matches are account data: a world rebuild keeps them,
-// as it keeps the ledger. The arrivals are the world's (WORLD_TABLES in @social/store-common): posts an
-// import added that wait to be matched, cleared with the world that held them.
+// accounts and keys they name, in the ledger's file (ledger-file.ts). Monitors and their matches are
+// account data: a world rebuild keeps them, as it keeps the ledger. The arrivals are the world's
+// (WORLD_TABLES in @social/store-common): posts an import added that wait to be matched, cleared with
+// the world that held them.
 // Timestamps are Unix epoch milliseconds; tweet ids are INTEGER as in the world's tables.
 import { WEBHOOK_WORK } from "@social/store-common";
 import type { Migration } from "../migrate.ts";
@@ -70,9 +71,10 @@ export const monitorMigrations: readonly Migration[] = [
       UNIQUE (monitor_id, tweet_id)
     ) WITHOUT ROWID`);
 
-    // AUTOINCREMENT: a seq is never reused once its arrival is removed, so a matcher that read an
-    // arrival removes that one and never a later arrival given its seq.
-    db.run("CREATE TABLE monitor_arrivals (seq INTEGER PRIMARY KEY AUTOINCREMENT, tweet_id INTEGER NOT NULL)");
+    // The arrivals waiting for the matcher are the world's (world/schema.ts: monitorArrivals). This step
+    // made them in databases that kept the ledger in the world's file, where they stay when the ledger
+    // moves out: every database ends with the same tables in each file, which is why this edit of a
+    // shipped step is safe.
 
     // Moves in the transaction of every change to the set of active queries (Monitors.queriesVersion).
     db.run("CREATE TABLE monitor_queries (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");

@@ -235,6 +235,9 @@ export class SqliteMonitors implements Monitors {
         for (const tweetId of tweetIds) if (q.insertMatch.get(monitorId, seq + 1, boundId(tweetId), now)) seq++;
         if (seq !== monitor.last_seq) q.setLastSeq.run(seq, monitorId);
       }
+    });
+    // The matches are the ledger file's and the arrivals the world's: a transaction is atomic per file.
+    await this.#writes.run(() => {
       for (const arrival of arrivals) q.removeArrival.run(arrival.seq);
     });
   }

@@ -142,6 +142,19 @@ const followImports: Migration = (db) => {
   )`);
 };
 
+/**
+ * The posts an import added that wait for the monitors' matcher (#38), written in the import's own
+ * transaction and so in the world's file. IF NOT EXISTS: the monitors' first migration made the table
+ * in databases that kept the ledger in the world's file.
+ */
+const monitorArrivals: Migration = (db) => {
+  // AUTOINCREMENT: a seq is never reused once its arrival is removed, so a matcher that read an
+  // arrival removes that one and never a later arrival given its seq.
+  db.run(
+    "CREATE TABLE IF NOT EXISTS monitor_arrivals (seq INTEGER PRIMARY KEY AUTOINCREMENT, tweet_id INTEGER NOT NULL)",
+  );
+};
+
 export const worldMigrations: readonly Migration[] = [
   (db) => {
     db.run(`CREATE TABLE world_meta (
@@ -305,6 +318,7 @@ export const worldMigrations: readonly Migration[] = [
   indexLateArrivals,
   reindexImportedWorld,
   followImports,
+  monitorArrivals,
 ];
 
 /** The search tables, which a rebuild clears apart from the world's tables (WORLD_TABLES in @social/store-common). */
