@@ -3,8 +3,8 @@
 // statements, so the writes of all requests that arrive together share one BEGIN IMMEDIATE … COMMIT,
 // made in the next macrotask. No promise settles before the COMMIT that holds its write, so an answer
 // never reports what the database does not have. While another connection (another worker, the
-// operator CLI, a world rebuild) holds the write lock, the batch waits on a timer, not inside SQLite,
-// whose busy wait would stop the event loop; it gives up after the connection's busy_timeout.
+// operator CLI, a world rebuild) holds the write lock, the batch waits on the event loop, not inside
+// SQLite, whose busy wait would stop it; it gives up after the connection's busy_timeout.
 // On a serving connection under synchronous=FULL, a batch commits under NORMAL and its promises settle
 // after the shared fsync of the ledger file's WAL that covers it (durability/wal-sync.ts): the next
 // batch commits meanwhile. Charges write the ledger's file (ledger-file.ts); a batch that writes the
@@ -14,8 +14,16 @@ import { commitSyncOf } from "./durability/serving.ts";
 import type { WalSync } from "./durability/wal-sync.ts";
 import { LEDGER_SCHEMA } from "./ledger-file.ts";
 
-/** How often a batch retries the write lock while another connection holds it. */
-const LOCK_RETRY_MS = 5;
+/**
+ * How long a batch waits before it tries again for the write lock another connection holds: the next
+ * turn of the event loop first, since a charge holds it for a moment, then 1, 2 and 4 ms, then every
+ * LOCK_RETRY_MAX_MS while a longer hold lasts (an import's batch, the operator CLI), so that a wait
+ * costs a try per 5 ms and not a busy loop.
+ */
+const LOCK_RETRY_MAX_MS = 5;
+function lockRetryDelayMs(tries: number): number {
+  return tries <= 1 ? 0 : Math.min(LOCK_RETRY_MAX_MS, 2 ** (tries - 2));
+}
 
 /** What became of one write of a batch that committed: each write fails or succeeds alone. */
 export type Outcome<R> = { result: R } | { error: unknown };
@@ -39,6 +47,8 @@ export class GroupCommit<W, R> {
   readonly #apply: ApplyBatch<W, R>;
   #queue: Queued<W, R>[] = [];
   #flushScheduled = false;
+  /** The tries for the write lock that found it held, since a batch last took it. */
+  #lockTries = 0;
   readonly #begin: Statement;
   readonly #commit: Statement;
   readonly #rollback: Statement;
@@ -78,14 +88,18 @@ export class GroupCommit<W, R> {
     let outcomes: Outcome<R>[];
     try {
       outcomes = this.#writeBatch(batch);
+      this.#lockTries = 0;
     } catch (error) {
       const waiting = isBusy(error) ? this.#stillWaiting(batch) : [];
       for (const queued of batch) if (!waiting.includes(queued)) queued.reject(error);
+      this.#lockTries = waiting.length > 0 ? this.#lockTries + 1 : 0;
       if (waiting.length > 0) {
         // Writes queued meanwhile join the retry, in order, instead of racing it for the lock.
         this.#queue = [...waiting, ...this.#queue];
         this.#flushScheduled = true;
-        setTimeout(() => this.#flush(), LOCK_RETRY_MS);
+        const delay = lockRetryDelayMs(this.#lockTries);
+        if (delay === 0) setImmediate(() => this.#flush());
+        else setTimeout(() => this.#flush(), delay);
       }
       return;
     }
