@@ -20,7 +20,10 @@ const USAGE = `bun bench/workers.ts [options]
   --seconds 5              load per figure, after --warmup seconds of load on a fresh server
   --warmup 2
   --rounds 3               rounds, interleaved; medians and spread (min-max) are printed
-  --connections 64         wrk connections
+  --connections 64         wrk connections, whatever the worker count
+  --connections-per-worker N   instead, N wrk connections per worker: each worker as loaded as one alone
+                           (CPU per request rises as a process's load falls, as its fixed costs per
+                           event-loop turn and per group commit are shared by fewer requests)
   --server-cores LIST      taskset list for the API processes (all cores when absent)
   --database-cores LIST    taskset list for PostgreSQL when it runs on this machine (all when absent)
   --load-cores LIST        taskset list for wrk (default 1; all cores when given as "all")
@@ -39,6 +42,7 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "2" },
     rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "64" },
+    "connections-per-worker": { type: "string" },
     "server-cores": { type: "string" },
     "database-cores": { type: "string" },
     "load-cores": { type: "string", default: "1" },
@@ -58,6 +62,7 @@ if (!pinned) throw new Error("the workers scenario needs wrk and taskset (npm ru
 const workerCounts = (values.workers as string).split(",").map(Number);
 const adapters = (values.adapters as string).split(",");
 const rounds = Number(values.rounds);
+const perWorker = values["connections-per-worker"] === undefined ? undefined : Number(values["connections-per-worker"]);
 const allCores = `0-${navigator.hardwareConcurrency - 1}`;
 const settings = {
   seconds: Number(values.seconds),
@@ -116,7 +121,8 @@ for (let round = 1; round <= rounds; round++) {
   for (const target of targets) {
     for (const workers of workerCounts) {
       console.log(`round ${round} of ${rounds}: ${target.adapter}, ${workers} worker(s)…`);
-      figures.push(await measureWorkers({ ...settings, ...target, workers, round, paths }));
+      const connections = perWorker === undefined ? settings.connections : perWorker * workers;
+      figures.push(await measureWorkers({ ...settings, ...target, workers, round, paths, connections }));
     }
   }
 }
@@ -126,7 +132,7 @@ removeSqliteCopy(sqlitePath);
 
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 console.log(
-  `\n${navigator.hardwareConcurrency} cores; API on ${settings.serverCores ?? "all cores"}, database on ${values["database-cores"] ?? "all cores"}, wrk -t${settings.loadThreads} -c${settings.connections} on ${settings.loadCores}; ${settings.seconds} s per figure after ${settings.warmup} s warm-up, median (min-max) of ${rounds} rounds; load average ${load}`,
+  `\n${navigator.hardwareConcurrency} cores; API on ${settings.serverCores ?? "all cores"}, database on ${values["database-cores"] ?? "all cores"}, wrk -t${settings.loadThreads} -c${perWorker === undefined ? settings.connections : `${perWorker} per worker`} on ${settings.loadCores}; ${settings.seconds} s per figure after ${settings.warmup} s warm-up, median (min-max) of ${rounds} rounds; load average ${load}`,
 );
 printTable(figures, workerCounts);
 if (values.json) writeFileSync(values.json, JSON.stringify({ settings, load, figures }, null, 1));
