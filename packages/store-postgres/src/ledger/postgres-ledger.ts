@@ -1,8 +1,9 @@
 // The Ledger port on PostgreSQL, with group commit per process, under the same contract as SQLite's
 // (packages/store-sqlite/src/ledger/sqlite-ledger.ts). A commit's cost is mostly its round trips and
 // its WAL flush, so the debits that arrive while one batch is being written wait in a queue and go
-// together in the next transaction: one locked read of the accounts, one multi-row INSERT of usage,
-// one UPDATE of the balances. No promise settles before the COMMIT that holds its debit, so a response
+// together in the next transaction: one locked read of the accounts, then one statement that inserts
+// the usage rows and updates the balances and the keys' spend, with the COMMIT sent right behind it
+// (pipelined-commit.ts). No promise settles before the COMMIT that holds its debit, so a response
 // never reports a charge the ledger does not have.
 //
 // Many processes share the database: a batch locks its accounts (in id order, so two batches never
@@ -20,9 +21,11 @@ import {
   keyCheckOf,
   keySpendOf,
 } from "@social/store-common";
-import { SQL, type TransactionSQL } from "bun";
+import type { ReservedSQL } from "bun";
+import { SQL } from "bun";
 import { isDatabaseOutage } from "../outage.ts";
 import { KeyCache } from "./key-cache.ts";
+import { committedBehind, type PipelinedWork } from "./pipelined-commit.ts";
 import { type TransactionStatus, UnsettledDebits } from "./unsettled.ts";
 
 /** Bounds how long one transaction holds its accounts' locks, however long the queue grows. */
@@ -183,7 +186,7 @@ export class PostgresLedger implements Ledger {
     const version = this.#keys.version;
     let outcomes: Outcome[];
     try {
-      outcomes = await this.#sql.begin((tx) => this.#writeBatch(tx, batch, attempt));
+      outcomes = await committedBehind(this.#sql, (tx) => this.#writeBatch(tx, batch, attempt));
     } catch (error) {
       // The server refused a statement (it says why with a SQLSTATE): nothing was committed, and
       // written one by one, only the debit at fault fails.
@@ -219,10 +222,7 @@ export class PostgresLedger implements Ledger {
    * commits: a retry taking a reservation over waits for the commit, then finds the charge to give
    * back; one that took it first is seen here, and the debit it took the key from is refused.
    */
-  async #idempotencyOwners(
-    tx: TransactionSQL,
-    batch: readonly PendingDebit[],
-  ): Promise<Map<string, IdempotencyOwnerRow>> {
+  async #idempotencyOwners(tx: ReservedSQL, batch: readonly PendingDebit[]): Promise<Map<string, IdempotencyOwnerRow>> {
     const keyed = batch.flatMap(({ accountId, usage }) =>
       usage.idempotencyKey === undefined ? [] : [{ accountId, key: usage.idempotencyKey }],
     );
@@ -245,7 +245,11 @@ export class PostgresLedger implements Ledger {
    * Applies the batch in queue order inside one transaction, each debit as decideDebit decides it on
    * the rows read under the accounts' locks and the charges decided before it in the batch.
    */
-  async #writeBatch(tx: TransactionSQL, batch: readonly PendingDebit[], attempt: BatchAttempt): Promise<Outcome[]> {
+  async #writeBatch(
+    tx: ReservedSQL,
+    batch: readonly PendingDebit[],
+    attempt: BatchAttempt,
+  ): Promise<PipelinedWork<Outcome[]>> {
     const now = this.#now();
     const accountIds = [...new Set(batch.map((debit) => debit.accountId))];
     const keyIds = [...new Set(batch.map((debit) => debit.usage.keyId))];
@@ -316,57 +320,43 @@ export class PostgresLedger implements Ledger {
       return { result: { ok: true, remaining } };
     });
 
-    // The writes do not depend on one another: sent together, they cost one round trip, not three.
-    const writes: Promise<unknown>[] = [];
-    if (inserted.length > 0) {
-      const text = (pick: (row: (typeof inserted)[number]) => string) => tx.array(inserted.map(pick), "TEXT");
-      const credits = tx.array(
-        inserted.map((row) => row.usage.credits),
-        "INT8",
-      );
-      // -1 stands for a duration not measured, as an INT8 array holds no nulls here.
-      const durations = tx.array(
-        inserted.map((row) => row.usage.durationMs ?? -1),
-        "INT8",
-      );
-      writes.push(tx`
+    // One statement, so that the COMMIT sent behind it commits the whole batch or none of it: the usage
+    // rows, the balances (the division by zero fails the transaction should a balance not cover its
+    // debits, which its lock makes unreachable), and one write per key, locked in id order like the
+    // accounts, so that batches never deadlock. An empty array writes nothing; -1 stands for a duration
+    // not measured and a spend with no day, as an INT8 array holds no nulls here.
+    const text = (values: string[]) => tx.array(values, "TEXT");
+    const int8 = (values: number[]) => tx.array(values, "INT8");
+    const debited = [...charges].filter(([, credits]) => credits > 0);
+    const spentKeys = [...keys.keys()];
+    const spends = [...keys.values()].map((key) => key.spend);
+    const write = tx`
+      WITH used AS (
         INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms, call)
         SELECT request_id, key_id, account_id, endpoint, credits, ${now}::bigint, nullif(duration_ms, -1), nullif(call, '')
         FROM unnest(
-          ${text((row) => row.usage.requestId)}, ${text((row) => row.usage.keyId)}, ${text((row) => row.accountId)},
-          ${text((row) => row.usage.endpoint)}, ${credits}, ${durations}, ${text((row) => row.usage.call ?? "")}
-        ) AS u (request_id, key_id, account_id, endpoint, credits, duration_ms, call)`);
-    }
-    const debited = [...charges].filter(([, credits]) => credits > 0);
-    if (debited.length > 0) {
-      const ids = debited.map(([id]) => id);
-      const credits = debited.map(([, amount]) => amount);
-      const update = tx<{ id: string }[]>`
+          ${text(inserted.map((row) => row.usage.requestId))}, ${text(inserted.map((row) => row.usage.keyId))},
+          ${text(inserted.map((row) => row.accountId))}, ${text(inserted.map((row) => row.usage.endpoint))},
+          ${int8(inserted.map((row) => row.usage.credits))},
+          ${int8(inserted.map((row) => row.usage.durationMs ?? -1))},
+          ${text(inserted.map((row) => row.usage.call ?? ""))}
+        ) AS u (request_id, key_id, account_id, endpoint, credits, duration_ms, call)
+        RETURNING 1
+      ), debited AS (
         UPDATE accounts a SET balance = a.balance - c.credits
-        FROM unnest(${tx.array(ids, "TEXT")}, ${tx.array(credits, "INT8")}) AS c (id, credits)
-        WHERE a.id = c.id AND a.balance >= c.credits RETURNING a.id`;
-      writes.push(
-        update.then((updated) => {
-          // Unreachable while the accounts stay locked; if it ever happens, nothing of the batch is kept.
-          if (updated.length !== debited.length) throw new Error("a balance changed under the batch's lock");
-        }),
-      );
-    }
-    // One write per key per batch; in id order, like the accounts, so that batches never deadlock.
-    if (keys.size > 0) {
-      const ids = [...keys.keys()];
-      const spends = [...keys.values()].map((key) => key.spend);
-      const column = (pick: (spend: KeySpend) => number) => tx.array(spends.map(pick), "INT8");
-      writes.push(tx`
+        FROM unnest(${text(debited.map(([id]) => id))}, ${int8(debited.map(([, credits]) => credits))}) AS c (id, credits)
+        WHERE a.id = c.id AND a.balance >= c.credits RETURNING a.id
+      ), spent AS (
         UPDATE api_keys k SET last_used_at = ${now}, spent_total = s.total, spent_today = s.today,
           spent_day = nullif(s.day, -1)
-        FROM unnest(${tx.array(ids, "TEXT")}, ${column((spend) => spend.total)}, ${column((spend) => spend.today)},
-          ${column((spend) => spend.day ?? -1)}) AS s (id, total, today, day)
+        FROM unnest(${text(spentKeys)}, ${int8(spends.map((spend) => spend.total))}, ${int8(spends.map((spend) => spend.today))},
+          ${int8(spends.map((spend) => spend.day ?? -1))}) AS s (id, total, today, day)
         WHERE k.id = s.id
-          AND k.id IN (SELECT id FROM api_keys WHERE id = ANY(${tx.array(ids, "TEXT")}) ORDER BY id FOR NO KEY UPDATE)`);
-    }
-    await Promise.all(writes);
-    return outcomes;
+          AND k.id IN (SELECT id FROM api_keys WHERE id = ANY(${text(spentKeys)}) ORDER BY id FOR NO KEY UPDATE)
+        RETURNING 1
+      )
+      SELECT 1 / (CASE WHEN (SELECT count(*) FROM debited) = ${debited.length} THEN 1 ELSE 0 END) AS checked`;
+    return { result: outcomes, write };
   }
 }
 
