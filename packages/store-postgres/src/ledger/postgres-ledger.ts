@@ -9,7 +9,7 @@
 // Many processes share the database: a batch locks its accounts (in id order, so two batches never
 // deadlock on them) before reading the balances, so the balances it tests debits against stay true
 // until it commits. The conditional UPDATE and the CHECK (balance >= 0) still guard every balance.
-import type { DebitAccount, DebitKey, DebitResult, KeyCheck, KeySpend, Ledger, UsageRecord } from "@social/core";
+import type { DebitAccount, DebitKey, DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded } from "@social/core";
 import {
   type IdempotencyOwnerRow,
