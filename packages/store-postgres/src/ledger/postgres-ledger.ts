@@ -45,9 +45,14 @@ interface PendingDebit {
 
 type Outcome = { result: DebitResult } | { error: LedgerError };
 
-/** What a batch learned before it failed: its transaction id, once the server has assigned it. */
+/**
+ * What a batch learned before it failed: its transaction id, once the server has assigned it, and the
+ * debits its write charges, once decided (a debit it refused, a duplicate request id among them, is no
+ * charge of this transaction to take back).
+ */
 interface BatchAttempt {
   xid?: string | undefined;
+  charges?: { accountId: string; requestId: string }[];
 }
 
 type KeyRow = KeyRowOf<string>;
@@ -196,12 +201,9 @@ export class PostgresLedger implements Ledger {
         return;
       }
       // The connection failed: the batch may have committed, unheard. Its debits are answered as
-      // uncharged, and whatever the server did with them is taken back once it is known.
-      if (attempt.xid !== undefined) {
-        this.#unsettled.add(
-          attempt.xid,
-          batch.map((debit) => ({ accountId: debit.accountId, requestId: debit.usage.requestId })),
-        );
+      // uncharged, and whatever the server did with its charges is taken back once it is known.
+      if (attempt.xid !== undefined && attempt.charges !== undefined && attempt.charges.length > 0) {
+        this.#unsettled.add(attempt.xid, attempt.charges);
       }
       for (const debit of batch) debit.reject(error);
       return;
@@ -321,8 +323,8 @@ export class PostgresLedger implements Ledger {
     });
 
     // One statement, so that the COMMIT sent behind it commits the whole batch or none of it: the usage
-    // rows, the balances (the division by zero fails the transaction should a balance not cover its
-    // debits, which its lock makes unreachable), and one write per key, locked in id order like the
+    // rows, the balances (the failed cast, naming why, fails the transaction should a balance not cover
+    // its debits, which its lock makes unreachable), and one write per key, locked in id order like the
     // accounts, so that batches never deadlock. An empty array writes nothing; -1 stands for a duration
     // not measured and a spend with no day, as an INT8 array holds no nulls here.
     const text = (values: string[]) => tx.array(values, "TEXT");
@@ -341,7 +343,6 @@ export class PostgresLedger implements Ledger {
           ${int8(inserted.map((row) => row.usage.durationMs ?? -1))},
           ${text(inserted.map((row) => row.usage.call ?? ""))}
         ) AS u (request_id, key_id, account_id, endpoint, credits, duration_ms, call)
-        RETURNING 1
       ), debited AS (
         UPDATE accounts a SET balance = a.balance - c.credits
         FROM unnest(${text(debited.map(([id]) => id))}, ${int8(debited.map(([, credits]) => credits))}) AS c (id, credits)
@@ -353,9 +354,12 @@ export class PostgresLedger implements Ledger {
           ${int8(spends.map((spend) => spend.day ?? -1))}) AS s (id, total, today, day)
         WHERE k.id = s.id
           AND k.id IN (SELECT id FROM api_keys WHERE id = ANY(${text(spentKeys)}) ORDER BY id FOR NO KEY UPDATE)
-        RETURNING 1
       )
-      SELECT 1 / (CASE WHEN (SELECT count(*) FROM debited) = ${debited.length} THEN 1 ELSE 0 END) AS checked`;
+      SELECT CASE WHEN (SELECT count(*) FROM debited) = ${debited.length} THEN 1
+        -- Built from the count, so that the planner cannot fold the failing cast ahead of the CASE.
+        ELSE ('a balance changed under the batch''s lock: debited ' || (SELECT count(*) FROM debited))::int
+        END AS checked`;
+    attempt.charges = inserted.map(({ accountId, usage }) => ({ accountId, requestId: usage.requestId }));
     return { result: outcomes, write };
   }
 }
