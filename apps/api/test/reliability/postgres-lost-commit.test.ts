@@ -7,86 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { openBackend } from "@social/composition";
 import { DEFAULT_WORLD, examples } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
-import type { Socket, TCPSocketListener } from "bun";
-import { freePort } from "../harness.ts";
+import { type CommitReplyDropper, commitReplyDropper } from "@social/store-postgres/testing/commit-reply-dropper";
 import { readAnswer } from "./answer.ts";
 import { auditDatabase } from "./ledger-audit.ts";
 import { openAccountsWith } from "./load.ts";
 import { type ServerProcess, spawnServer } from "./server-process.ts";
 
-/** A connection through the proxy: the client's side and the server's. */
-interface Link {
-  client: Socket<Link>;
-  server?: Socket<Link>;
-  early: Uint8Array[];
-  /** The next bytes from the server are the reply of the COMMIT let through: they are dropped. */
-  dropReply: boolean;
-}
-
-/** Forwards PostgreSQL's protocol both ways; `loseNextCommitReply()` arms it for one COMMIT. */
-async function commitReplyDropper(serverPort: number): Promise<{
-  port: number;
-  loseNextCommitReply(): void;
-  dropped(): boolean;
-  stop(): void;
-}> {
-  let armed = false;
-  let dropped = false;
-  const port = await freePort();
-  const listener: TCPSocketListener<Link> = Bun.listen<Link>({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      async open(client) {
-        const link: Link = { client, early: [], dropReply: false };
-        client.data = link;
-        link.server = await Bun.connect<Link>({
-          hostname: "127.0.0.1",
-          port: serverPort,
-          data: link,
-          socket: {
-            data(_server, chunk) {
-              if (!link.dropReply) {
-                link.client.write(chunk);
-                return;
-              }
-              dropped = true;
-              link.server?.end();
-              link.client.end();
-            },
-            close: () => {
-              link.client.end();
-            },
-          },
-        });
-        for (const chunk of link.early) link.server.write(chunk);
-      },
-      data(client, chunk) {
-        const link = client.data;
-        if (armed && Buffer.from(chunk).includes("COMMIT")) {
-          armed = false;
-          link.dropReply = true;
-        }
-        if (link.server) link.server.write(chunk);
-        else link.early.push(chunk);
-      },
-      close: (client) => {
-        client.data.server?.end();
-      },
-    },
-  });
-  return {
-    port,
-    loseNextCommitReply: () => {
-      armed = true;
-    },
-    dropped: () => dropped,
-    stop: () => listener.stop(true),
-  };
-}
-
 let postgres: PostgresServer;
-let proxy: Awaited<ReturnType<typeof commitReplyDropper>>;
+let proxy: CommitReplyDropper;
 let api: ServerProcess;
 let databaseUrl: string;
 
