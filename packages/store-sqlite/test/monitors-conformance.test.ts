@@ -23,10 +23,11 @@ describe("SQLite monitors, idle", () => {
     const { db, peerDb, close } = await twoSqliteConnections("monitors-idle");
     try {
       const monitors = new SqliteMonitors(db);
+      // What the other process sees of the ledger's file: it moves when another connection commits there.
+      const version = peerDb.query<{ data_version: number }, []>("PRAGMA ledger.data_version");
+      const before = version.get()?.data_version;
       // Another process holds the write lock: a claim that needs it would wait, then fail as locked.
       peerDb.run("BEGIN IMMEDIATE");
-      const version = db.query<{ data_version: number }, []>("PRAGMA data_version");
-      const before = version.get()?.data_version;
       expect(await monitors.claimWebhooks("idle", Date.now(), 60_000, 8)).toEqual([]);
       peerDb.run("ROLLBACK");
       expect(version.get()?.data_version).toBe(before);
