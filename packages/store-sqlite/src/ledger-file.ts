@@ -55,9 +55,8 @@ export function migrateLedger(db: Database): void {
  */
 export function attachLedger(db: Database, ledgerPath: string, synchronous: Synchronous): void {
   db.run(`ATTACH DATABASE ? AS ${LEDGER_SCHEMA}`, [ledgerPath]);
-  const both = tablesOf(db, "main").filter(
-    (table) => !BOOKKEEPING.has(table) && tablesOf(db, LEDGER_SCHEMA).includes(table),
-  );
+  const ledgerTablesHere = new Set(tablesOf(db, LEDGER_SCHEMA));
+  const both = tablesOf(db, "main").filter((table) => !BOOKKEEPING.has(table) && ledgerTablesHere.has(table));
   if (both.length > 0) {
     throw new Error(
       `the world's file and ${ledgerPath} both hold ${both.join(", ")}: restore the pair of files of one backup`,
