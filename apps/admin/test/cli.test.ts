@@ -337,6 +337,7 @@ describe("on PostgreSQL", () => {
       const rows = await sql`SELECT component FROM schema_migrations ORDER BY component`;
       expect(rows.map((row: { component: string }) => row.component)).toEqual([
         "accounts",
+        "credit_shards",
         "dashboard",
         "ledger",
         "monitors",

@@ -52,6 +52,7 @@ export async function openPostgresBackend(url: string, options: BackendOptions):
     worldImport: () => new PostgresWorldImport(sql),
     worldRemoval: () => new PostgresWorldRemoval(sql),
     close: async () => {
+      ledger.close();
       await requestLog.flush();
       await sql.close();
     },

@@ -17,6 +17,7 @@ export {
 export { FIRST_DAY as SEARCH_WORLD_START, type TweetSeed, textSeed } from "./search-world.ts";
 export {
   type Books,
+  type CrossProcessRemaining,
   type DebitOutcome,
   outcomeOf,
   replaySerially,

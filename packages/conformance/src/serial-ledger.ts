@@ -33,6 +33,8 @@ export interface SettledDebit {
   accountId: string;
   usage: UsageRecord;
   outcome: DebitOutcome;
+  /** Which ledger made it, where several did: replayAsRead holds each one's balances to falling. */
+  via?: string;
 }
 
 interface ModelKey {
@@ -169,13 +171,30 @@ function lowersBalance({ usage, outcome }: SettledDebit): boolean {
 }
 
 /**
+ * What a charge's `remaining` is when other processes charge the same account at once: the balance
+ * right after it in the serial order (`exact`), or the balance as the charge read it (`as read`), which
+ * the other processes' charges committed meanwhile may not have lowered yet: never less than the
+ * balance once every debit settled, never more than the account ever held less the charge itself.
+ */
+export type CrossProcessRemaining = "exact" | "as read";
+
+/**
  * Applies `settled`, debits an adapter made concurrently, to `model` one by one in the serial order
  * their outcomes admit: at each step a debit whose outcome the model gives at that point, those that
  * lower no balance (refusals, rejections, free charges) first. Every other charge lowers the balance,
  * so at most one of them fits each step. Throws, naming the debits left, when no debit fits: no serial
- * history explains the results.
+ * history explains the results. `as read` (see replayAsRead) holds charges to what they charged.
  */
-export function replaySerially(model: SerialLedger, settled: readonly SettledDebit[], now: () => number): void {
+export function replaySerially(
+  model: SerialLedger,
+  settled: readonly SettledDebit[],
+  now: () => number,
+  remaining: CrossProcessRemaining = "exact",
+): void {
+  if (remaining === "as read") {
+    replayAsRead(model, settled, now);
+    return;
+  }
   const pending = [...settled];
   while (pending.length > 0) {
     const fits = (debit: SettledDebit) =>
@@ -188,5 +207,57 @@ export function replaySerially(model: SerialLedger, settled: readonly SettledDeb
       throw new Error(`no serial order of the debits explains these outcomes: ${JSON.stringify(left.slice(0, 5))}`);
     }
     model.debit(debit.accountId, debit.usage, now());
+  }
+}
+
+/**
+ * The `as read` replay, for debits that only lower balances and limits: every charge applies to the
+ * model (none overdraws or passes a limit, in any order); what the rest came to is what the model says
+ * once all are applied, a refusal's remaining no less than the model's then, as when it was refused;
+ * each charge's remaining lies within its bounds; and the balances one ledger reported, in the order
+ * its debits were made (`settled`'s), only fall, each charge by its credits at least.
+ */
+function replayAsRead(model: SerialLedger, settled: readonly SettledDebit[], now: () => number): void {
+  const lastSeen = new Map<string, number>();
+  for (const { accountId, usage, outcome, via } of settled) {
+    if (via === undefined || !("ok" in outcome) || (!outcome.ok && outcome.reason !== "balance")) continue;
+    const ledger = JSON.stringify([via, accountId]);
+    const highest = (lastSeen.get(ledger) ?? Number.POSITIVE_INFINITY) - (outcome.ok ? usage.credits : 0);
+    if (outcome.remaining > highest) {
+      throw new Error(
+        `${usage.requestId} reported ${outcome.remaining} remaining, above the ${highest} its ledger left`,
+      );
+    }
+    lastSeen.set(ledger, outcome.remaining);
+  }
+  const charges = settled.filter(({ outcome }) => "ok" in outcome && outcome.ok);
+  for (const { accountId, usage } of charges) {
+    const decided = model.debit(accountId, usage, now());
+    if (!("ok" in decided && decided.ok)) {
+      throw new Error(`no serial order of the debits explains charging ${usage.requestId}: ${JSON.stringify(decided)}`);
+    }
+  }
+  for (const { accountId, usage, outcome } of settled) {
+    if ("ok" in outcome && outcome.ok) {
+      const { balance, grants } = model.books(accountId);
+      if (outcome.remaining < balance || outcome.remaining > grants - usage.credits) {
+        throw new Error(
+          `${usage.requestId} reported ${outcome.remaining} remaining, outside ${balance}..${grants - usage.credits}`,
+        );
+      }
+      continue;
+    }
+    const decided = model.decide(accountId, usage, now());
+    const explained =
+      "ok" in outcome && "ok" in decided && !decided.ok
+        ? outcome.reason === decided.reason &&
+          outcome.remaining >= decided.remaining &&
+          outcome.remaining < usage.credits
+        : Bun.deepEquals(decided, outcome, true);
+    if (!explained) {
+      throw new Error(
+        `no serial order of the debits explains ${usage.requestId}: ${JSON.stringify(outcome)}, now ${JSON.stringify(decided)}`,
+      );
+    }
   }
 }

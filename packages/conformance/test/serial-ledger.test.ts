@@ -94,6 +94,29 @@ describe("the serial ledger", () => {
       expect(() => replaySerially(modelWith(100), history, now)).toThrow("no serial order");
     }
   });
+
+  test("as read: a charge that did not see another's yet is explained; one claiming more than was there is not", () => {
+    const [first, second] = serialHistory(100, [7, 30]) as [SettledDebit, SettledDebit];
+    // The second charge read the balance before the first one had lowered it.
+    const stale: SettledDebit = { ...second, outcome: { ok: true, remaining: 70 } };
+    expect(() => replaySerially(modelWith(100), [first, stale], now)).toThrow("no serial order");
+    replaySerially(modelWith(100), [first, stale], now, "as read");
+    const beyond: SettledDebit = { ...second, outcome: { ok: true, remaining: 71 } };
+    expect(() => replaySerially(modelWith(100), [first, beyond], now, "as read")).toThrow("outside 63..70");
+    const below: SettledDebit = { ...second, outcome: { ok: true, remaining: 62 } };
+    expect(() => replaySerially(modelWith(100), [first, below], now, "as read")).toThrow("outside 63..70");
+    const overdrawn: SettledDebit = {
+      ...second,
+      usage: { ...second.usage, credits: 120 },
+      outcome: { ok: true, remaining: 0 },
+    };
+    expect(() => replaySerially(modelWith(100), [first, overdrawn], now, "as read")).toThrow("no serial order");
+    // One ledger reports balances that only fall: the second charge cannot have read the first's balance.
+    const sameLedger = (debit: SettledDebit): SettledDebit => ({ ...debit, via: "one" });
+    expect(() => replaySerially(modelWith(100), [sameLedger(first), sameLedger(stale)], now, "as read")).toThrow(
+      "above the 63 its ledger left",
+    );
+  });
 });
 
 /** The books the model keeps after applying `history` in its own order. */

@@ -101,6 +101,10 @@ export function openPointDecisions(http: HttpLimits): Decision[] {
       text: "a key whose account cannot pay even a request's base cost gets its 402 before any read is made. Nobody pays for an answer they did not receive: a request whose client closed the connection before the answer was written is not charged, or is refunded (a grant naming the request id).",
     },
     {
+      topic: "`meta.credits.remaining`",
+      text: "the account's balance after the request's charge, as the charge read it. Where a server runs several processes on one PostgreSQL database, requests charged to the same account at the same moment by another process may not be subtracted from it yet; the charge itself, every 402 and the balance the account shows are exact.",
+    },
+    {
       topic: "Other methods",
       text: "on a known path, HEAD included (it would bill a read whose answer is never seen): 404 `endpoint_not_found` with `Allow: GET`.",
     },

@@ -1,5 +1,6 @@
-// A key's limit and spend as both schemas store them in api_keys, read into core's KeySpend (the rules
-// of a key's limit are core's: packages/core/src/billing/key-spend.ts).
+// A key's limit and spend as both schemas show them in api_keys' columns (PostgreSQL's api_key_totals
+// view merges the spend from the key's credit shards), read into core's KeySpend (the rules of a key's
+// limit are core's: packages/core/src/billing/key-spend.ts).
 import type { KeySpend } from "@social/core";
 
 /** The limit and spend columns of a key row; `Int` is how the database hands out a BIGINT. */

@@ -5,6 +5,7 @@
 import type { SQL } from "bun";
 import { accountsMigrations } from "./accounts/schema.ts";
 import { ledgerMigrations, settingsMigrations } from "./ledger/schema.ts";
+import { shardMigrations } from "./ledger/shards-schema.ts";
 import { migrate } from "./migrate.ts";
 import { monitorMigrations } from "./monitors/schema.ts";
 import { probedPool } from "./server-probe.ts";
@@ -36,6 +37,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     await migrate(sql, "world", worldMigrations);
     await migrate(sql, "ledger", ledgerMigrations);
     await migrate(sql, "accounts", accountsMigrations);
+    await migrate(sql, "credit_shards", shardMigrations);
     await migrate(sql, "settings", settingsMigrations);
     await migrate(sql, "dashboard", sessionMigrations);
     await migrate(sql, "monitors", monitorMigrations);

@@ -1,5 +1,6 @@
 export * from "./accounts/postgres-accounts.ts";
 export * from "./database.ts";
+export { ACCOUNT_BALANCE } from "./ledger/credit-shards.ts";
 export * from "./ledger/postgres-idempotency.ts";
 export * from "./ledger/postgres-ledger.ts";
 export * from "./ledger/request-log.ts";

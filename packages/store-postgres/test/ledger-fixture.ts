@@ -5,6 +5,7 @@ import type { Books, LedgerFixture } from "@social/conformance";
 import type { KeyOptions } from "@social/core";
 import { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";
+import { ACCOUNT_BALANCE } from "../src/ledger/credit-shards.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import type { PostgresServer } from "../testing/pg-server.ts";
 
@@ -47,9 +48,12 @@ export async function openPostgresFixture(server: PostgresServer): Promise<Ledge
     async lastUsedAt(keyId) {
       const [row] = await observer<
         { at: string | null }[]
-      >`SELECT last_used_at AS at FROM api_keys WHERE id = ${keyId}`;
+      >`SELECT last_used_at AS at FROM api_key_totals WHERE id = ${keyId}`;
       return row?.at == null ? null : Number(row.at);
     },
+    // Each process charges from a credit shard of its own: the others' charges made meanwhile are not
+    // in a charge's remaining yet (src/ledger/credit-shards.ts).
+    crossProcessRemaining: "as read",
     async close() {
       await Promise.all([sql.close(), observer.close(), ...peers.map((peer) => peer.close())]);
     },
@@ -86,7 +90,7 @@ export async function createPostgresKey(
 
 async function postgresBooks(sql: SQL, accountId: string): Promise<Books> {
   const [row] = await sql<{ balance: string; grants: string; usage_rows: string; usage_credits: string }[]>`
-    SELECT a.balance,
+    SELECT ${sql.unsafe(ACCOUNT_BALANCE)} AS balance,
       (SELECT coalesce(sum(credits), 0) FROM grants WHERE account_id = a.id) AS grants,
       (SELECT count(*) FROM usage WHERE account_id = a.id) AS usage_rows,
       (SELECT coalesce(sum(credits), 0) FROM usage WHERE account_id = a.id) AS usage_credits

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";
+import { ACCOUNT_BALANCE } from "../src/ledger/credit-shards.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { waitersOnLocks } from "../testing/locks.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
@@ -54,7 +55,8 @@ test("a refund waits past the serving pool's lock bound for the account's lock, 
     release();
     await holding;
     expect(await refund).toBe("refunded");
-    const [row] = await sql<{ balance: string }[]>`SELECT balance FROM accounts WHERE id = ${accountId}`;
+    const [row] = await sql<{ balance: string }[]>`
+      SELECT ${sql.unsafe(ACCOUNT_BALANCE)} AS balance FROM accounts a WHERE a.id = ${accountId}`;
     expect(Number(row?.balance)).toBe(100);
   } finally {
     await observer.close();

@@ -45,6 +45,8 @@ export function openSqliteFixture(options: { serving?: boolean } = {}): Promise<
     lastUsedAt: async (keyId) =>
       observer.query<{ at: number | null }, [string]>("SELECT last_used_at AS at FROM api_keys WHERE id = ?").get(keyId)
         ?.at ?? null,
+    // One writer at a time: a charge's remaining is the balance right after it.
+    crossProcessRemaining: "exact",
     async close() {
       observer.close();
       await closeDatabase(db);

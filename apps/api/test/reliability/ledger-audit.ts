@@ -4,6 +4,7 @@
 // the ports have no per-request usage nor grant totals, and the audit must not trust the code it checks.
 import { Database } from "bun:sqlite";
 import { parseDatabaseUrl } from "@social/core";
+import { ACCOUNT_BALANCE } from "@social/store-postgres";
 import { ledgerPathOf } from "@social/store-sqlite";
 import { SQL } from "bun";
 
@@ -85,7 +86,7 @@ async function postgresBooks(url: string, accountIds: readonly string[]): Promis
       for (const accountId of accountIds) {
         const [totals] = await tx<{ grants: string; balance: string }[]>`
           SELECT (SELECT COALESCE(SUM(credits), 0) FROM grants WHERE account_id = ${accountId}) AS grants,
-                 (SELECT balance FROM accounts WHERE id = ${accountId}) AS balance`;
+                 (SELECT ${tx.unsafe(ACCOUNT_BALANCE)} FROM accounts a WHERE a.id = ${accountId}) AS balance`;
         const usage = await tx<{ request_id: string; credits: string }[]>`
           SELECT request_id, credits FROM usage WHERE account_id = ${accountId}`;
         const refunds = await tx<{ request_id: string }[]>`
@@ -190,24 +191,25 @@ interface KeySpendRow {
 }
 
 /** Each key's limit, what its row counts, and what its usage rows less refunds add up to: the same SQL on both. */
-const KEY_SPENDS = `SELECT k.id, k.credit_limit, k.limit_per, k.spent_total,
+/** Read from `keys`: SQLite's api_keys, or PostgreSQL's view that merges a key's spend from its shards. */
+const keySpendsFrom = (keys: string) => `SELECT k.id, k.credit_limit, k.limit_per, k.spent_total,
   COALESCE((SELECT SUM(u.credits) FROM usage u WHERE u.key_id = k.id
             AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.refund_of = u.request_id)), 0) AS spent
-  FROM api_keys k`;
+  FROM ${keys} k`;
 
 async function keySpends(databaseUrl: string): Promise<KeySpendRow[]> {
   const location = parseDatabaseUrl(databaseUrl);
   if (location.kind === "postgres") {
     const sql = new SQL(location.url, { max: 1 });
     try {
-      return [...(await sql.unsafe<KeySpendRow[]>(KEY_SPENDS))];
+      return [...(await sql.unsafe<KeySpendRow[]>(keySpendsFrom("api_key_totals")))];
     } finally {
       await sql.close();
     }
   }
   const db = new Database(ledgerPathOf(location.path), { readonly: true, strict: true });
   try {
-    return db.query<KeySpendRow, []>(KEY_SPENDS).all();
+    return db.query<KeySpendRow, []>(keySpendsFrom("api_keys")).all();
   } finally {
     db.close();
   }

@@ -38,12 +38,17 @@ export function concurrencyConformance(ledgerTest: LedgerTest): void {
           const target = i % 2 === 0 ? ledger : peer.ledger;
           const record = usage(keyId, `r${i}`, costOf(i));
           settled.push(
-            outcomeOf(target.debit(accountId, record)).then((outcome) => ({ accountId, usage: record, outcome })),
+            outcomeOf(target.debit(accountId, record)).then((outcome) => ({
+              accountId,
+              usage: record,
+              outcome,
+              via: target === ledger ? "ledger" : "peer",
+            })),
           );
           // Spread over time, so that the two ledgers' commits interleave rather than follow each other.
           if (i % 10 === 0) await Bun.sleep(1);
         }
-        replaySerially(model, await Promise.all(settled), Date.now);
+        replaySerially(model, await Promise.all(settled), Date.now, fixture.crossProcessRemaining);
         const books = model.books(accountId);
         expect(books.usageRows).toBeLessThan(800);
         expect(books.grants).toBe(books.balance + books.usageCredits);

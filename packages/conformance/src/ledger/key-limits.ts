@@ -91,8 +91,14 @@ export function keyLimitConformance(ledgerTest: LedgerTest): void {
           );
           replaySerially(
             model,
-            records.map((record, i) => ({ accountId, usage: record, outcome: outcomes[i] as DebitOutcome })),
+            records.map((record, i) => ({
+              accountId,
+              usage: record,
+              outcome: outcomes[i] as DebitOutcome,
+              via: i % 2 === 0 ? "ledger" : "peer",
+            })),
             Date.now,
+            fixture.crossProcessRemaining,
           );
           // Refused only for the key's limit, and only when what it left could not cover the debit.
           expect(outcomes.every((outcome) => "ok" in outcome && (outcome.ok || outcome.reason === "key_limit"))).toBe(

@@ -1,7 +1,7 @@
 // What the topics of the Ledger conformance suite (../ledger.ts) share: the fixture an adapter gives,
 // and the helpers their tests build records and wait with.
 import type { KeyOptions, Ledger, UsageRecord } from "@social/core";
-import type { Books } from "../serial-ledger.ts";
+import type { Books, CrossProcessRemaining } from "../serial-ledger.ts";
 
 export interface LedgerFixture {
   ledger: Ledger;
@@ -17,6 +17,8 @@ export interface LedgerFixture {
   books(accountId: string): Promise<Books>;
   charged(requestId: string): Promise<boolean>;
   lastUsedAt(keyId: string): Promise<number | null>;
+  /** What a charge's `remaining` is while another process charges the same account. */
+  crossProcessRemaining: CrossProcessRemaining;
   close(): Promise<void>;
 }
 

@@ -42,6 +42,7 @@ import {
   usageGroupsOf,
 } from "@social/store-common";
 import type { SQL, TransactionSQL } from "bun";
+import { ACCOUNT_BALANCE, lockAccountsWhole } from "../ledger/credit-shards.ts";
 import { persistentSecret } from "../settings.ts";
 import { countRefused, requestLogPage } from "./request-history.ts";
 
@@ -58,6 +59,9 @@ interface AccountRow {
 }
 
 type KeyRow = KeyInfoRowOf<string>;
+
+/** An account as read back, its balance with its credit shards', for a query on `accounts a`. */
+const ACCOUNT_COLUMNS = `a.id, a.name, ${ACCOUNT_BALANCE} AS balance, a.created_at, a.oidc_issuer, a.oidc_subject, a.low_balance_warning`;
 
 function toAccount(row: AccountRow): AccountDetails {
   return {
@@ -126,7 +130,7 @@ export class PostgresAccounts implements Accounts {
 
   async account(accountId: string): Promise<AccountDetails | undefined> {
     const [row] = await this.#sql<AccountRow[]>`
-      SELECT id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning FROM accounts WHERE id = ${accountId}`;
+      SELECT ${this.#sql.unsafe(ACCOUNT_COLUMNS)} FROM accounts a WHERE a.id = ${accountId}`;
     return row ? toAccount(row) : undefined;
   }
 
@@ -177,16 +181,17 @@ export class PostgresAccounts implements Accounts {
   async grantCredits(accountId: string, credits: number, reason: string = GRANT_REASONS.operator): Promise<number> {
     assertCredits(credits, { allowZero: false });
     const balance = await this.#sql.begin(async (tx) => {
-      const [row] = await tx<{ balance: string }[]>`
-        UPDATE accounts SET balance = balance + ${credits}
-        WHERE id = ${accountId} AND balance <= ${MAX_BALANCE - credits} RETURNING balance`;
-      if (!row) {
-        const [account] = await tx<{ balance: string }[]>`SELECT balance FROM accounts WHERE id = ${accountId}`;
-        if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
-        throw balanceLimitReached(accountId, Number(account.balance), credits);
-      }
+      // The row locked first: no credits move between it and its shards until the grant commits, so the
+      // balance read next is whole.
+      await tx`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
+      const [account] = await tx<{ balance: string }[]>`
+        SELECT ${tx.unsafe(ACCOUNT_BALANCE)} AS balance FROM accounts a WHERE a.id = ${accountId}`;
+      if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
+      const before = Number(account.balance);
+      if (before > MAX_BALANCE - credits) throw balanceLimitReached(accountId, before, credits);
+      await tx`UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId}`;
       await recordGrant(tx, accountId, credits, reason, Date.now());
-      return Number(row.balance);
+      return before + credits;
     });
     this.#keysChanged(accountId);
     return balance;
@@ -200,7 +205,7 @@ export class PostgresAccounts implements Accounts {
   async key(keyId: string): Promise<KeyInfo | undefined> {
     const [row] = await this.#sql<
       KeyRow[]
-    >`SELECT ${this.#sql.unsafe(KEY_INFO_COLUMNS)} FROM api_keys WHERE id = ${keyId}`;
+    >`SELECT ${this.#sql.unsafe(KEY_INFO_COLUMNS)} FROM api_key_totals WHERE id = ${keyId}`;
     return row ? keyInfoOf(row, Date.now()) : undefined;
   }
 
@@ -208,21 +213,32 @@ export class PostgresAccounts implements Accounts {
     const columns = this.#sql.unsafe(KEY_INFO_COLUMNS);
     const rows =
       accountId === undefined
-        ? await this.#sql<KeyRow[]>`SELECT ${columns} FROM api_keys ORDER BY created_at, seq`
+        ? await this.#sql<KeyRow[]>`SELECT ${columns} FROM api_key_totals ORDER BY created_at, seq`
         : await this.#sql<KeyRow[]>`
-            SELECT ${columns} FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, seq`;
+            SELECT ${columns} FROM api_key_totals WHERE account_id = ${accountId} ORDER BY created_at, seq`;
     const now = Date.now();
     return rows.map((row) => keyInfoOf(row, now));
   }
 
-  /** Changes an active key's name, limit and expiry; its spend stays. */
+  /**
+   * Changes an active key's name, limit and expiry; its spend stays. The account's credit shards are
+   * locked first: a batch that read the key before the change, and so charged it without its new
+   * limit, commits before it (credit-shards.ts).
+   */
   async updateKey(keyId: string, changes: KeyChanges): Promise<KeyInfo> {
     assertKeyOptions(changes);
-    const [row] = await this.#sql<KeyRow[]>`
-      UPDATE api_keys SET name = ${changes.name}, credit_limit = ${changes.limit?.credits ?? null},
-        limit_per = ${changes.limit?.per ?? null}, expires_at = ${changes.expiresAt ?? null}
-      WHERE id = ${keyId} AND revoked_at IS NULL
-      RETURNING ${this.#sql.unsafe(KEY_INFO_COLUMNS)}`;
+    const row = await this.#sql.begin(async (tx) => {
+      const [key] = await tx<{ account_id: string }[]>`SELECT account_id FROM api_keys WHERE id = ${keyId}`;
+      if (!key) return undefined;
+      await lockAccountsWhole(tx, [key.account_id]);
+      const [updated] = await tx`
+        UPDATE api_keys SET name = ${changes.name}, credit_limit = ${changes.limit?.credits ?? null},
+          limit_per = ${changes.limit?.per ?? null}, expires_at = ${changes.expiresAt ?? null}
+        WHERE id = ${keyId} AND revoked_at IS NULL RETURNING id`;
+      if (!updated) return undefined;
+      const [info] = await tx<KeyRow[]>`SELECT ${tx.unsafe(KEY_INFO_COLUMNS)} FROM api_key_totals WHERE id = ${keyId}`;
+      return info;
+    });
     if (!row) {
       throw (await this.key(keyId))
         ? new LedgerError("revoked_key", `the key ${keyId} is revoked and cannot be changed`)
@@ -235,12 +251,12 @@ export class PostgresAccounts implements Accounts {
   /** Revokes the key for good. Revoking a revoked key keeps its original revocation time. */
   async revokeKey(reference: string): Promise<KeyInfo> {
     const keyId = await this.#resolveKeyId(reference);
-    const [row] = await this.#sql<KeyRow[]>`
-      UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${Date.now()}) WHERE id = ${keyId}
-      RETURNING ${this.#sql.unsafe(KEY_INFO_COLUMNS)}`;
+    const [revoked] = await this.#sql`
+      UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${Date.now()}) WHERE id = ${keyId} RETURNING id`;
+    const row = revoked ? await this.key(keyId) : undefined;
     if (!row) throw new LedgerError("unknown_key", `no key matches ${reference}`);
-    this.#keysChanged(row.account_id);
-    return keyInfoOf(row, Date.now());
+    this.#keysChanged(row.accountId);
+    return row;
   }
 
   /**
@@ -330,8 +346,8 @@ export class PostgresAccounts implements Accounts {
 
   async #identity(issuer: string, subject: string): Promise<AccountDetails | undefined> {
     const [row] = await this.#sql<AccountRow[]>`
-      SELECT id, name, balance, created_at, oidc_issuer, oidc_subject, low_balance_warning FROM accounts
-      WHERE oidc_issuer = ${issuer} AND oidc_subject = ${subject}`;
+      SELECT ${this.#sql.unsafe(ACCOUNT_COLUMNS)} FROM accounts a
+      WHERE a.oidc_issuer = ${issuer} AND a.oidc_subject = ${subject}`;
     return row ? toAccount(row) : undefined;
   }
 

@@ -1,16 +1,19 @@
 // The Ledger port on PostgreSQL, with group commit per process, under the same contract as SQLite's
 // (packages/store-sqlite/src/ledger/sqlite-ledger.ts). A commit's cost is mostly its round trips and
 // its WAL flush, so the debits that arrive while one batch is being written wait in a queue and go
-// together in the next transaction: one locked read of the accounts, then one statement that inserts
-// the usage rows and updates the balances and the keys' spend, with the COMMIT sent right behind it
+// together in the next transaction: a few reads sent together, then one statement that inserts the
+// usage rows and updates the balances and the keys' spend, with the COMMIT sent right behind it
 // (pipelined-commit.ts). No promise settles before the COMMIT that holds its debit, so a response
 // never reports a charge the ledger does not have.
 //
-// Many processes share the database: a batch locks its accounts (in id order, so two batches never
-// deadlock on them) before reading the balances, so the balances it tests debits against stay true
-// until it commits. The conditional UPDATE and the CHECK (balance >= 0) still guard every balance.
+// Many processes share the database: a batch spends from this ledger's own credit shard, locked before
+// the batch reads what it decides on, and locks an account's row only to fill the shard up
+// (credit-shards.ts), so the batches of different processes do not take turns on the account. A debit
+// that the shard and the row cannot cover while other shards hold credits goes to a batch that locks
+// all of the account's shards: it is refused only when the whole balance is short. The CHECK
+// (credits >= 0, balance >= 0) still guards every row.
 import type { DebitAccount, DebitKey, DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
-import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded } from "@social/core";
+import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded, utcDayOf } from "@social/core";
 import {
   type IdempotencyOwnerRow,
   idempotencyHolderOf,
@@ -24,6 +27,7 @@ import {
 import type { ReservedSQL } from "bun";
 import { SQL } from "bun";
 import { isDatabaseOutage } from "../outage.ts";
+import { ACCOUNT_BALANCE, foldIdleShards, lockAccountsWhole, newShardNumber, refillOf } from "./credit-shards.ts";
 import { KeyCache } from "./key-cache.ts";
 import { committedBehind, type PipelinedWork } from "./pipelined-commit.ts";
 import { type TransactionStatus, UnsettledDebits } from "./unsettled.ts";
@@ -34,7 +38,14 @@ const MAX_BATCH = 512;
 export interface PostgresLedgerOptions {
   /** The clock that stamps usage rows and key use; tests pin it. */
   now?: () => number;
+  /** How long a credit shard stays unused before this ledger folds it back into its account's row. */
+  foldIdleAfterMs?: number;
 }
+
+/** A shard idle this long is folded back: its process has likely gone (credit-shards.ts). */
+const FOLD_IDLE_AFTER_MS = 10 * 60_000;
+/** How often each ledger looks for idle shards. */
+const FOLD_EVERY_MS = 60_000;
 
 interface PendingDebit {
   accountId: string;
@@ -43,7 +54,8 @@ interface PendingDebit {
   reject: (error: unknown) => void;
 }
 
-type Outcome = { result: DebitResult } | { error: LedgerError };
+/** Deferred: a debit this ledger's shard and the account's row cannot cover while other shards might. */
+type Outcome = { result: DebitResult } | { error: LedgerError } | { deferred: true };
 
 /**
  * What a batch learned before it failed: its transaction id, once the server has assigned it, and the
@@ -64,6 +76,10 @@ export class PostgresLedger implements Ledger {
   /** A batch is being written or about to be: new debits wait for the next one. */
   #draining = false;
   readonly #keys: KeyCache;
+  /** This ledger's credit shard (credit-shards.ts). */
+  readonly #shard = newShardNumber();
+  readonly #foldIdleAfterMs: number;
+  readonly #folding: ReturnType<typeof setInterval>;
   readonly #unsettled = new UnsettledDebits(
     (xid) => this.#transactionStatus(xid),
     ({ accountId, requestId }) => this.#refundUsage(accountId, requestId),
@@ -76,6 +92,20 @@ export class PostgresLedger implements Ledger {
     this.#keys = new KeyCache(Date.now);
     // Without the subscription every check reads the database, which is slower but never wrong.
     this.#keys.listen(sql).catch(() => {});
+    this.#foldIdleAfterMs = options.foldIdleAfterMs ?? FOLD_IDLE_AFTER_MS;
+    // A fold that fails (an outage) is tried again next time; credits in an idle shard count all along.
+    this.#folding = setInterval(() => void this.foldIdleShards().catch(() => {}), FOLD_EVERY_MS);
+    this.#folding.unref?.();
+  }
+
+  /** Moves idle credit shards (of any process) back into their accounts' rows; returns how many. */
+  foldIdleShards(): Promise<number> {
+    return foldIdleShards(this.#sql, this.#now() - this.#foldIdleAfterMs);
+  }
+
+  /** Stops folding idle shards: the pool is about to close. */
+  close(): void {
+    clearInterval(this.#folding);
   }
 
   /**
@@ -98,13 +128,14 @@ export class PostgresLedger implements Ledger {
 
   async #readKey(keyHash: string): Promise<KeyCheck> {
     const [row] = await this.#sql<KeyRow[]>`
-      SELECT ${this.#sql.unsafe(KEY_CHECK_COLUMNS)}, a.balance
-      FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
+      SELECT ${this.#sql.unsafe(KEY_CHECK_COLUMNS)}, ${this.#sql.unsafe(ACCOUNT_BALANCE)} AS balance
+      FROM api_key_totals k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
     return keyCheckOf(row, keyHash, this.#now());
   }
 
   async balance(accountId: string): Promise<number> {
-    const [row] = await this.#sql<{ balance: string }[]>`SELECT balance FROM accounts WHERE id = ${accountId}`;
+    const [row] = await this.#sql<{ balance: string }[]>`
+      SELECT ${this.#sql.unsafe(ACCOUNT_BALANCE)} AS balance FROM accounts a WHERE a.id = ${accountId}`;
     if (!row) throw new LedgerError("unknown_account", `no account ${accountId}`);
     return Number(row.balance);
   }
@@ -142,9 +173,12 @@ export class PostgresLedger implements Ledger {
   /**
    * The grant takes its amount from the usage row itself (a refund never exceeds the charge), and the
    * unique index on refund_of makes a second refund a no-op: a concurrent one waits for the account's
-   * lock, then inserts nothing. The charge stops counting against its key's limit in the same commit.
-   * It waits for its locks however long another session holds them (a serving pool bounds other
-   * statements' waits): a refund given up would leave a customer charged for an answer never received.
+   * lock, then inserts nothing. The charge stops counting against its key's limit in the same commit,
+   * as core's `refunded` says on the key's whole spend, read with its row locked; the change goes to
+   * the key's row, whichever shard's part recorded the charge (parts only grow meanwhile, so the spend
+   * never goes below zero). It waits for its locks however long another session holds them (a serving
+   * pool bounds other statements' waits): a refund given up would leave a customer charged for an
+   * answer never received.
    */
   async #refundUsage(accountId: string, requestId: string): Promise<void> {
     const now = this.#now();
@@ -152,23 +186,30 @@ export class PostgresLedger implements Ledger {
       await tx`SET LOCAL lock_timeout = 0`;
       const [account] = await tx`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
       if (!account) throw new LedgerError("unknown_account", `no account ${accountId}`);
-      const [refund] = await tx<{ credits: string }[]>`
+      const [charge] = await tx<{ key_id: string; credits: string; created_at: string }[]>`
+        SELECT key_id, credits, created_at FROM usage
+        WHERE request_id = ${requestId} AND account_id = ${accountId} AND credits > 0`;
+      if (!charge) return;
+      const [refund] = await tx`
         INSERT INTO grants (account_id, credits, reason, created_at, refund_of)
-        SELECT account_id, credits, ${GRANT_REASONS.refund}::text, ${now}::bigint, request_id FROM usage
-        WHERE request_id = ${requestId} AND account_id = ${accountId} AND credits > 0
-        ON CONFLICT DO NOTHING RETURNING credits`;
+        VALUES (${accountId}, ${charge.credits}, ${GRANT_REASONS.refund}, ${now}, ${requestId})
+        ON CONFLICT DO NOTHING RETURNING id`;
       if (!refund) return;
-      const credits = Number(refund.credits);
-      const [[key]] = await Promise.all([
-        tx<(KeySpendRowOf<string> & { id: string; charged_at: string })[]>`
-          SELECT k.id, u.created_at AS charged_at, k.credit_limit, k.limit_per, k.expires_at,
-                 k.spent_total, k.spent_today, k.spent_day
-          FROM usage u JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = ${requestId} FOR NO KEY UPDATE OF k`,
+      const credits = Number(charge.credits);
+      const [, , [key]] = await Promise.all([
         tx`UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId}`,
+        tx`SELECT id FROM api_keys WHERE id = ${charge.key_id} FOR NO KEY UPDATE`,
+        tx<(KeySpendRowOf<string> & { id: string })[]>`
+          SELECT id, credit_limit, limit_per, expires_at, spent_total, spent_today, spent_day
+          FROM api_key_totals WHERE id = ${charge.key_id}`,
       ]);
       if (!key) return;
-      const spend = refunded(keySpendOf(key), credits, Number(key.charged_at));
-      await tx`UPDATE api_keys SET spent_total = ${spend.total}, spent_today = ${spend.today} WHERE id = ${key.id}`;
+      const spend = keySpendOf(key);
+      const after = refunded(spend, credits, Number(charge.created_at));
+      await tx`UPDATE api_keys SET spent_total = spent_total + ${after.total - spend.total},
+                 spent_today = spend_today(spent_today, spent_day, ${after.today - spend.today}::bigint, ${spend.day}::bigint),
+                 spent_day = GREATEST(spent_day, ${spend.day}::bigint)
+               WHERE id = ${key.id}`;
     });
   }
 
@@ -186,17 +227,17 @@ export class PostgresLedger implements Ledger {
    * the meantime, a deadlock) is written again one debit per transaction, so that only the debit at
    * fault fails and the others are neither lost nor charged twice.
    */
-  async #settle(batch: PendingDebit[]): Promise<void> {
+  async #settle(batch: PendingDebit[], mode: BatchMode = "own"): Promise<void> {
     const attempt: BatchAttempt = {};
     const version = this.#keys.version;
     let outcomes: Outcome[];
     try {
-      outcomes = await committedBehind(this.#sql, (tx) => this.#writeBatch(tx, batch, attempt));
+      outcomes = await committedBehind(this.#sql, (tx) => this.#writeBatch(tx, batch, attempt, mode));
     } catch (error) {
       // The server refused a statement (it says why with a SQLSTATE): nothing was committed, and
       // written one by one, only the debit at fault fails.
       if (!isDatabaseOutage(error) && hasSqlState(error)) {
-        if (batch.length > 1) for (const debit of batch) await this.#settle([debit]);
+        if (batch.length > 1) for (const debit of batch) await this.#settle([debit], mode);
         else for (const debit of batch) debit.reject(refusedUsage(error, debit.usage));
         return;
       }
@@ -208,15 +249,19 @@ export class PostgresLedger implements Ledger {
       for (const debit of batch) debit.reject(error);
       return;
     }
+    const deferred: PendingDebit[] = [];
     batch.forEach((debit, index) => {
       const outcome = outcomes[index];
-      if (outcome && "result" in outcome) {
+      if (outcome && "deferred" in outcome) {
+        deferred.push(debit);
+      } else if (outcome && "result" in outcome) {
         this.#keys.debited(debit.accountId, outcome.result.remaining, version);
         debit.resolve(outcome.result);
       } else {
         debit.reject(outcome?.error);
       }
     });
+    if (deferred.length > 0) await this.#settle(deferred, mode === "own" ? "whole" : "last");
   }
 
   /**
@@ -245,20 +290,32 @@ export class PostgresLedger implements Ledger {
 
   /**
    * Applies the batch in queue order inside one transaction, each debit as decideDebit decides it on
-   * the rows read under the accounts' locks and the charges decided before it in the batch.
+   * the rows read under the batch's locks and the charges decided before it in the batch. `own` spends
+   * from this ledger's shards (filled from the accounts' rows when short): a debit they cannot cover
+   * while other shards hold credits is deferred, with the account's debits after it, to a batch that
+   * locks the accounts `whole`; one that a shard made meanwhile may cover is deferred once more, to a
+   * `last` batch, which decides as `whole` does without deferring.
    */
   async #writeBatch(
     tx: ReservedSQL,
     batch: readonly PendingDebit[],
     attempt: BatchAttempt,
+    mode: BatchMode,
   ): Promise<PipelinedWork<Outcome[]>> {
     const now = this.#now();
+    const shard = this.#shard;
     const accountIds = [...new Set(batch.map((debit) => debit.accountId))];
-    const keyIds = [...new Set(batch.map((debit) => debit.usage.keyId))];
+    const keyIds = tx.array([...new Set(batch.map((debit) => debit.usage.keyId))], "TEXT");
     const requestIds = batch.map((debit) => debit.usage.requestId);
-    // Queued one after the other on the transaction's connection; the usage read starts only once
-    // the accounts are locked, so it sees every charge committed by a batch that held them before.
-    const [[settings], locked, alreadyCharged, keyRows] = await Promise.all([
+    const ids = tx.array(accountIds, "TEXT");
+    const readKeys = () => tx<KeyFactsRow[]>`
+      SELECT id, revoked_at IS NOT NULL AS revoked, credit_limit, limit_per, expires_at, spent_total, spent_today, spent_day
+      FROM api_key_totals WHERE id = ANY(${keyIds})`;
+    // Locked before anything is read, so that the reads see every charge committed by a batch that
+    // held them before.
+    const whole = mode === "own" ? undefined : await lockAccountsWhole(tx, accountIds);
+    // Queued one after the other on the transaction's connection, the own shards' lock first.
+    const [[settings], ownShards, outside, alreadyCharged, firstKeys] = await Promise.all([
       // A charge reported to a client must survive a crash of the server, whatever its default. Every
       // statement of a batch finds its rows by key, yet left to choose, the planner plans some anew for
       // each batch (arrays of another length): one generic plan per connection spares the server that
@@ -269,20 +326,93 @@ export class PostgresLedger implements Ledger {
       tx<{ xid: string }[]>`
         SELECT set_config('synchronous_commit', 'on', true), set_config('plan_cache_mode', 'force_generic_plan', true),
           set_config('enable_seqscan', 'off', true), txid_current()::text AS xid`,
-      tx<{ id: string; balance: string }[]>`
-        SELECT id, balance FROM accounts WHERE id = ANY(${tx.array(accountIds, "TEXT")})
-        ORDER BY id FOR NO KEY UPDATE`,
+      mode === "own"
+        ? tx<ShardRow[]>`
+            SELECT account_id, shard, credits FROM credit_shards WHERE account_id = ANY(${ids}) AND shard = ${shard}
+            ORDER BY account_id FOR NO KEY UPDATE`
+        : Promise.resolve([]),
+      // What the batch does not hold: own, the account's row and other shards; whole, every shard (the
+      // locked ones are taken off below), of which one made since the lock is not held.
+      tx<OutsideRow[]>`
+        SELECT a.id, CASE WHEN ${mode === "own"} THEN a.balance ELSE 0 END AS balance,
+          coalesce((SELECT sum(s.credits) FROM credit_shards s WHERE s.account_id = a.id
+            AND (s.shard <> ${shard} OR ${mode !== "own"})), 0) AS others
+        FROM accounts a WHERE a.id = ANY(${ids})`,
       tx<{ request_id: string }[]>`
         SELECT request_id FROM usage WHERE request_id = ANY(${tx.array(requestIds, "TEXT")})`,
-      tx<(KeySpendRowOf<string> & { id: string; revoked: boolean })[]>`
-        SELECT id, revoked_at IS NOT NULL AS revoked, credit_limit, limit_per, expires_at, spent_total, spent_today, spent_day
-        FROM api_keys WHERE id = ANY(${tx.array(keyIds, "TEXT")})`,
+      readKeys(),
     ]);
     attempt.xid = settings?.xid;
+
+    // Per account: the credits the batch holds locked (its shards, and its row once locked) and what
+    // it does not hold, which a charge's remaining balance counts too.
+    const held = new Map<string, HeldCredits>();
+    for (const row of outside) {
+      held.set(row.id, { shards: [], main: undefined, outside: Number(row.balance) + Number(row.others) });
+    }
+    for (const row of ownShards) held.get(row.account_id)?.shards.push({ shard, credits: Number(row.credits) });
+    for (const row of whole?.mains ?? []) {
+      const account = held.get(row.id);
+      if (account) account.main = Number(row.balance);
+    }
+    for (const row of whole?.shards ?? []) {
+      const account = held.get(row.account_id);
+      account?.shards.push({ shard: row.shard, credits: Number(row.credits) });
+      if (account) account.outside -= Number(row.credits);
+    }
+
+    // An account whose shard is missing or short of what the batch may debit locks its row too, and
+    // the keys with a limit are locked and read again after it: a limit set before the row was locked
+    // is seen (credit-shards.ts).
+    const asked = new Map<string, number>();
+    for (const { accountId, usage } of batch) {
+      asked.set(accountId, (asked.get(accountId) ?? 0) + Math.max(0, usage.credits));
+    }
+    const missing = mode === "own" ? accountIds.filter((id) => held.get(id)?.shards.length === 0) : [];
+    const short =
+      mode === "own"
+        ? accountIds.filter((id) => {
+            const account = held.get(id);
+            return account !== undefined && creditsIn(account) < (asked.get(id) ?? 0);
+          })
+        : [];
+    let keyRows = firstKeys;
+    if (missing.length > 0 || short.length > 0 || firstKeys.some((row) => row.credit_limit !== null)) {
+      const rows = [...new Set([...missing, ...short])].sort();
+      const [mains, created, , others, keysAgain] = await Promise.all([
+        tx<{ id: string; balance: string }[]>`
+          SELECT id, balance FROM accounts WHERE id = ANY(${tx.array(rows, "TEXT")}) ORDER BY id FOR NO KEY UPDATE`,
+        // Made with the account's row locked, which a change of a key's limit holds too; the upsert
+        // locks a shard that exists already as well.
+        tx<ShardRow[]>`
+          INSERT INTO credit_shards (account_id, shard, credits, used_at)
+          SELECT id, ${shard}, 0, ${now}::bigint FROM unnest(${tx.array(missing, "TEXT")}) AS m (id)
+          ON CONFLICT (account_id, shard) DO UPDATE SET used_at = excluded.used_at
+          RETURNING account_id, shard, credits`,
+        tx`SELECT id FROM api_keys WHERE id = ANY(${keyIds}) AND credit_limit IS NOT NULL ORDER BY id FOR NO KEY UPDATE`,
+        // With the rows locked, no credits move between them and other shards but by debits.
+        tx<OutsideRow[]>`
+          SELECT a.id, 0 AS balance, coalesce((SELECT sum(s.credits) FROM credit_shards s
+            WHERE s.account_id = a.id AND s.shard <> ${shard}), 0) AS others
+          FROM accounts a WHERE a.id = ANY(${tx.array(rows, "TEXT")})`,
+        readKeys(),
+      ]);
+      for (const row of mains) {
+        const account = held.get(row.id);
+        if (account) account.main = Number(row.balance);
+      }
+      for (const row of created) held.get(row.account_id)?.shards.push({ shard, credits: Number(row.credits) });
+      for (const row of others) {
+        const account = held.get(row.id);
+        if (account) account.outside = Number(row.others);
+      }
+      keyRows = keysAgain;
+    }
     const owners = await this.#idempotencyOwners(tx, batch);
-    const accounts = new Map<string, DebitAccount>(locked.map((row) => [row.id, { balance: Number(row.balance) }]));
+    const accounts = new Map<string, DebitAccount>(
+      [...held].map(([id, account]) => [id, { balance: creditsIn(account) }]),
+    );
     const chargedIds = new Set(alreadyCharged.map((row) => row.request_id));
-    // Read after the accounts were locked, and every writer of a key's spend holds its account's lock.
     const keys = new Map<string, DebitKey>(
       keyRows.map((row) => [
         row.id,
@@ -293,12 +423,16 @@ export class PostgresLedger implements Ledger {
         },
       ]),
     );
-    const charges = new Map<string, number>();
+    const spent = new Map<string, number>();
     const inserted: { accountId: string; usage: UsageRecord }[] = [];
+    // Accounts with a debit deferred: their later debits follow it, so that they keep their order.
+    const deferring = new Set<string>();
 
     const outcomes = batch.map((debit): Outcome => {
       const { accountId, usage } = debit;
+      if (deferring.has(accountId)) return { deferred: true };
       const idempotencyKey = usage.idempotencyKey;
+      const outside = held.get(accountId)?.outside ?? 0;
       const decision = decideDebit(
         debit,
         {
@@ -312,26 +446,51 @@ export class PostgresLedger implements Ledger {
         },
         now,
       );
+      if ("result" in decision && decision.result.reason === "balance") {
+        if (outside > 0 && mode !== "last") {
+          deferring.add(accountId);
+          return { deferred: true };
+        }
+        return { result: { ...decision.result, remaining: decision.result.remaining + outside } };
+      }
       if (!("charge" in decision)) return decision;
       const { account, key, remaining, spend } = decision.charge;
       account.balance = remaining;
       key.spend = spend;
       chargedIds.add(usage.requestId);
-      charges.set(accountId, (charges.get(accountId) ?? 0) + usage.credits);
+      spent.set(usage.keyId, (spent.get(usage.keyId) ?? 0) + usage.credits);
       inserted.push({ accountId, usage });
-      return { result: { ok: true, remaining } };
+      return { result: { ok: true, remaining: remaining + outside } };
     });
 
+    // How each locked row changes: a shard spends first and takes from its row only what it lacks and a
+    // share of the rest; locked whole, the row takes all of its shards' credits back.
+    const shardChanges: { accountId: string; shard: number; credits: number }[] = [];
+    const mainChanges: { accountId: string; credits: number }[] = [];
+    for (const [accountId, account] of held) {
+      const debited = creditsIn(account) - (accounts.get(accountId)?.balance ?? creditsIn(account));
+      const inShards = account.shards.reduce((sum, part) => sum + part.credits, 0);
+      if (mode !== "own") {
+        for (const part of account.shards) shardChanges.push({ accountId, shard: part.shard, credits: -part.credits });
+        mainChanges.push({ accountId, credits: inShards - debited });
+      } else if (account.shards.length > 0) {
+        const take = account.main === undefined ? 0 : refillOf(inShards, account.main, debited);
+        shardChanges.push({ accountId, shard, credits: take - debited });
+        if (account.main !== undefined) mainChanges.push({ accountId, credits: -take });
+      }
+    }
+
     // One statement, so that the COMMIT sent behind it commits the whole batch or none of it: the usage
-    // rows, the balances (the failed cast, naming why, fails the transaction should a balance not cover
-    // its debits, which its lock makes unreachable), and one write per key, locked in id order like the
-    // accounts, so that batches never deadlock. An empty array writes nothing; -1 stands for a duration
-    // not measured and a spend with no day, as an INT8 array holds no nulls here.
+    // rows, the locked shards and rows, changed by what the batch moved (their CHECKs refuse a row
+    // below zero, and the failed cast, naming why, fails the transaction should one not be written,
+    // which their locks make unreachable), and each key's spend added to its part for this ledger's
+    // shard. Only this ledger's shard counts as used: the others a whole batch empties stay idle, to be
+    // folded. An empty array writes nothing; -1 stands for a duration not measured, as an INT8 array
+    // holds no nulls here.
     const text = (values: string[]) => tx.array(values, "TEXT");
     const int8 = (values: number[]) => tx.array(values, "INT8");
-    const debited = [...charges].filter(([, credits]) => credits > 0);
-    const spentKeys = [...keys.keys()];
-    const spends = [...keys.values()].map((key) => key.spend);
+    const spentKeys = [...spent.keys()];
+    const expected = shardChanges.length + mainChanges.length;
     const write = tx`
       WITH used AS (
         INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms, call)
@@ -343,26 +502,63 @@ export class PostgresLedger implements Ledger {
           ${int8(inserted.map((row) => row.usage.durationMs ?? -1))},
           ${text(inserted.map((row) => row.usage.call ?? ""))}
         ) AS u (request_id, key_id, account_id, endpoint, credits, duration_ms, call)
-      ), debited AS (
-        UPDATE accounts a SET balance = a.balance - c.credits
-        FROM unnest(${text(debited.map(([id]) => id))}, ${int8(debited.map(([, credits]) => credits))}) AS c (id, credits)
-        WHERE a.id = c.id AND a.balance >= c.credits RETURNING a.id
+      ), shards AS (
+        UPDATE credit_shards c SET credits = c.credits + v.credits,
+          used_at = CASE WHEN c.shard = ${shard} THEN ${now}::bigint ELSE c.used_at END
+        FROM unnest(${text(shardChanges.map((row) => row.accountId))}, ${tx.array(
+          shardChanges.map((row) => row.shard),
+          "INT4",
+        )}, ${int8(shardChanges.map((row) => row.credits))}) AS v (account_id, shard, credits)
+        WHERE c.account_id = v.account_id AND c.shard = v.shard RETURNING 1
+      ), mains AS (
+        UPDATE accounts a SET balance = a.balance + v.credits
+        FROM unnest(${text(mainChanges.map((row) => row.accountId))}, ${int8(mainChanges.map((row) => row.credits))}) AS v (id, credits)
+        WHERE a.id = v.id RETURNING 1
       ), spent AS (
-        UPDATE api_keys k SET last_used_at = ${now}, spent_total = s.total, spent_today = s.today,
-          spent_day = nullif(s.day, -1)
-        FROM unnest(${text(spentKeys)}, ${int8(spends.map((spend) => spend.total))}, ${int8(spends.map((spend) => spend.today))},
-          ${int8(spends.map((spend) => spend.day ?? -1))}) AS s (id, total, today, day)
-        WHERE k.id = s.id
-          AND k.id IN (SELECT id FROM api_keys WHERE id = ANY(${text(spentKeys)}) ORDER BY id FOR NO KEY UPDATE)
+        INSERT INTO key_spend_shards AS p (key_id, shard, spent_total, spent_today, spent_day, last_used_at)
+        SELECT id, ${shard}::int, credits, credits, ${utcDayOf(now)}::bigint, ${now}::bigint
+        FROM unnest(${text(spentKeys)}, ${int8(spentKeys.map((id) => spent.get(id) ?? 0))}) AS s (id, credits)
+        ON CONFLICT (key_id, shard) DO UPDATE SET spent_total = p.spent_total + excluded.spent_total,
+          spent_today = spend_today(p.spent_today, p.spent_day, excluded.spent_today, excluded.spent_day),
+          spent_day = GREATEST(p.spent_day, excluded.spent_day), last_used_at = excluded.last_used_at
       )
-      SELECT CASE WHEN (SELECT count(*) FROM debited) = ${debited.length} THEN 1
+      SELECT CASE WHEN (SELECT count(*) FROM shards) + (SELECT count(*) FROM mains) = ${expected} THEN 1
         -- Built from the count, so that the planner cannot fold the failing cast ahead of the CASE.
-        ELSE ('a balance changed under the batch''s lock: debited ' || (SELECT count(*) FROM debited))::int
+        ELSE ('a locked row was not written: wrote ' || ((SELECT count(*) FROM shards) + (SELECT count(*) FROM mains)))::int
         END AS checked`;
     attempt.charges = inserted.map(({ accountId, usage }) => ({ accountId, requestId: usage.requestId }));
     return { result: outcomes, write };
   }
 }
+
+/** Which shards a batch spends from (see #writeBatch). */
+type BatchMode = "own" | "whole" | "last";
+
+/** The credits a batch holds for one account: its shards', its row's once locked. */
+interface HeldCredits {
+  shards: { shard: number; credits: number }[];
+  main: number | undefined;
+  /** The account's credits the batch does not hold, as last read. */
+  outside: number;
+}
+
+function creditsIn(account: HeldCredits): number {
+  return account.shards.reduce((sum, part) => sum + part.credits, 0) + (account.main ?? 0);
+}
+
+interface ShardRow {
+  account_id: string;
+  shard: number;
+  credits: string;
+}
+
+interface OutsideRow {
+  id: string;
+  balance: string;
+  others: string;
+}
+
+type KeyFactsRow = KeySpendRowOf<string> & { id: string; revoked: boolean };
 
 function ownerKey(accountId: string, idempotencyKey: string): string {
   return JSON.stringify([accountId, idempotencyKey]);
