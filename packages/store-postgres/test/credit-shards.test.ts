@@ -2,11 +2,11 @@
 // other's batches, yet every credit of the balance stays spendable, a killed process loses none, and a
 // key's limit still holds across processes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SQL, type TransactionSQL } from "bun";
+import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { openPostgres } from "../src/database.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
-import { waitersOnLocks } from "../testing/locks.ts";
+import { holdLocks, waitersOnLocks } from "../testing/locks.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { createPostgresAccount, createPostgresKey, openPostgresFixture } from "./ledger-fixture.ts";
 
@@ -25,41 +25,15 @@ const usage = (keyId: string, requestId: string, credits = 1) => ({
   credits,
 });
 
-/** Runs `statements` in a transaction on a connection of its own, and holds its locks until released. */
-async function hold(url: string, statements: (tx: TransactionSQL) => Promise<unknown>) {
-  const holder = new SQL(url, { max: 1 });
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let acquired = () => {};
-  const isAcquired = new Promise<void>((resolve) => {
-    acquired = resolve;
-  });
-  const holding = holder.begin(async (tx) => {
-    await statements(tx);
-    acquired();
-    await released;
-  });
-  await Promise.race([isAcquired, holding]);
-  return {
-    async release() {
-      release();
-      await holding;
-      await holder.close();
-    },
-  };
-}
-
 /** Holds every credit shard of the account, as the batches in flight of their processes hold them. */
 const holdShards = (url: string, accountId: string) =>
-  hold(url, (tx) => tx`SELECT shard FROM credit_shards WHERE account_id = ${accountId} FOR NO KEY UPDATE`);
+  holdLocks(url, (tx) => tx`SELECT shard FROM credit_shards WHERE account_id = ${accountId} FOR NO KEY UPDATE`);
 
 /** An Idempotency-Key record held locked, so that a batch charging a debit sent with it stops there. */
 async function holdIdempotencyKey(sql: SQL, url: string, accountId: string, requestId: string) {
   await sql`INSERT INTO idempotency (account_id, key, fingerprint, request_id, created_at, expires_at)
             VALUES (${accountId}, ${requestId}, 'f', ${requestId}, 0, ${Date.now() + 3_600_000})`;
-  return hold(url, (tx) => tx`SELECT 1 FROM idempotency WHERE account_id = ${accountId} FOR UPDATE`);
+  return holdLocks(url, (tx) => tx`SELECT 1 FROM idempotency WHERE account_id = ${accountId} FOR UPDATE`);
 }
 
 describe("credit shards", () => {
@@ -253,7 +227,7 @@ describe("credit shards", () => {
       // The fixture's process has a shard; the peer's has none yet.
       expect(await fixture.ledger.debit(accountId, usage(keyId, "first"))).toMatchObject({ ok: true });
       // A limit being set: updateKey's locks, its change made and not yet committed.
-      const limiting = await hold(fixture.url, async (tx) => {
+      const limiting = await holdLocks(fixture.url, async (tx) => {
         await tx`SELECT 1 FROM credit_shards WHERE account_id = ${accountId} ORDER BY shard FOR NO KEY UPDATE`;
         await tx`SELECT 1 FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
         await tx`UPDATE api_keys SET credit_limit = 100, limit_per = 'total' WHERE id = ${keyId}`;

@@ -7,7 +7,7 @@ import { SQL } from "bun";
 import { openPostgres } from "../src/database.ts";
 import { ACCOUNT_BALANCE } from "../src/ledger/credit-shards.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
-import { waitersOnLocks } from "../testing/locks.ts";
+import { holdLocks, waitersOnLocks } from "../testing/locks.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
 import { createPostgresAccount, createPostgresKey } from "./ledger-fixture.ts";
 
@@ -23,7 +23,6 @@ afterAll(() => server.stop());
 test("a refund waits past the serving pool's lock bound for the account's lock, and lands", async () => {
   const url = await server.createDatabase("refund_locks");
   const sql = await openPostgres(url, { max: 4, lockWaitMs: LOCK_WAIT_MS });
-  const holder = new SQL(url, { max: 1 });
   const observer = new SQL(url, { max: 1 });
   try {
     const accountId = await createPostgresAccount(sql, 100);
@@ -31,20 +30,7 @@ test("a refund waits past the serving pool's lock bound for the account's lock, 
     const ledger = new PostgresLedger(sql);
     await ledger.debit(accountId, { requestId: "lost", keyId, endpoint: "/v1/search/recent", credits: 7 });
 
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = () => {};
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = holder.begin(async (tx) => {
-      await tx`LOCK accounts IN ACCESS EXCLUSIVE MODE`;
-      locked();
-      await released;
-    });
-    await isLocked;
+    const held = await holdLocks(url, (tx) => tx`LOCK accounts IN ACCESS EXCLUSIVE MODE`);
     const refund = ledger.refund(accountId, "lost").then(
       () => "refunded",
       (error: unknown) => `failed: ${String(error)}`,
@@ -52,15 +38,13 @@ test("a refund waits past the serving pool's lock bound for the account's lock, 
     await waitersOnLocks(observer, 1);
     // Held past the bound, while the refund waits.
     await Bun.sleep(LOCK_WAIT_MS * 3);
-    release();
-    await holding;
+    await held.release();
     expect(await refund).toBe("refunded");
     const [row] = await sql<{ balance: string }[]>`
       SELECT ${sql.unsafe(ACCOUNT_BALANCE)} AS balance FROM accounts a WHERE a.id = ${accountId}`;
     expect(Number(row?.balance)).toBe(100);
   } finally {
     await observer.close();
-    await holder.close();
     await sql.close();
   }
 });

@@ -1,6 +1,6 @@
 // Locks another session holds, as an operator's REINDEX, ALTER TABLE or VACUUM FULL would, for the
 // tests of what waiting for them does to the requests that meet them.
-import { SQL } from "bun";
+import { SQL, type TransactionSQL } from "bun";
 
 export interface HeldLock {
   /** Ends the holding transaction; later calls do nothing. */
@@ -14,7 +14,15 @@ export const LOCKS = {
 } as const;
 
 /** One of LOCKS, taken in a transaction on a connection of its own and held until released. */
-export async function holdLock(url: string, lock: (typeof LOCKS)[keyof typeof LOCKS]): Promise<HeldLock> {
+export function holdLock(url: string, lock: (typeof LOCKS)[keyof typeof LOCKS]): Promise<HeldLock> {
+  return holdLocks(url, (tx) => tx.unsafe(lock));
+}
+
+/**
+ * What `statements` lock, in a transaction on a connection of its own, held until released (as a
+ * transaction of another process holds them while it runs).
+ */
+export async function holdLocks(url: string, statements: (tx: TransactionSQL) => Promise<unknown>): Promise<HeldLock> {
   const holder = new SQL(url, { max: 1 });
   let locked = () => {};
   let release = () => {};
@@ -25,7 +33,7 @@ export async function holdLock(url: string, lock: (typeof LOCKS)[keyof typeof LO
     release = resolve;
   });
   const transaction = holder.begin(async (tx) => {
-    await tx.unsafe(lock);
+    await statements(tx);
     locked();
     await released;
   });
