@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { PostgresAccounts } from "../src/accounts/postgres-accounts.ts";
 import { openPostgres } from "../src/database.ts";
+import { lockAccountsWhole } from "../src/ledger/credit-shards.ts";
 import { PostgresLedger } from "../src/ledger/postgres-ledger.ts";
 import { holdLocks, waitersOnLocks } from "../testing/locks.ts";
 import { type PostgresServer, startPostgres } from "../testing/pg-server.ts";
@@ -273,6 +274,73 @@ describe("credit shards", () => {
       expect(await fixture.books(accountId)).toMatchObject({ balance: 7, usageCredits: 1593 });
     } finally {
       await observer.close();
+      await fixture.close();
+    }
+  });
+
+  test("a key limited while a process makes its shard is held to the limit by that process's next batch", async () => {
+    const fixture = await openPostgresFixture(server);
+    const observer = new SQL(fixture.url, { max: 1 });
+    try {
+      const accountId = await fixture.createAccount(10_000);
+      const { keyId } = await fixture.createKey(accountId);
+      // The first batch makes the process's shard, then stops at its Idempotency-Key.
+      const firstStall = await holdIdempotencyKey(fixture.sql, fixture.url, accountId, "first");
+      const first = fixture.ledger.debit(accountId, { ...usage(keyId, "first"), idempotencyKey: "first" });
+      await waitersOnLocks(observer, 1);
+      // A limit being set, as updateKey sets it, held uncommitted: it locks the shards there are, then
+      // waits for the account's row, which the first batch holds.
+      const limiting = holdLocks(fixture.url, async (tx) => {
+        await lockAccountsWhole(tx, [accountId]);
+        await tx`UPDATE api_keys SET credit_limit = 10, limit_per = 'total' WHERE id = ${keyId}`;
+      });
+      await waitersOnLocks(observer, 2);
+      await firstStall.release();
+      expect(await first).toMatchObject({ ok: true });
+      const limited = await limiting;
+      // The next batch, on the shard made meanwhile, stops at its Idempotency-Key if it gets that far.
+      const secondStall = await holdIdempotencyKey(fixture.sql, fixture.url, accountId, "second");
+      const second = fixture.ledger.debit(accountId, { ...usage(keyId, "second", 80), idempotencyKey: "second" });
+      await waitersOnLocks(observer, 1);
+      await limited.release();
+      await secondStall.release();
+      expect(await second).toMatchObject({ ok: false, reason: "key_limit", remaining: 9 });
+      expect(await keySpend(fixture.sql, keyId)).toMatchObject({ spent_total: "1" });
+    } finally {
+      await observer.close();
+      await fixture.close();
+    }
+  });
+
+  test("a batch's debits of one account keep their order when the first needs the whole balance", async () => {
+    const fixture = await openPostgresFixture(server);
+    const peer = await fixture.openPeer();
+    try {
+      const accountId = await fixture.createAccount(100);
+      const { keyId } = await fixture.createKey(accountId);
+      await fixture.ledger.debit(accountId, usage(keyId, "a"));
+      await peer.ledger.debit(accountId, usage(keyId, "b"));
+      const shardsOf = () =>
+        fixture.sql<{ shard: number; used_at: string }[]>`
+          SELECT shard, used_at FROM credit_shards WHERE account_id = ${accountId} ORDER BY shard`;
+      const before = await shardsOf();
+      await Bun.sleep(5);
+      // One batch: the first needs more than this process's shard and the row hold, the second does not.
+      const [large, small] = await Promise.all([
+        fixture.ledger.debit(accountId, usage(keyId, "large", 95)),
+        fixture.ledger.debit(accountId, usage(keyId, "small", 2)),
+      ]);
+      expect([large, small]).toEqual([
+        { ok: true, remaining: 3 },
+        { ok: true, remaining: 1 },
+      ]);
+      // The shards it emptied stay idle, to be folded: only its own counts as used.
+      const after = await shardsOf();
+      const unchanged = after.filter((row) =>
+        before.some((old) => old.shard === row.shard && old.used_at === row.used_at),
+      );
+      expect(unchanged).toHaveLength(1);
+    } finally {
       await fixture.close();
     }
   });

@@ -181,8 +181,8 @@ export class PostgresAccounts implements Accounts {
   async grantCredits(accountId: string, credits: number, reason: string = GRANT_REASONS.operator): Promise<number> {
     assertCredits(credits, { allowZero: false });
     const balance = await this.#sql.begin(async (tx) => {
-      // The row locked first: no credits move between it and its shards until the grant commits, so the
-      // balance read next is whole.
+      // The row locked first: no credits move from it into shards until the grant commits, so the balance
+      // read next counts every credit (shards may still fall by debits: it is at most the balance).
       await tx`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
       const [account] = await tx<{ balance: string }[]>`
         SELECT ${tx.unsafe(ACCOUNT_BALANCE)} AS balance FROM accounts a WHERE a.id = ${accountId}`;

@@ -9,11 +9,10 @@
 // committed state, and no shard belongs to a process: a process that dies leaves its shard's credits in
 // the balance, spendable by any other, and folded back into the account's row once idle.
 //
-// A debit that its shard and the account's row cannot cover while other shards hold credits is decided
-// by a batch that locks all of the account's shards, then its row: refused only when the whole balance
-// is short. A shard made while that batch waited is not locked (a shard is made with the row locked,
-// so no more can appear once the batch holds it): its credits are counted, and a debit they might cover
-// is decided once more.
+// A debit that its shard and the account's row cannot cover while other shards hold enough credits is
+// decided by a batch that locks all of the account's shards, then its row: refused only when the whole
+// balance is short. A shard is made with the row locked, so once the row is held, the shards locked
+// before it are all there are, or the locks are taken again (lockAccountsWhole).
 //
 // The lock order, kept by every writer so that none deadlocks: an account's shards (in shard order),
 // then its row, then its keys' rows (in id order). A batch's lock on its own shard never waits for
@@ -61,25 +60,31 @@ export function refillOf(shard: number, main: number, debited: number): number {
 
 /**
  * Locks every shard of the accounts (waiting for the batches that hold them), then their rows, and
- * returns what they hold. A shard made before the rows were locked is not among them; none can be
- * made after.
+ * returns what they hold. A shard made while the shards were being locked (its maker held the row) is
+ * found once the rows are locked, when no more can be made: the locks are then given up and taken
+ * again, with it.
  */
-export async function lockAccountsWhole(
-  tx: ReservedSQL | TransactionSQL,
-  accountIds: readonly string[],
-): Promise<{
-  shards: { account_id: string; shard: number; credits: string }[];
-  mains: { id: string; balance: string }[];
-}> {
+export async function lockAccountsWhole(tx: ReservedSQL | TransactionSQL, accountIds: readonly string[]) {
   const ids = tx.array([...accountIds], "TEXT");
-  const [shards, mains] = await Promise.all([
-    tx<{ account_id: string; shard: number; credits: string }[]>`
-      SELECT account_id, shard, credits FROM credit_shards WHERE account_id = ANY(${ids})
-      ORDER BY account_id, shard FOR NO KEY UPDATE`,
-    tx<{ id: string; balance: string }[]>`
-      SELECT id, balance FROM accounts WHERE id = ANY(${ids}) ORDER BY id FOR NO KEY UPDATE`,
-  ]);
-  return { shards, mains };
+  for (;;) {
+    await tx`SAVEPOINT lock_accounts_whole`;
+    const [shards, mains, all] = await Promise.all([
+      tx<{ account_id: string; shard: number; credits: string }[]>`
+        SELECT account_id, shard, credits FROM credit_shards WHERE account_id = ANY(${ids})
+        ORDER BY account_id, shard FOR NO KEY UPDATE`,
+      tx<{ id: string; balance: string }[]>`
+        SELECT id, balance FROM accounts WHERE id = ANY(${ids}) ORDER BY id FOR NO KEY UPDATE`,
+      tx<
+        { account_id: string; shard: number }[]
+      >`SELECT account_id, shard FROM credit_shards WHERE account_id = ANY(${ids})`,
+    ]);
+    const locked = new Set(shards.map((row) => `${row.account_id} ${row.shard}`));
+    if (all.every((row) => locked.has(`${row.account_id} ${row.shard}`))) {
+      await tx`RELEASE SAVEPOINT lock_accounts_whole`;
+      return { shards, mains };
+    }
+    await tx`ROLLBACK TO SAVEPOINT lock_accounts_whole`;
+  }
 }
 
 /**

@@ -261,7 +261,7 @@ export class PostgresLedger implements Ledger {
         debit.reject(outcome?.error);
       }
     });
-    if (deferred.length > 0) await this.#settle(deferred, mode === "own" ? "whole" : "last");
+    if (deferred.length > 0) await this.#settle(deferred, "whole");
   }
 
   /**
@@ -292,9 +292,8 @@ export class PostgresLedger implements Ledger {
    * Applies the batch in queue order inside one transaction, each debit as decideDebit decides it on
    * the rows read under the batch's locks and the charges decided before it in the batch. `own` spends
    * from this ledger's shards (filled from the accounts' rows when short): a debit they cannot cover
-   * while other shards hold credits is deferred, with the account's debits after it, to a batch that
-   * locks the accounts `whole`; one that a shard made meanwhile may cover is deferred once more, to a
-   * `last` batch, which decides as `whole` does without deferring.
+   * while other shards hold enough credits is deferred, with the account's debits after it, to a batch
+   * that locks the accounts `whole`.
    */
   async #writeBatch(
     tx: ReservedSQL,
@@ -311,38 +310,41 @@ export class PostgresLedger implements Ledger {
     const readKeys = () => tx<KeyFactsRow[]>`
       SELECT id, revoked_at IS NOT NULL AS revoked, credit_limit, limit_per, expires_at, spent_total, spent_today, spent_day
       FROM api_key_totals WHERE id = ANY(${keyIds})`;
+    // A charge reported to a client must survive a crash of the server, whatever its default. Every
+    // statement of a batch finds its rows by key, yet left to choose, the planner plans some anew for
+    // each batch (arrays of another length): one generic plan per connection spares the server that
+    // planning on every batch. Made by index whatever the statistics say: planned while the usage
+    // table was new, the check for charged request ids would scan all of it on every batch, however
+    // large it grew. The transaction's id is what tells later whether a batch whose connection died
+    // committed. Sent first, ahead of every statement it plans.
+    const settings = tx<{ xid: string }[]>`
+      SELECT set_config('synchronous_commit', 'on', true), set_config('plan_cache_mode', 'force_generic_plan', true),
+        set_config('enable_seqscan', 'off', true), txid_current()::text AS xid`.execute();
+    // Awaited below; a failure while the whole locks are taken must not leave its rejection unheard.
+    settings.catch(() => {});
     // Locked before anything is read, so that the reads see every charge committed by a batch that
     // held them before.
-    const whole = mode === "own" ? undefined : await lockAccountsWhole(tx, accountIds);
+    const whole = mode === "whole" ? await lockAccountsWhole(tx, accountIds) : undefined;
     // Queued one after the other on the transaction's connection, the own shards' lock first.
-    const [[settings], ownShards, outside, alreadyCharged, firstKeys] = await Promise.all([
-      // A charge reported to a client must survive a crash of the server, whatever its default. Every
-      // statement of a batch finds its rows by key, yet left to choose, the planner plans some anew for
-      // each batch (arrays of another length): one generic plan per connection spares the server that
-      // planning on every batch. Made by index whatever the statistics say: planned while the usage
-      // table was new, the check for charged request ids would scan all of it on every batch, however
-      // large it grew. The transaction's id is what tells later whether a batch whose connection died
-      // committed.
-      tx<{ xid: string }[]>`
-        SELECT set_config('synchronous_commit', 'on', true), set_config('plan_cache_mode', 'force_generic_plan', true),
-          set_config('enable_seqscan', 'off', true), txid_current()::text AS xid`,
+    const [[xid], ownShards, outside, alreadyCharged, firstKeys] = await Promise.all([
+      settings,
       mode === "own"
         ? tx<ShardRow[]>`
             SELECT account_id, shard, credits FROM credit_shards WHERE account_id = ANY(${ids}) AND shard = ${shard}
             ORDER BY account_id FOR NO KEY UPDATE`
         : Promise.resolve([]),
-      // What the batch does not hold: own, the account's row and other shards; whole, every shard (the
-      // locked ones are taken off below), of which one made since the lock is not held.
-      tx<OutsideRow[]>`
-        SELECT a.id, CASE WHEN ${mode === "own"} THEN a.balance ELSE 0 END AS balance,
-          coalesce((SELECT sum(s.credits) FROM credit_shards s WHERE s.account_id = a.id
-            AND (s.shard <> ${shard} OR ${mode !== "own"})), 0) AS others
-        FROM accounts a WHERE a.id = ANY(${ids})`,
+      // What the batch does not hold: the account's row and the other shards.
+      mode === "own"
+        ? tx<OutsideRow[]>`
+            SELECT a.id, a.balance, coalesce((SELECT sum(s.credits) FROM credit_shards s
+              WHERE s.account_id = a.id AND s.shard <> ${shard}), 0) AS others
+            FROM accounts a WHERE a.id = ANY(${ids})`
+        : Promise.resolve([]),
       tx<{ request_id: string }[]>`
         SELECT request_id FROM usage WHERE request_id = ANY(${tx.array(requestIds, "TEXT")})`,
       readKeys(),
     ]);
-    attempt.xid = settings?.xid;
+    attempt.xid = xid?.xid;
 
     // Per account: the credits the batch holds locked (its shards, and its row once locked) and what
     // it does not hold, which a charge's remaining balance counts too.
@@ -351,14 +353,9 @@ export class PostgresLedger implements Ledger {
       held.set(row.id, { shards: [], main: undefined, outside: Number(row.balance) + Number(row.others) });
     }
     for (const row of ownShards) held.get(row.account_id)?.shards.push({ shard, credits: Number(row.credits) });
-    for (const row of whole?.mains ?? []) {
-      const account = held.get(row.id);
-      if (account) account.main = Number(row.balance);
-    }
+    for (const row of whole?.mains ?? []) held.set(row.id, { shards: [], main: Number(row.balance), outside: 0 });
     for (const row of whole?.shards ?? []) {
-      const account = held.get(row.account_id);
-      account?.shards.push({ shard: row.shard, credits: Number(row.credits) });
-      if (account) account.outside -= Number(row.credits);
+      held.get(row.account_id)?.shards.push({ shard: row.shard, credits: Number(row.credits) });
     }
 
     // An account whose shard is missing or short of what the batch may debit locks its row too, and
@@ -447,11 +444,12 @@ export class PostgresLedger implements Ledger {
         now,
       );
       if ("result" in decision && decision.result.reason === "balance") {
-        if (outside > 0 && mode !== "last") {
+        const balance = decision.result.remaining + outside;
+        if (mode === "own" && balance >= usage.credits) {
           deferring.add(accountId);
           return { deferred: true };
         }
-        return { result: { ...decision.result, remaining: decision.result.remaining + outside } };
+        return { result: { ...decision.result, remaining: balance } };
       }
       if (!("charge" in decision)) return decision;
       const { account, key, remaining, spend } = decision.charge;
@@ -470,7 +468,7 @@ export class PostgresLedger implements Ledger {
     for (const [accountId, account] of held) {
       const debited = creditsIn(account) - (accounts.get(accountId)?.balance ?? creditsIn(account));
       const inShards = account.shards.reduce((sum, part) => sum + part.credits, 0);
-      if (mode !== "own") {
+      if (mode === "whole") {
         for (const part of account.shards) shardChanges.push({ accountId, shard: part.shard, credits: -part.credits });
         mainChanges.push({ accountId, credits: inShards - debited });
       } else if (account.shards.length > 0) {
@@ -532,7 +530,7 @@ export class PostgresLedger implements Ledger {
 }
 
 /** Which shards a batch spends from (see #writeBatch). */
-type BatchMode = "own" | "whole" | "last";
+type BatchMode = "own" | "whole";
 
 /** The credits a batch holds for one account: its shards', its row's once locked. */
 interface HeldCredits {
