@@ -31,7 +31,13 @@ export interface PostgresOptions {
 }
 
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<SQL> {
-  const settings: Record<string, number> = options.lockWaitMs === undefined ? {} : { lock_timeout: options.lockWaitMs };
+  const settings: Record<string, string | number> = {
+    // Every transaction here is written for READ COMMITTED, each statement seeing what committed before
+    // it began (the ledger reads what other shards hold after it locks an account's row, for one): a
+    // server whose default is stricter would break them.
+    default_transaction_isolation: "read committed",
+    ...(options.lockWaitMs === undefined ? {} : { lock_timeout: options.lockWaitMs }),
+  };
   const sql = probedPool(url, options.max ?? POOL_SIZE, settings);
   try {
     await migrate(sql, "world", worldMigrations);

@@ -94,7 +94,7 @@ class ServerProbe {
  * needs none: such a connection cannot reach itself. `connection` holds server settings each of its
  * connections starts with.
  */
-export function probedPool(url: string, max: number, connection: Record<string, number> = {}): SQL {
+export function probedPool(url: string, max: number, connection: Record<string, string | number> = {}): SQL {
   // What Bun makes of the URL and the environment, read from a pool that never opens a connection.
   const unused = new SQL(url);
   const settings = unused.options;

@@ -345,6 +345,54 @@ describe("credit shards", () => {
     }
   });
 
+  test("a debit refused on the whole balance names what leaves less, the balance or the key's limit", async () => {
+    const fixture = await openPostgresFixture(server);
+    const peer = await fixture.openPeer();
+    try {
+      const accountId = await fixture.createAccount(15);
+      const { keyId } = await fixture.createKey(accountId, { limit: { credits: 12, per: "total" } });
+      await fixture.ledger.debit(accountId, usage(keyId, "first"));
+      await peer.ledger.debit(accountId, usage(keyId, "second"));
+      // 13 left: 4 in this process's shard, 9 in the other's, none in the row; the key's limit leaves 10.
+      await fixture.sql.begin(async (tx) => {
+        await tx`UPDATE credit_shards SET credits = 0 WHERE account_id = ${accountId}`;
+        await tx`UPDATE accounts SET balance = 13 WHERE id = ${accountId}`;
+      });
+      await fixture.ledger.debit(accountId, usage(keyId, "third", 0));
+      const [mine] = await fixture.sql<{ shard: number }[]>`
+        SELECT shard FROM credit_shards WHERE account_id = ${accountId} ORDER BY used_at DESC LIMIT 1`;
+      await fixture.sql.begin(async (tx) => {
+        await tx`UPDATE accounts SET balance = 0 WHERE id = ${accountId}`;
+        await tx`UPDATE credit_shards SET credits = CASE WHEN shard = ${mine?.shard} THEN 4 ELSE 9 END
+                 WHERE account_id = ${accountId}`;
+      });
+      expect(await fixture.ledger.debit(accountId, usage(keyId, "large", 50))).toMatchObject({
+        ok: false,
+        reason: "key_limit",
+        remaining: 10,
+      });
+      expect(await fixture.books(accountId)).toMatchObject({ balance: 13, usageCredits: 2 });
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  test("the ledger's transactions run at READ COMMITTED whatever the database's default", async () => {
+    const url = await server.createDatabase(`shards_isolation_${process.pid}`);
+    const admin = new SQL(url, { max: 1 });
+    await admin.unsafe(
+      `ALTER DATABASE "shards_isolation_${process.pid}" SET default_transaction_isolation = 'repeatable read'`,
+    );
+    await admin.close();
+    const sql = await openPostgres(url, { max: 1 });
+    try {
+      const [row] = await sql<{ level: string }[]>`SELECT current_setting('transaction_isolation') AS level`;
+      expect(row?.level).toBe("read committed");
+    } finally {
+      await sql.close();
+    }
+  });
+
   test("a refund never takes a key's spend below zero, a charge made before keys counted spend included", async () => {
     const fixture = await openPostgresFixture(server);
     try {

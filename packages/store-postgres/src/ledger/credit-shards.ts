@@ -66,8 +66,8 @@ export function refillOf(shard: number, main: number, debited: number): number {
  */
 export async function lockAccountsWhole(tx: ReservedSQL | TransactionSQL, accountIds: readonly string[]) {
   const ids = tx.array([...accountIds], "TEXT");
+  await tx`SAVEPOINT lock_accounts_whole`;
   for (;;) {
-    await tx`SAVEPOINT lock_accounts_whole`;
     const [shards, mains, all] = await Promise.all([
       tx<{ account_id: string; shard: number; credits: string }[]>`
         SELECT account_id, shard, credits FROM credit_shards WHERE account_id = ANY(${ids})

@@ -9,8 +9,8 @@
 // Many processes share the database: a batch spends from this ledger's own credit shard, locked before
 // the batch reads what it decides on, and locks an account's row only to fill the shard up
 // (credit-shards.ts), so the batches of different processes do not take turns on the account. A debit
-// that the shard and the row cannot cover while other shards hold credits goes to a batch that locks
-// all of the account's shards: it is refused only when the whole balance is short. The CHECK
+// that the shard and the row cannot cover while other shards hold enough credits goes to a batch that
+// locks all of the account's shards: it is refused only when the whole balance is short. The CHECK
 // (credits >= 0, balance >= 0) still guards every row.
 import type { DebitAccount, DebitKey, DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded, utcDayOf } from "@social/core";
@@ -430,26 +430,26 @@ export class PostgresLedger implements Ledger {
       if (deferring.has(accountId)) return { deferred: true };
       const idempotencyKey = usage.idempotencyKey;
       const outside = held.get(accountId)?.outside ?? 0;
-      const decision = decideDebit(
-        debit,
-        {
-          account: accounts.get(accountId),
-          key: keys.get(usage.keyId),
-          alreadyCharged: chargedIds.has(usage.requestId),
-          idempotencyHolder:
-            idempotencyKey === undefined
-              ? undefined
-              : idempotencyHolderOf(owners.get(ownerKey(accountId, idempotencyKey))),
-        },
-        now,
-      );
-      if ("result" in decision && decision.result.reason === "balance") {
+      const facts = {
+        account: accounts.get(accountId),
+        key: keys.get(usage.keyId),
+        alreadyCharged: chargedIds.has(usage.requestId),
+        idempotencyHolder:
+          idempotencyKey === undefined
+            ? undefined
+            : idempotencyHolderOf(owners.get(ownerKey(accountId, idempotencyKey))),
+      };
+      const decision = decideDebit(debit, facts, now);
+      if ("result" in decision && decision.result.reason === "balance" && outside > 0) {
         const balance = decision.result.remaining + outside;
-        if (mode === "own" && balance >= usage.credits) {
+        if (balance >= usage.credits) {
           deferring.add(accountId);
           return { deferred: true };
         }
-        return { result: { ...decision.result, remaining: balance } };
+        // Short on the whole balance too: refused as the whole balance decides (it may be the key's
+        // limit that leaves less); a refusal changes nothing.
+        const refusal = decideDebit(debit, { ...facts, account: { balance } }, now);
+        return "result" in refusal ? refusal : { result: { ...decision.result, remaining: balance } };
       }
       if (!("charge" in decision)) return decision;
       const { account, key, remaining, spend } = decision.charge;
