@@ -123,70 +123,75 @@ for (const adapter of ["sqlite", "postgres"] as const) {
     it("restart a worker SIGKILLed mid-load, lose no reported charge, and drain both on SIGTERM", async () => {
       const accounts = await database.open([1_000_000, 1_000_000, 3_000, 3_000]);
       const server = await spawnServer(database.location, WORKERS);
-      const [victim, survivor] = server.servingPids() as [number, number];
+      // A failed expectation must not leave the supervisor and its workers running.
+      try {
+        const [victim, survivor] = server.servingPids() as [number, number];
 
-      // 1. Kill one worker once answers flow from both; the load goes on through the other.
-      let killed = false;
-      const killedLoad = await driveLoad(server.url, accounts, {
-        requests: 2000,
-        concurrency: CONCURRENCY,
-        deadline: Date.now() + 30_000,
-        requestTimeoutMs: 15_000,
-        onAnswer: (answered) => {
-          if (answered < 400 || killed) return;
-          killed = true;
-          process.kill(victim, "SIGKILL");
-        },
-      });
-      expect(killed).toBe(true);
-      noBrokenAnswers(killedLoad);
-      // Only requests in flight on the killed worker lost their answers.
-      expect(killedLoad.unanswered).toBeLessThanOrEqual(CONCURRENCY);
+        // 1. Kill one worker once answers flow from both; the load goes on through the other.
+        let killed = false;
+        const killedLoad = await driveLoad(server.url, accounts, {
+          requests: 2000,
+          concurrency: CONCURRENCY,
+          deadline: Date.now() + 30_000,
+          requestTimeoutMs: 15_000,
+          onAnswer: (answered) => {
+            if (answered < 400 || killed) return;
+            killed = true;
+            process.kill(victim, "SIGKILL");
+          },
+        });
+        expect(killed).toBe(true);
+        noBrokenAnswers(killedLoad);
+        // Only requests in flight on the killed worker lost their answers.
+        expect(killedLoad.unanswered).toBeLessThanOrEqual(CONCURRENCY);
 
-      // 2. The supervisor starts a new worker in its place, which serves and bills.
-      const deadline = Date.now() + 20_000;
-      while (!(await server.logs()).includes("serves again") && Date.now() < deadline) await Bun.sleep(100);
-      const replacement = server.servingPids().find((pid) => pid !== survivor);
-      expect(replacement).toBeDefined();
-      expect(replacement).not.toBe(victim);
-      const afterRestart = await driveLoad(server.url, accounts, {
-        requests: 1000,
-        concurrency: CONCURRENCY,
-        deadline: Date.now() + 30_000,
-        requestTimeoutMs: 15_000,
-        newConnections: true,
-      });
-      noBrokenAnswers(afterRestart);
-      expect(afterRestart.unanswered).toBe(0);
-      const served = await servedBy(
-        server,
-        afterRestart.answers.map((answer) => answer.requestId),
-      );
-      expect(new Set(afterRestart.answers.map((answer) => served.get(answer.requestId)))).toEqual(
-        new Set([survivor, replacement]),
-      );
+        // 2. The supervisor starts a new worker in its place, which serves and bills.
+        const deadline = Date.now() + 20_000;
+        while (!(await server.logs()).includes("serves again") && Date.now() < deadline) await Bun.sleep(100);
+        const replacement = server.servingPids().find((pid) => pid !== survivor);
+        expect(replacement).toBeDefined();
+        expect(replacement).not.toBe(victim);
+        const afterRestart = await driveLoad(server.url, accounts, {
+          requests: 1000,
+          concurrency: CONCURRENCY,
+          deadline: Date.now() + 30_000,
+          requestTimeoutMs: 15_000,
+          newConnections: true,
+        });
+        noBrokenAnswers(afterRestart);
+        expect(afterRestart.unanswered).toBe(0);
+        const served = await servedBy(
+          server,
+          afterRestart.answers.map((answer) => answer.requestId),
+        );
+        expect(new Set(afterRestart.answers.map((answer) => served.get(answer.requestId)))).toEqual(
+          new Set([survivor, replacement]),
+        );
 
-      // The books so far: every reported charge is there; the only usage rows without an answer are
-      // requests that were in flight on the killed worker. The client cannot count those: fetch sends a
-      // request again, unseen, when its pooled connection was reset, so the bound is the requests that
-      // can be in flight at once.
-      const allowed = { unansweredAllowed: CONCURRENCY };
-      const beforeDrain = await auditDatabase(database.location, merged([killedLoad, afterRestart]), allowed);
-      expect(beforeDrain.problems).toEqual([]);
+        // The books so far: every reported charge is there; the only usage rows without an answer are
+        // requests that were in flight on the killed worker. The client cannot count those: fetch sends a
+        // request again, unseen, when its pooled connection was reset, so the bound is the requests that
+        // can be in flight at once.
+        const allowed = { unansweredAllowed: CONCURRENCY };
+        const beforeDrain = await auditDatabase(database.location, merged([killedLoad, afterRestart]), allowed);
+        expect(beforeDrain.problems).toEqual([]);
 
-      // 3. SIGTERM mid-load: both workers finish what they took, and the supervisor exits 0.
-      const drained = await loadUntilEnded(server.url, accounts, {
-        concurrency: CONCURRENCY,
-        answers: 300,
-        end: () => server.stop(),
-      });
-      noBrokenAnswers(drained);
-      expect(server.exitCode()).toBe(0);
+        // 3. SIGTERM mid-load: both workers finish what they took, and the supervisor exits 0.
+        const drained = await loadUntilEnded(server.url, accounts, {
+          concurrency: CONCURRENCY,
+          answers: 300,
+          end: () => server.stop(),
+        });
+        noBrokenAnswers(drained);
+        expect(server.exitCode()).toBe(0);
 
-      // A graceful stop answers everything it charged: it adds no usage row without an answer.
-      const audit = await auditDatabase(database.location, merged([killedLoad, afterRestart, drained]), allowed);
-      expect(audit.problems).toEqual([]);
-      expect(audit.unanswered).toEqual(beforeDrain.unanswered);
+        // A graceful stop answers everything it charged: it adds no usage row without an answer.
+        const audit = await auditDatabase(database.location, merged([killedLoad, afterRestart, drained]), allowed);
+        expect(audit.problems).toEqual([]);
+        expect(audit.unanswered).toEqual(beforeDrain.unanswered);
+      } finally {
+        if (server.running()) await server.stop();
+      }
     }, 120_000);
   });
 }
@@ -194,8 +199,9 @@ for (const adapter of ["sqlite", "postgres"] as const) {
 describe("a worker that keeps dying before it serves", () => {
   it("is restarted with growing delays, then the supervisor stops every worker and exits 1", async () => {
     const world = worldCopy();
+    let server: Awaited<ReturnType<typeof spawnServer>> | undefined;
     try {
-      const server = await spawnServer(world.databasePath, WORKERS);
+      server = await spawnServer(world.databasePath, WORKERS);
       const [victim] = server.servingPids() as [number, number];
       // What a replacement will find at the database's path: not a database, so it dies at start.
       const garbage = join(world.dir, "garbage.db");
@@ -214,6 +220,7 @@ describe("a worker that keeps dying before it serves", () => {
       expect(delays).toEqual(["100", "200", "400", "800", "1600"]);
       expect(said.at(-1)).toContain("workers keep dying before they serve (5 times in a row): stopping");
     } finally {
+      if (server?.running()) await server.stop();
       world.remove();
     }
   }, 60_000);
