@@ -76,6 +76,24 @@ async function startBare(options: ApiOptions): Promise<Bun.Subprocess> {
 
 /** How long the server's backends may take to exit once the API has closed its connections. */
 const BACKENDS_EXIT_MS = 10_000;
+/** The longest wait for the API processes to go idle after the warm-up. */
+const SETTLE_MS = 3_000;
+
+/**
+ * Waits until the API processes spend no CPU for 100 ms (at most SETTLE_MS): what the warm-up left in
+ * flight, such as the refunds of answers its closed connections never read, is done before the measured
+ * load starts, and neither its CPU nor its locks count against it.
+ */
+async function settled(pid: number): Promise<void> {
+  const deadline = performance.now() + SETTLE_MS;
+  let before = cpuSeconds(pid);
+  while (performance.now() < deadline) {
+    await Bun.sleep(100);
+    const after = cpuSeconds(pid);
+    if (after === before) return;
+    before = after;
+  }
+}
 
 export async function measureWorkers(options: MeasureOptions): Promise<Figures> {
   const { probe } = options;
@@ -95,6 +113,7 @@ export async function measureWorkers(options: MeasureOptions): Promise<Figures> 
     threads: options.loadThreads,
   };
   const warm = await load(urls, { ...loadOptions, seconds: options.warmup });
+  await settled(api.pid);
   const apiCpu = cpuSeconds(api.pid);
   const reads = readCalls(api.pid);
   const server = await probe?.counters();
