@@ -1,9 +1,9 @@
 // The Ledger port on PostgreSQL, with group commit per process, under the same contract as SQLite's
 // (packages/store-sqlite/src/ledger/sqlite-ledger.ts). A commit's cost is mostly its round trips and
 // its WAL flush, so the debits that arrive while one batch is being written wait in a queue and go
-// together in the next transaction: a few reads sent together, then one statement that inserts the
-// usage rows and updates the balances and the keys' spend, with the COMMIT sent right behind it
-// (pipelined-commit.ts). No promise settles before the COMMIT that holds its debit, so a response
+// together in the next transaction: a few reads sent together (batch-reads.ts), then one statement that
+// inserts the usage rows and updates the balances and the keys' spend (batch-write.ts), with the COMMIT
+// sent right behind it (pipelined-commit.ts). No promise settles before the COMMIT that holds its debit, so a response
 // never reports a charge the ledger does not have.
 //
 // Many processes share the database: a batch spends from this ledger's own credit shard, locked before
@@ -12,10 +12,9 @@
 // that the shard and the row cannot cover while other shards hold enough credits goes to a batch that
 // locks all of the account's shards: it is refused only when the whole balance is short. The CHECK
 // (credits >= 0, balance >= 0) still guards every row.
-import type { DebitAccount, DebitKey, DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
-import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded, utcDayOf } from "@social/core";
+import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
+import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded } from "@social/core";
 import {
-  type IdempotencyOwnerRow,
   idempotencyHolderOf,
   isKeyDigest,
   KEY_CHECK_COLUMNS,
@@ -27,7 +26,9 @@ import {
 import type { ReservedSQL } from "bun";
 import { SQL } from "bun";
 import { isDatabaseOutage } from "../outage.ts";
-import { ACCOUNT_BALANCE, foldIdleShards, lockAccountsWhole, newShardNumber, refillOf } from "./credit-shards.ts";
+import { type BatchMode, ownerKey, readBatch } from "./batch-reads.ts";
+import { batchWrite } from "./batch-write.ts";
+import { ACCOUNT_BALANCE, foldIdleShards, newShardNumber } from "./credit-shards.ts";
 import { KeyCache } from "./key-cache.ts";
 import { committedBehind, type PipelinedWork } from "./pipelined-commit.ts";
 import { type TransactionStatus, UnsettledDebits } from "./unsettled.ts";
@@ -265,30 +266,6 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
-   * The owners of the Idempotency-Keys the batch's debits were sent with, locked until the batch
-   * commits: a retry taking a reservation over waits for the commit, then finds the charge to give
-   * back; one that took it first is seen here, and the debit it took the key from is refused.
-   */
-  async #idempotencyOwners(tx: ReservedSQL, batch: readonly PendingDebit[]): Promise<Map<string, IdempotencyOwnerRow>> {
-    const keyed = batch.flatMap(({ accountId, usage }) =>
-      usage.idempotencyKey === undefined ? [] : [{ accountId, key: usage.idempotencyKey }],
-    );
-    if (keyed.length === 0) return new Map();
-    const rows = await tx<(IdempotencyOwnerRow & { account_id: string; key: string })[]>`
-      SELECT i.account_id, i.key, i.request_id, i.answer IS NOT NULL AS answered
-      FROM idempotency i
-      JOIN unnest(${tx.array(
-        keyed.map((entry) => entry.accountId),
-        "TEXT",
-      )}, ${tx.array(
-        keyed.map((entry) => entry.key),
-        "TEXT",
-      )}) AS k (account_id, key) ON i.account_id = k.account_id AND i.key = k.key
-      ORDER BY i.account_id, i.key FOR SHARE OF i`;
-    return new Map(rows.map((row) => [ownerKey(row.account_id, row.key), row]));
-  }
-
-  /**
    * Applies the batch in queue order inside one transaction, each debit as decideDebit decides it on
    * the rows read under the batch's locks and the charges decided before it in the batch. `own` spends
    * from this ledger's shards (filled from the accounts' rows when short): a debit they cannot cover
@@ -303,123 +280,8 @@ export class PostgresLedger implements Ledger {
   ): Promise<PipelinedWork<Outcome[]>> {
     const now = this.#now();
     const shard = this.#shard;
-    const accountIds = [...new Set(batch.map((debit) => debit.accountId))];
-    const keyIds = tx.array([...new Set(batch.map((debit) => debit.usage.keyId))], "TEXT");
-    const requestIds = batch.map((debit) => debit.usage.requestId);
-    const ids = tx.array(accountIds, "TEXT");
-    const readKeys = () => tx<KeyFactsRow[]>`
-      SELECT id, revoked_at IS NOT NULL AS revoked, credit_limit, limit_per, expires_at, spent_total, spent_today, spent_day
-      FROM api_key_totals WHERE id = ANY(${keyIds})`;
-    // A charge reported to a client must survive a crash of the server, whatever its default. Every
-    // statement of a batch finds its rows by key, yet left to choose, the planner plans some anew for
-    // each batch (arrays of another length): one generic plan per connection spares the server that
-    // planning on every batch. Made by index whatever the statistics say: planned while the usage
-    // table was new, the check for charged request ids would scan all of it on every batch, however
-    // large it grew. The transaction's id is what tells later whether a batch whose connection died
-    // committed. Sent first, ahead of every statement it plans.
-    const settings = tx<{ xid: string }[]>`
-      SELECT set_config('synchronous_commit', 'on', true), set_config('plan_cache_mode', 'force_generic_plan', true),
-        set_config('enable_seqscan', 'off', true), txid_current()::text AS xid`.execute();
-    // Awaited below; a failure while the whole locks are taken must not leave its rejection unheard.
-    settings.catch(() => {});
-    // Locked before anything is read, so that the reads see every charge committed by a batch that
-    // held them before.
-    const whole = mode === "whole" ? await lockAccountsWhole(tx, accountIds) : undefined;
-    // Queued one after the other on the transaction's connection, the own shards' lock first.
-    const [[xid], ownShards, outside, alreadyCharged, firstKeys] = await Promise.all([
-      settings,
-      mode === "own"
-        ? tx<ShardRow[]>`
-            SELECT account_id, shard, credits FROM credit_shards WHERE account_id = ANY(${ids}) AND shard = ${shard}
-            ORDER BY account_id FOR NO KEY UPDATE`
-        : Promise.resolve([]),
-      // What the batch does not hold: the account's row and the other shards.
-      mode === "own"
-        ? tx<OutsideRow[]>`
-            SELECT a.id, a.balance, coalesce((SELECT sum(s.credits) FROM credit_shards s
-              WHERE s.account_id = a.id AND s.shard <> ${shard}), 0) AS others
-            FROM accounts a WHERE a.id = ANY(${ids})`
-        : Promise.resolve([]),
-      tx<{ request_id: string }[]>`
-        SELECT request_id FROM usage WHERE request_id = ANY(${tx.array(requestIds, "TEXT")})`,
-      readKeys(),
-    ]);
-    attempt.xid = xid?.xid;
-
-    // Per account: the credits the batch holds locked (its shards, and its row once locked) and what
-    // it does not hold, which a charge's remaining balance counts too.
-    const held = new Map<string, HeldCredits>();
-    for (const row of outside) {
-      held.set(row.id, { shards: [], main: undefined, outside: Number(row.balance) + Number(row.others) });
-    }
-    for (const row of ownShards) held.get(row.account_id)?.shards.push({ shard, credits: Number(row.credits) });
-    for (const row of whole?.mains ?? []) held.set(row.id, { shards: [], main: Number(row.balance), outside: 0 });
-    for (const row of whole?.shards ?? []) {
-      held.get(row.account_id)?.shards.push({ shard: row.shard, credits: Number(row.credits) });
-    }
-
-    // An account whose shard is missing or short of what the batch may debit locks its row too, and
-    // the keys with a limit are locked and read again after it: a limit set before the row was locked
-    // is seen (credit-shards.ts).
-    const asked = new Map<string, number>();
-    for (const { accountId, usage } of batch) {
-      asked.set(accountId, (asked.get(accountId) ?? 0) + Math.max(0, usage.credits));
-    }
-    const missing = mode === "own" ? accountIds.filter((id) => held.get(id)?.shards.length === 0) : [];
-    const short =
-      mode === "own"
-        ? accountIds.filter((id) => {
-            const account = held.get(id);
-            return account !== undefined && creditsIn(account) < (asked.get(id) ?? 0);
-          })
-        : [];
-    let keyRows = firstKeys;
-    if (missing.length > 0 || short.length > 0 || firstKeys.some((row) => row.credit_limit !== null)) {
-      const rows = [...new Set([...missing, ...short])].sort();
-      const [mains, created, , others, keysAgain] = await Promise.all([
-        tx<{ id: string; balance: string }[]>`
-          SELECT id, balance FROM accounts WHERE id = ANY(${tx.array(rows, "TEXT")}) ORDER BY id FOR NO KEY UPDATE`,
-        // Made with the account's row locked, which a change of a key's limit holds too; the upsert
-        // locks a shard that exists already as well.
-        tx<ShardRow[]>`
-          INSERT INTO credit_shards (account_id, shard, credits, used_at)
-          SELECT id, ${shard}, 0, ${now}::bigint FROM unnest(${tx.array(missing, "TEXT")}) AS m (id)
-          ON CONFLICT (account_id, shard) DO UPDATE SET used_at = excluded.used_at
-          RETURNING account_id, shard, credits`,
-        tx`SELECT id FROM api_keys WHERE id = ANY(${keyIds}) AND credit_limit IS NOT NULL ORDER BY id FOR NO KEY UPDATE`,
-        // With the rows locked, no credits move between them and other shards but by debits.
-        tx<OutsideRow[]>`
-          SELECT a.id, 0 AS balance, coalesce((SELECT sum(s.credits) FROM credit_shards s
-            WHERE s.account_id = a.id AND s.shard <> ${shard}), 0) AS others
-          FROM accounts a WHERE a.id = ANY(${tx.array(rows, "TEXT")})`,
-        readKeys(),
-      ]);
-      for (const row of mains) {
-        const account = held.get(row.id);
-        if (account) account.main = Number(row.balance);
-      }
-      for (const row of created) held.get(row.account_id)?.shards.push({ shard, credits: Number(row.credits) });
-      for (const row of others) {
-        const account = held.get(row.id);
-        if (account) account.outside = Number(row.others);
-      }
-      keyRows = keysAgain;
-    }
-    const owners = await this.#idempotencyOwners(tx, batch);
-    const accounts = new Map<string, DebitAccount>(
-      [...held].map(([id, account]) => [id, { balance: creditsIn(account) }]),
-    );
-    const chargedIds = new Set(alreadyCharged.map((row) => row.request_id));
-    const keys = new Map<string, DebitKey>(
-      keyRows.map((row) => [
-        row.id,
-        {
-          revoked: row.revoked,
-          expiresAt: row.expires_at === null ? null : Number(row.expires_at),
-          spend: keySpendOf(row),
-        },
-      ]),
-    );
+    const { xid, held, accounts, keys, chargedIds, owners } = await readBatch(tx, batch, { mode, shard, now });
+    attempt.xid = xid;
     const spent = new Map<string, number>();
     const inserted: { accountId: string; usage: UsageRecord }[] = [];
     // Accounts with a debit deferred: their later debits follow it, so that they keep their order.
@@ -461,105 +323,10 @@ export class PostgresLedger implements Ledger {
       return { result: { ok: true, remaining: remaining + outside } };
     });
 
-    // How each locked row changes: a shard spends first and takes from its row only what it lacks and a
-    // share of the rest; locked whole, the row takes all of its shards' credits back.
-    const shardChanges: { accountId: string; shard: number; credits: number }[] = [];
-    const mainChanges: { accountId: string; credits: number }[] = [];
-    for (const [accountId, account] of held) {
-      const debited = creditsIn(account) - (accounts.get(accountId)?.balance ?? creditsIn(account));
-      const inShards = account.shards.reduce((sum, part) => sum + part.credits, 0);
-      if (mode === "whole") {
-        for (const part of account.shards) shardChanges.push({ accountId, shard: part.shard, credits: -part.credits });
-        mainChanges.push({ accountId, credits: inShards - debited });
-      } else if (account.shards.length > 0) {
-        const take = account.main === undefined ? 0 : refillOf(inShards, account.main, debited);
-        shardChanges.push({ accountId, shard, credits: take - debited });
-        if (account.main !== undefined) mainChanges.push({ accountId, credits: -take });
-      }
-    }
-
-    // One statement, so that the COMMIT sent behind it commits the whole batch or none of it: the usage
-    // rows, the locked shards and rows, changed by what the batch moved (their CHECKs refuse a row
-    // below zero, and the failed cast, naming why, fails the transaction should one not be written,
-    // which their locks make unreachable), and each key's spend added to its part for this ledger's
-    // shard. Only this ledger's shard counts as used: the others a whole batch empties stay idle, to be
-    // folded. An empty array writes nothing; -1 stands for a duration not measured, as an INT8 array
-    // holds no nulls here.
-    const text = (values: string[]) => tx.array(values, "TEXT");
-    const int8 = (values: number[]) => tx.array(values, "INT8");
-    const spentKeys = [...spent.keys()];
-    const expected = shardChanges.length + mainChanges.length;
-    const write = tx`
-      WITH used AS (
-        INSERT INTO usage (request_id, key_id, account_id, endpoint, credits, created_at, duration_ms, call)
-        SELECT request_id, key_id, account_id, endpoint, credits, ${now}::bigint, nullif(duration_ms, -1), nullif(call, '')
-        FROM unnest(
-          ${text(inserted.map((row) => row.usage.requestId))}, ${text(inserted.map((row) => row.usage.keyId))},
-          ${text(inserted.map((row) => row.accountId))}, ${text(inserted.map((row) => row.usage.endpoint))},
-          ${int8(inserted.map((row) => row.usage.credits))},
-          ${int8(inserted.map((row) => row.usage.durationMs ?? -1))},
-          ${text(inserted.map((row) => row.usage.call ?? ""))}
-        ) AS u (request_id, key_id, account_id, endpoint, credits, duration_ms, call)
-      ), shards AS (
-        UPDATE credit_shards c SET credits = c.credits + v.credits,
-          used_at = CASE WHEN c.shard = ${shard} THEN ${now}::bigint ELSE c.used_at END
-        FROM unnest(${text(shardChanges.map((row) => row.accountId))}, ${tx.array(
-          shardChanges.map((row) => row.shard),
-          "INT4",
-        )}, ${int8(shardChanges.map((row) => row.credits))}) AS v (account_id, shard, credits)
-        WHERE c.account_id = v.account_id AND c.shard = v.shard RETURNING 1
-      ), mains AS (
-        UPDATE accounts a SET balance = a.balance + v.credits
-        FROM unnest(${text(mainChanges.map((row) => row.accountId))}, ${int8(mainChanges.map((row) => row.credits))}) AS v (id, credits)
-        WHERE a.id = v.id RETURNING 1
-      ), spent AS (
-        INSERT INTO key_spend_shards AS p (key_id, shard, spent_total, spent_today, spent_day, last_used_at)
-        SELECT id, ${shard}::int, credits, credits, ${utcDayOf(now)}::bigint, ${now}::bigint
-        FROM unnest(${text(spentKeys)}, ${int8(spentKeys.map((id) => spent.get(id) ?? 0))}) AS s (id, credits)
-        ON CONFLICT (key_id, shard) DO UPDATE SET spent_total = p.spent_total + excluded.spent_total,
-          spent_today = spend_today(p.spent_today, p.spent_day, excluded.spent_today, excluded.spent_day),
-          spent_day = GREATEST(p.spent_day, excluded.spent_day), last_used_at = excluded.last_used_at
-      )
-      SELECT CASE WHEN (SELECT count(*) FROM shards) + (SELECT count(*) FROM mains) = ${expected} THEN 1
-        -- Built from the count, so that the planner cannot fold the failing cast ahead of the CASE.
-        ELSE ('a locked row was not written: wrote ' || ((SELECT count(*) FROM shards) + (SELECT count(*) FROM mains)))::int
-        END AS checked`;
+    const write = batchWrite(tx, { mode, shard, now, held, accounts, inserted, spent });
     attempt.charges = inserted.map(({ accountId, usage }) => ({ accountId, requestId: usage.requestId }));
     return { result: outcomes, write };
   }
-}
-
-/** Which shards a batch spends from (see #writeBatch). */
-type BatchMode = "own" | "whole";
-
-/** The credits a batch holds for one account: its shards', its row's once locked. */
-interface HeldCredits {
-  shards: { shard: number; credits: number }[];
-  main: number | undefined;
-  /** The account's credits the batch does not hold, as last read. */
-  outside: number;
-}
-
-function creditsIn(account: HeldCredits): number {
-  return account.shards.reduce((sum, part) => sum + part.credits, 0) + (account.main ?? 0);
-}
-
-interface ShardRow {
-  account_id: string;
-  shard: number;
-  credits: string;
-}
-
-interface OutsideRow {
-  id: string;
-  balance: string;
-  others: string;
-}
-
-type KeyFactsRow = KeySpendRowOf<string> & { id: string; revoked: boolean };
-
-function ownerKey(accountId: string, idempotencyKey: string): string {
-  return JSON.stringify([accountId, idempotencyKey]);
 }
 
 /** Whether the server itself refused a statement: its error carries a SQLSTATE. */
