@@ -3,6 +3,7 @@ export * from "./idempotency-owner.ts";
 export * from "./ids.ts";
 export * from "./import-plan.ts";
 export * from "./imported-world.ts";
+export * from "./key-cache.ts";
 export * from "./key-spend.ts";
 export * from "./keys.ts";
 export * from "./mentions.ts";

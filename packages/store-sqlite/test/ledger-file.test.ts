@@ -77,25 +77,21 @@ function balanceIn(ledgerPath: string, accountId: string): number | undefined {
 }
 
 describe("the ledger's own file", () => {
-  test("another connection's charge leaves this connection's world unchanged, and its key check sees the charge", async () => {
+  test("another connection's charge leaves this connection's world pages unchanged", async () => {
     const path = databaseFile();
     const server = openDatabase(path);
     const other = openDatabase(path);
     const account = createAccount(server, "Ada", 100);
-    const { key, keyId } = createKey(server, account.id, "k");
+    const { keyId } = createKey(server, account.id, "k");
     const version = (schema: string) =>
       (server.query(`PRAGMA ${schema}.data_version`).get() as { data_version: number }).data_version;
     const [world, ledger] = [version("main"), version("ledger")];
-    const serverLedger = new SqliteLedger(server);
-    expect(await serverLedger.checkKey(hashApiKeySync(key))).toMatchObject({ balance: 100 });
-
     await new SqliteLedger(other).debit(account.id, charge("r1", keyId));
 
     // data_version moves when another connection commits to the file: SQLite then drops the pages it
     // kept of that file, and only of that file.
     expect(version("main")).toBe(world);
     expect(version("ledger")).not.toBe(ledger);
-    expect(await serverLedger.checkKey(hashApiKeySync(key))).toMatchObject({ balance: 99 });
     expect(tablesIn(path)).not.toContain("accounts");
     expect(tablesIn(ledgerPathOf(path))).toContain("accounts");
     server.close();

@@ -29,7 +29,7 @@ const CYCLES = 3;
  */
 const ANSWERS_BETWEEN = 400;
 /**
- * The process keeps an active key's check for a second (packages/store-postgres/src/ledger/key-cache.ts):
+ * The process keeps an active key's check for a second (packages/store-common/src/key-cache.ts):
  * until then a request the API refuses before reading anything (400) is still answered as such.
  */
 const KEY_CACHE_MS = 1_000;

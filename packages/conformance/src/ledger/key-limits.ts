@@ -31,6 +31,18 @@ export function keyLimitConformance(ledgerTest: LedgerTest): void {
       },
     );
 
+    ledgerTest(
+      "a key refused for its own limit leaves the account's other keys their balance",
+      async ({ ledger, setUp, createKey, debit }) => {
+        const { accountId, keyId } = await setUp(100, { limit: { credits: 5, per: "total" } });
+        const other = await createKey(accountId);
+        expect(await ledger.checkKey(other.keyHash)).toMatchObject({ status: "active", balance: 100 });
+        expect(await debit(accountId, usage(keyId, "over", 6))).toMatchObject({ reason: "key_limit", remaining: 5 });
+        // What the limited key had left is not the account's balance, which the other key still spends.
+        expect(await ledger.checkKey(other.keyHash)).toMatchObject({ status: "active", balance: 100 });
+      },
+    );
+
     ledgerTest("the refusal names whichever leaves less, the balance or the key's limit", async ({ setUp, debit }) => {
       const poor = await setUp(3, { limit: { credits: 10, per: "total" } });
       expect(await debit(poor.accountId, usage(poor.keyId, "poor", 5))).toEqual({

@@ -33,7 +33,7 @@ export class ModelledLedger {
     return accountId;
   };
 
-  readonly #createKey = async (accountId: string, options?: KeyOptions) => {
+  readonly createKey = async (accountId: string, options?: KeyOptions) => {
     const key = await this.fixture.createKey(accountId, options);
     this.model.addKey(accountId, key.keyId, options);
     return key;
@@ -41,7 +41,7 @@ export class ModelledLedger {
 
   readonly setUp = async (credits: number, options?: KeyOptions) => {
     const accountId = await this.#createAccount(credits);
-    return { accountId, ...(await this.#createKey(accountId, options)) };
+    return { accountId, ...(await this.createKey(accountId, options)) };
   };
 
   /** One debit through `through` (the fixture's ledger), which must come to what the model gives at `at`. */

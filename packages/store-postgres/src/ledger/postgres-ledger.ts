@@ -18,6 +18,7 @@ import {
   idempotencyHolderOf,
   isKeyDigest,
   KEY_CHECK_COLUMNS,
+  KeyCache,
   type KeyRowOf,
   type KeySpendRowOf,
   keyCheckOf,
@@ -29,7 +30,7 @@ import { isDatabaseOutage } from "../outage.ts";
 import { type BatchMode, ownerKey, readBatch } from "./batch-reads.ts";
 import { batchWrite } from "./batch-write.ts";
 import { ACCOUNT_BALANCE, foldIdleShards, newShardNumber } from "./credit-shards.ts";
-import { KeyCache } from "./key-cache.ts";
+import { listenForKeyChanges } from "./key-changes.ts";
 import { committedBehind, type PipelinedWork } from "./pipelined-commit.ts";
 import { type TransactionStatus, UnsettledDebits } from "./unsettled.ts";
 
@@ -92,7 +93,7 @@ export class PostgresLedger implements Ledger {
     this.#now = options.now ?? Date.now;
     this.#keys = new KeyCache(Date.now);
     // Without the subscription every check reads the database, which is slower but never wrong.
-    this.#keys.listen(sql).catch(() => {});
+    listenForKeyChanges(sql, this.#keys).catch(() => {});
     this.#foldIdleAfterMs = options.foldIdleAfterMs ?? FOLD_IDLE_AFTER_MS;
     // A fold that fails (an outage) is tried again next time; credits in an idle shard count all along.
     this.#folding = setInterval(() => void this.foldIdleShards().catch(() => {}), FOLD_EVERY_MS);
@@ -256,7 +257,7 @@ export class PostgresLedger implements Ledger {
       if (outcome && "deferred" in outcome) {
         deferred.push(debit);
       } else if (outcome && "result" in outcome) {
-        this.#keys.debited(debit.accountId, outcome.result.remaining, version);
+        this.#keys.debited(debit.accountId, outcome.result, version);
         debit.resolve(outcome.result);
       } else {
         debit.reject(outcome?.error);

@@ -55,7 +55,7 @@ export const ledgerMigrations: readonly Migration[] = [
     await tx`CREATE INDEX grants_account ON grants (account_id)`;
     await tx`CREATE UNIQUE INDEX grants_refund_of ON grants (refund_of) WHERE refund_of IS NOT NULL`;
   },
-  // Processes keep active keys in memory (../ledger/key-cache.ts) and must hear at once when a key is
+  // Processes keep active keys in memory (./key-changes.ts) and must hear at once when a key is
   // revoked or an account's balance rises; the database tells them, whichever process or tool wrote it.
   async (tx) => {
     // The argument names the row's account id column.

@@ -3,6 +3,7 @@
 // is charged at most once. Invariant kept by every writer: sum(grants) - sum(usage) = balance.
 // Timestamps are Unix epoch milliseconds.
 import type { Migration } from "../migrate.ts";
+import { keyChangesMigration } from "./key-changes.ts";
 
 export const ledgerMigrations: readonly Migration[] = [
   (db) => {
@@ -122,4 +123,6 @@ export const ledgerMigrations: readonly Migration[] = [
     // however many refusals of the other kind the account has.
     db.run("CREATE INDEX request_log_account_refusal ON request_log (account_id, status, error_code, created_at)");
   },
+  // Processes keep active keys' checks in memory; these triggers tell them when to forget them.
+  keyChangesMigration,
 ];

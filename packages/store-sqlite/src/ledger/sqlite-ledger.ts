@@ -8,6 +8,7 @@ import {
   idempotencyHolderOf,
   isKeyDigest,
   KEY_CHECK_COLUMNS,
+  KeyCache,
   type KeyRowOf,
   type KeySpendRowOf,
   keyCheckOf,
@@ -15,7 +16,7 @@ import {
 } from "@social/store-common";
 import { WalSyncError } from "../durability/wal-sync.ts";
 import { GroupCommit, type Outcome } from "../group-commit.ts";
-import { KeyRows } from "./key-rows.ts";
+import { KeyChanges } from "./key-changes.ts";
 
 export interface SqliteLedgerOptions {
   /** The clock that stamps usage rows and key use; tests pin it. */
@@ -53,7 +54,9 @@ export class SqliteLedger implements Ledger {
   readonly #now: () => number;
   readonly #writes: GroupCommit<PendingDebit, DebitResult>;
 
-  readonly #keyRows: KeyRows<KeyRow>;
+  readonly #keys = new KeyCache(Date.now);
+  readonly #keyChanges: KeyChanges;
+  readonly #keyByHash: Statement<KeyRow, [string]>;
   readonly #balance: Statement<{ balance: number }, [string]>;
   readonly #setBalance: Statement<void, [number, string]>;
   readonly #recordUsage: Statement<
@@ -69,10 +72,10 @@ export class SqliteLedger implements Ledger {
   constructor(db: Database, options: SqliteLedgerOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#writes = new GroupCommit(db, (batch) => this.#applyBatch(batch));
-    const keyByHash = db.query<KeyRow, [string]>(
+    this.#keyChanges = new KeyChanges(db);
+    this.#keyByHash = db.query<KeyRow, [string]>(
       `SELECT ${KEY_CHECK_COLUMNS}, a.balance FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`,
     );
-    this.#keyRows = new KeyRows(db, (keyHash) => keyByHash.get(keyHash));
     this.#balance = db.query("SELECT balance FROM accounts WHERE id = ?");
     this.#setBalance = db.query("UPDATE accounts SET balance = ? WHERE id = ?");
     this.#recordUsage = db.query(
@@ -99,7 +102,13 @@ export class SqliteLedger implements Ledger {
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
     if (!isKeyDigest(keyHash)) return { status: "unknown" };
-    return keyCheckOf(this.#keyRows.get(keyHash), keyHash, this.#now());
+    if (this.#keyChanges.moved()) this.#keys.startOver();
+    const cached = this.#keys.get(keyHash);
+    if (cached !== undefined) return cached;
+    const version = this.#keys.version;
+    const check = keyCheckOf(this.#keyByHash.get(keyHash), keyHash, this.#now());
+    this.#keys.remember(keyHash, check, version);
+    return check;
   }
 
   async balance(accountId: string): Promise<number> {
@@ -115,7 +124,12 @@ export class SqliteLedger implements Ledger {
    * (nothing charged).
    */
   debit(accountId: string, usage: UsageRecord): Promise<DebitResult> {
-    return this.#writes.submit({ accountId, usage }).catch((error: unknown) => {
+    const version = this.#keys.version;
+    const debited = (result: DebitResult) => {
+      this.#keys.debited(accountId, result, version);
+      return result;
+    };
+    return this.#writes.submit({ accountId, usage }).then(debited, (error: unknown) => {
       // Committed but perhaps not on disk, and answered 503: the charge is given back, as for a
       // request whose answer was not delivered (a refund of a debit that was refused finds nothing).
       if (error instanceof WalSyncError) {
