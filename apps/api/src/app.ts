@@ -21,7 +21,7 @@ import { docsPage } from "./docs/page.ts";
 import { sampleResponses } from "./docs/samples.ts";
 import { prefersHtml } from "./http/accept.ts";
 import { httpContext, internalError } from "./http/context.ts";
-import type { LogSink } from "./http/request-log.ts";
+import { type LogSink, stdoutLog } from "./http/request-log.ts";
 import { errorResponse, fixedDocument, json } from "./http/respond.ts";
 import { monitorsOpenApi } from "./monitors/openapi.ts";
 import { monitorRoutes } from "./monitors/routes.ts";
@@ -50,7 +50,7 @@ export interface AppOptions {
 export function createApp(options: AppOptions) {
   const { services, publicUrl } = options;
   const helpLinks = helpLinksOf(publicUrl);
-  const context = httpContext({ services, helpLinks, log: options.log ?? ((line: string) => console.log(line)) });
+  const context = httpContext({ services, helpLinks, log: options.log ?? stdoutLog });
   const openApi = fixedDocument(JSON.stringify(buildOpenApi(publicUrl, [monitorsOpenApi(), v2OpenApi()])), {
     "content-type": "application/json; charset=utf-8",
   });

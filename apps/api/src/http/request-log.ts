@@ -5,6 +5,43 @@ import { requestPath } from "@social/core";
 
 export type LogSink = (line: string) => void;
 
+/** Past this many characters waiting, the lines are written at once rather than at the end of the turn. */
+const WRITE_AT_CHARS = 64 * 1024;
+
+/**
+ * The lines to `print` (console.log: stdout) once per turn of the event loop, joined. A loaded worker
+ * answers dozens of requests a turn, and a line per write was a system call per request, made by every
+ * worker on the one stdout they share (a pipe to the operator's log collector, whose lock each write
+ * takes). What is waiting when the process exits is written then; a process killed outright loses at
+ * most its last turn's lines, which the ledger's request log (the dashboard's) records too.
+ */
+export function linesPerTurn(print: (text: string) => void): LogSink {
+  let waiting: string[] = [];
+  let chars = 0;
+  let scheduled = false;
+  const write = () => {
+    scheduled = false;
+    if (waiting.length === 0) return;
+    const text = waiting.join("\n");
+    waiting = [];
+    chars = 0;
+    print(text);
+  };
+  process.on("exit", write);
+  return (line) => {
+    waiting.push(line);
+    chars += line.length + 1;
+    if (chars >= WRITE_AT_CHARS) write();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(write);
+    }
+  };
+}
+
+/** The process's request log on stdout: one writer, so one exit handler, however many apps it serves. */
+export const stdoutLog: LogSink = linesPerTurn((text) => console.log(text));
+
 /** What a handler reports for the log line; the ledger, not this, is what bills. */
 export interface RequestUsage {
   credits: number;
