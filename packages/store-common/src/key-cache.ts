@@ -1,20 +1,48 @@
 // Every request checks its key before anything else, and reading it was one of the few statements a
 // charged lookup costs. Active keys are therefore kept in memory for a second, and each adapter says when
 // one must be forgotten sooner: PostgreSQL by a notification its triggers send, SQLite by a counter its
-// triggers move (../../store-sqlite/src/ledger/key-changes.ts). Either fires when a key is made, revoked
-// or changed, or an account's balance rises (grants, refunds), whichever process or tool wrote it; the
-// process's own changes say so at once.
+// triggers move (../../store-sqlite/src/ledger/key-changes.ts). Either fires when a key is revoked, its
+// limit or expiry changes, or what it may spend rises (an account's balance, a limited key's spend
+// falling: grants, refunds), whichever process or tool wrote it; the process's own changes say so at
+// once.
 //
 // What a cached check may get wrong, and why that is safe:
-// - A balance lowered by another process's debits shows for up to a second. It only decides whether a
-//   request starts (and the `remaining` of an error answer); the debit itself decides what is charged,
-//   against the balance in the database. This process's own debits set the balance they left.
+// - A balance or a key's allowance lowered by another process's debits shows for up to a second. They
+//   only decide whether a request starts (and the `remaining` of an error answer); the debit itself
+//   decides what is charged, against the balance and the spend in the database. This process's own
+//   debits set the balance they left and add their charge to the key's spend; the allowance is worked
+//   out at each check, so a day limit starts over at midnight in a kept check too.
 // - A change the adapter could not report (a lost notification): the second's expiry bounds how long a
 //   revoked key still works, and the ledger checks revocation again at the debit.
 // Unknown and revoked keys are never kept: a key created a moment later must work at once.
-import type { DebitResult, KeyCheck } from "@social/core";
+import { allowanceOf, charged, type DebitResult, type KeyCheck, type KeySpend } from "@social/core";
 
 type ActiveKey = Extract<KeyCheck, { status: "active" }>;
+
+/** A kept check, with the spend its allowance is worked out from at each check. */
+interface Kept {
+  check: ActiveKey;
+  spend: KeySpend;
+  until: number;
+  /** In the order checks were kept: whether it was read before a debit was asked for. */
+  order: number;
+}
+
+/** A debit this process asked for, as `debited` needs it once it is settled. */
+export interface AskedDebit {
+  keyId: string;
+  credits: number;
+  /**
+   * When it was asked for, no later than the instant the ledger stamps it: should the two fall on either
+   * side of a UTC midnight, the charge counts on the earlier day, which leaves the new day's allowance
+   * too high, never too low.
+   */
+  at: number;
+  /** Changes heard by then. */
+  version: number;
+  /** Checks kept by then: only those cannot hold its charge yet. */
+  kept: number;
+}
 
 /** How long a check is trusted without a change heard. */
 const KEY_TTL_MS = 1000;
@@ -22,7 +50,7 @@ const KEY_TTL_MS = 1000;
 const MAX_KEYS = 100_000;
 
 export class KeyCache {
-  readonly #checks = new Map<string, { check: ActiveKey; until: number }>();
+  readonly #checks = new Map<string, Kept>();
   /** The cached key digests of each account. */
   readonly #byAccount = new Map<string, Set<string>>();
   readonly #now: () => number;
@@ -33,6 +61,8 @@ export class KeyCache {
    * is answered but not kept.
    */
   #heard = 0;
+  /** Counts the checks kept. */
+  #kept = 0;
 
   constructor(now: () => number) {
     this.#now = now;
@@ -58,12 +88,16 @@ export class KeyCache {
     this.#forgetAccount(accountId);
   }
 
-  get(keyHash: string): ActiveKey | undefined {
+  /** The kept check of `keyHash`, its allowance as of `now` (the ledger's clock); undefined: read it. */
+  get(keyHash: string, now: number): ActiveKey | undefined {
     const entry = this.#checks.get(keyHash);
     if (entry === undefined) return undefined;
-    if (entry.until > this.#now()) return entry.check;
-    this.#forget(keyHash);
-    return undefined;
+    if (entry.until <= this.#now()) {
+      this.#forget(keyHash);
+      return undefined;
+    }
+    const allowance = allowanceOf(entry.spend, now);
+    return allowance === null ? entry.check : { ...entry.check, allowance };
   }
 
   /** What `remember` needs to know whether a change was heard while a check was being read. */
@@ -71,27 +105,37 @@ export class KeyCache {
     return this.#heard;
   }
 
-  /** Keeps `check`, read since `version`, unless a change was heard meanwhile. */
-  remember(keyHash: string, check: KeyCheck, version: number): void {
-    if (!this.#listening || check.status !== "active" || version !== this.#heard) return;
+  /** Keeps `check`, read since `version` with the key's `spend`, unless a change was heard meanwhile. */
+  remember(keyHash: string, check: KeyCheck, spend: KeySpend | undefined, version: number): void {
+    if (!this.#listening || check.status !== "active" || spend === undefined || version !== this.#heard) return;
     if (this.#checks.size >= MAX_KEYS) this.#forget(this.#checks.keys().next().value as string);
-    this.#checks.set(keyHash, { check, until: this.#now() + KEY_TTL_MS });
+    this.#kept += 1;
+    this.#checks.set(keyHash, { check, spend, until: this.#now() + KEY_TTL_MS, order: this.#kept });
     const hashes = this.#byAccount.get(check.accountId);
     if (hashes) hashes.add(keyHash);
     else this.#byAccount.set(check.accountId, new Set([keyHash]));
   }
 
+  /** What `debited` will need of a debit of `credits` with `keyId` asked for `at` (the ledger's clock). */
+  asked(keyId: string, credits: number, at: number): AskedDebit {
+    return { keyId, credits, at, version: this.#heard, kept: this.#kept };
+  }
+
   /**
-   * After this process's own debit, made since `version`: the balance it left (or, refused for the
-   * balance, found) is the freshest there is, unless a change (credits added) was heard meanwhile. A
-   * refusal for a key's limit says what that key has left, not the account.
+   * After this process's own debit: the balance it left (or, refused for the balance, found) is the
+   * freshest there is, unless a change (credits added) was heard since it was asked for. A charge adds
+   * to its key's spend in the checks kept before it was asked for; one kept since may hold it already
+   * and stays as read. A refusal for a key's limit says what that key has left, not the account.
    */
-  debited(accountId: string, result: DebitResult, version: number): void {
-    if (version !== this.#heard || (!result.ok && result.reason !== "balance")) return;
-    const remaining = result.remaining;
+  debited(accountId: string, result: DebitResult, asked: AskedDebit): void {
+    if (asked.version !== this.#heard || (!result.ok && result.reason !== "balance")) return;
     for (const hash of this.#byAccount.get(accountId) ?? []) {
       const entry = this.#checks.get(hash);
-      if (entry) entry.check = { ...entry.check, balance: remaining };
+      if (entry === undefined) continue;
+      entry.check = { ...entry.check, balance: result.remaining };
+      if (result.ok && entry.check.keyId === asked.keyId && entry.order <= asked.kept) {
+        entry.spend = charged(entry.spend, asked.credits, asked.at);
+      }
     }
   }
 

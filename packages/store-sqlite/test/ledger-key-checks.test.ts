@@ -121,3 +121,37 @@ test("another connection's debits leave this process's checks kept, for up to a 
   expect(await ledger.checkKey(digest)).toMatchObject({ balance: 93 });
   close();
 });
+
+test("a refund batched with the account's other charges gives its key's allowance back at once", async () => {
+  const { server, close } = twoConnections();
+  const ledger = new SqliteLedger(server);
+  const account = createAccount(server, "Ada", 100);
+  const limited = createKey(server, account.id, "limited", { limit: { credits: 10, per: "total" } });
+  const other = createKey(server, account.id, "other");
+  const digest = hashApiKeySync(limited.key);
+  await ledger.debit(account.id, { requestId: "r1", keyId: limited.keyId, endpoint: "/v1/tweets/{id}", credits: 10 });
+  expect(await ledger.checkKey(digest)).toMatchObject({ allowance: { remaining: 0 } });
+
+  // One batch: the refund's credits and the other key's charge leave the balance where it was.
+  await Promise.all([
+    ledger.refund(account.id, "r1"),
+    ledger.debit(account.id, { requestId: "r2", keyId: other.keyId, endpoint: "/v1/tweets/{id}", credits: 10 }),
+  ]);
+  expect(await ledger.checkKey(digest)).toMatchObject({ balance: 90, allowance: { remaining: 10 } });
+  close();
+});
+
+test("a limited key's own charges count in its kept check, and a day limit starts over at midnight", async () => {
+  const { server, close } = twoConnections();
+  let now = Date.UTC(2026, 10, 24, 23, 59, 59, 900);
+  const ledger = new SqliteLedger(server, { now: () => now });
+  const account = createAccount(server, "Ada", 100);
+  const { key, keyId } = createKey(server, account.id, "daily", { limit: { credits: 5, per: "day" } });
+  const digest = hashApiKeySync(key);
+  expect(await ledger.checkKey(digest)).toMatchObject({ allowance: { remaining: 5 } });
+  await ledger.debit(account.id, { requestId: "r1", keyId, endpoint: "/v1/tweets/{id}", credits: 5 });
+  expect(await ledger.checkKey(digest)).toMatchObject({ balance: 95, allowance: { remaining: 0 } });
+  now += 200;
+  expect(await ledger.checkKey(digest)).toMatchObject({ balance: 95, allowance: { remaining: 5 } });
+  close();
+});

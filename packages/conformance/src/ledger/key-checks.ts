@@ -16,8 +16,8 @@ export function keyCheckConformance(ledgerTest: LedgerTest): void {
       expect(await ledger.checkKey("not a digest")).toEqual({ status: "unknown" });
       expect(await ledger.checkKey(keyHash.toUpperCase())).toEqual({ status: "unknown" });
       await revokeKey(keyId);
-      // PostgreSQL keeps active keys in memory until the database's notification of the revocation
-      // arrives (a moment after the commit); SQLite reads every check.
+      // Active keys are kept in memory until the adapter hears of the change: PostgreSQL's notification
+      // arrives a moment after the commit, SQLite reads its counter on the next turn.
       const check = await eventually(
         () => ledger.checkKey(keyHash),
         (value) => value.status !== "active",

@@ -42,9 +42,13 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 export const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** What `read` gives once `done` holds for it, or after a second of asking. */
+/**
+ * What `read` gives once `done` holds for it, or after half a second of asking: less than a process
+ * keeps a key's check (store-common's key-cache.ts), so a change the adapter did not report fails.
+ */
 export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let waited = 0; waited < 1000; waited += 10) {
+  const deadline = performance.now() + 500;
+  while (performance.now() < deadline) {
     const value = await read();
     if (done(value)) return value;
     await Bun.sleep(10);

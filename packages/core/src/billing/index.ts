@@ -27,6 +27,6 @@ export {
 } from "./credit-refusal.ts";
 export * from "./debit.ts";
 export * from "./grants.ts";
-export { allowanceOf, type KeySpend, refunded, utcDayOf } from "./key-spend.ts";
+export { allowanceOf, charged, type KeySpend, refunded, utcDayOf } from "./key-spend.ts";
 export * from "./low-balance.ts";
 export * from "./request-budget.ts";

@@ -15,6 +15,7 @@
 import type { DebitResult, KeyCheck, Ledger, UsageRecord } from "@social/core";
 import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded } from "@social/core";
 import {
+  type AskedDebit,
   idempotencyHolderOf,
   isKeyDigest,
   KEY_CHECK_COLUMNS,
@@ -52,6 +53,8 @@ const FOLD_EVERY_MS = 60_000;
 interface PendingDebit {
   accountId: string;
   usage: UsageRecord;
+  /** What the key cache needs of it once it is settled. */
+  asked: AskedDebit;
   resolve: (result: DebitResult) => void;
   reject: (error: unknown) => void;
 }
@@ -120,19 +123,15 @@ export class PostgresLedger implements Ledger {
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
     if (!isKeyDigest(keyHash)) return { status: "unknown" };
-    const cached = this.#keys.get(keyHash);
+    const cached = this.#keys.get(keyHash, this.#now());
     if (cached !== undefined) return cached;
     const version = this.#keys.version;
-    const check = await this.#readKey(keyHash);
-    this.#keys.remember(keyHash, check, version);
-    return check;
-  }
-
-  async #readKey(keyHash: string): Promise<KeyCheck> {
     const [row] = await this.#sql<KeyRow[]>`
       SELECT ${this.#sql.unsafe(KEY_CHECK_COLUMNS)}, ${this.#sql.unsafe(ACCOUNT_BALANCE)} AS balance
       FROM api_key_totals k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
-    return keyCheckOf(row, keyHash, this.#now());
+    const check = keyCheckOf(row, keyHash, this.#now());
+    this.#keys.remember(keyHash, check, row ? keySpendOf(row) : undefined, version);
+    return check;
   }
 
   async balance(accountId: string): Promise<number> {
@@ -150,7 +149,8 @@ export class PostgresLedger implements Ledger {
    */
   debit(accountId: string, usage: UsageRecord): Promise<DebitResult> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ accountId, usage, resolve, reject });
+      const asked = this.#keys.asked(usage.keyId, usage.credits, this.#now());
+      this.#queue.push({ accountId, usage, asked, resolve, reject });
       if (!this.#draining) {
         this.#draining = true;
         // A macrotask, not a microtask: requests whose I/O completed in the same event-loop turn
@@ -231,7 +231,6 @@ export class PostgresLedger implements Ledger {
    */
   async #settle(batch: PendingDebit[], mode: BatchMode = "own"): Promise<void> {
     const attempt: BatchAttempt = {};
-    const version = this.#keys.version;
     let outcomes: Outcome[];
     try {
       outcomes = await committedBehind(this.#sql, (tx) => this.#writeBatch(tx, batch, attempt, mode));
@@ -257,7 +256,7 @@ export class PostgresLedger implements Ledger {
       if (outcome && "deferred" in outcome) {
         deferred.push(debit);
       } else if (outcome && "result" in outcome) {
-        this.#keys.debited(debit.accountId, outcome.result, version);
+        this.#keys.debited(debit.accountId, outcome.result, debit.asked);
         debit.resolve(outcome.result);
       } else {
         debit.reject(outcome?.error);

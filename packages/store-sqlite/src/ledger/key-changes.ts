@@ -1,11 +1,12 @@
 // What tells this process's cached key checks (store-common's KeyCache) that they must go: a counter in
 // the ledger's file that triggers move in the transaction of the change, whichever process or tool
 // wrote it (another worker, the operator CLI), when a key is revoked or its limit or expiry changes, or
-// an account's balance rises (a grant, a refund), as PostgreSQL's notifications do (unknown keys are
-// never kept, so a new key needs none). Debits move none of it, so a worker's cached checks outlive the
-// other workers' charges. That matters because each of their commits drops this connection's whole
-// page cache of the ledger's file: reading a key and its account again after one costs five page reads
-// from the WAL, while the counter costs two.
+// a grant is made. Every rise of a balance is a grant, refunds included, which also lower the spend of
+// the key that was charged; a batch nets its refunds and debits into one balance write, so the grant,
+// not the balance, is what says so. Unknown keys are never kept, so a new key needs nothing. Debits
+// move none of it, so a worker's cached checks outlive the other workers' charges. That matters because
+// each of their commits drops this connection's whole page cache of the ledger's file: reading a key
+// and its account again after one costs five page reads from the WAL, while the counter costs two.
 //
 // The counter is read once per turn of the event loop, and again as soon as this connection has written
 // since (a key revoked or credits granted in this process count at once). A change another process
@@ -21,9 +22,7 @@ export const keyChangesMigration: Migration = (db) => {
   db.run(`CREATE TRIGGER api_keys_changed AFTER UPDATE OF revoked_at, credit_limit, limit_per, expires_at ON api_keys
     WHEN NEW.revoked_at IS NOT OLD.revoked_at OR NEW.credit_limit IS NOT OLD.credit_limit
       OR NEW.limit_per IS NOT OLD.limit_per OR NEW.expires_at IS NOT OLD.expires_at ${count}`);
-  db.run(
-    `CREATE TRIGGER accounts_credited AFTER UPDATE OF balance ON accounts WHEN NEW.balance > OLD.balance ${count}`,
-  );
+  db.run(`CREATE TRIGGER grants_made AFTER INSERT ON grants ${count}`);
 };
 
 export class KeyChanges {

@@ -103,11 +103,13 @@ export class SqliteLedger implements Ledger {
   async checkKey(keyHash: string): Promise<KeyCheck> {
     if (!isKeyDigest(keyHash)) return { status: "unknown" };
     if (this.#keyChanges.moved()) this.#keys.startOver();
-    const cached = this.#keys.get(keyHash);
+    const now = this.#now();
+    const cached = this.#keys.get(keyHash, now);
     if (cached !== undefined) return cached;
     const version = this.#keys.version;
-    const check = keyCheckOf(this.#keyByHash.get(keyHash), keyHash, this.#now());
-    this.#keys.remember(keyHash, check, version);
+    const row = this.#keyByHash.get(keyHash);
+    const check = keyCheckOf(row, keyHash, now);
+    this.#keys.remember(keyHash, check, row ? keySpendOf(row) : undefined, version);
     return check;
   }
 
@@ -124,9 +126,9 @@ export class SqliteLedger implements Ledger {
    * (nothing charged).
    */
   debit(accountId: string, usage: UsageRecord): Promise<DebitResult> {
-    const version = this.#keys.version;
+    const asked = this.#keys.asked(usage.keyId, usage.credits, this.#now());
     const debited = (result: DebitResult) => {
-      this.#keys.debited(accountId, result, version);
+      this.#keys.debited(accountId, result, asked);
       return result;
     };
     return this.#writes.submit({ accountId, usage }).then(debited, (error: unknown) => {
