@@ -1,13 +1,14 @@
 // `WEB_CONCURRENCY=2 bun run start`: two worker processes on one port under the supervisor, on both
 // adapters (#14). Billing from both workers at once keeps the books exact, even across 402 edges; a
-// worker SIGKILLed mid-load is restarted and no reported charge is lost; SIGTERM drains both. Which
+// worker SIGKILLed mid-load is restarted and no reported charge is lost; SIGTERM drains both; a grant
+// and a revocation made by the operator CLI count in both workers' kept key checks at once. Which
 // worker served each request is read from the request log (its `pid`), joined on the request id.
 
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openBackend } from "@social/composition";
-import { DEFAULT_WORLD } from "@social/fixtures";
+import { DEFAULT_WORLD, examples } from "@social/fixtures";
 import { type PostgresServer, startPostgres } from "@social/store-postgres/testing";
 import { type AccountObservations, auditDatabase } from "./ledger-audit.ts";
 import { driveLoad, type LoadAccount, type LoadResult, loadUntilEnded, openAccountsWith, REQUEST_MIX } from "./load.ts";
@@ -74,6 +75,46 @@ function noBrokenAnswers(load: LoadResult): void {
 
 async function errorLines(server: ServerProcess): Promise<string[]> {
   return (await server.logs()).split("\n").filter((line) => line.includes('"level":"error"'));
+}
+
+const ADMIN = join(import.meta.dir, "../../../admin/src/main.ts");
+
+/** The operator CLI, a process of its own, on `location`; throws with its output when it fails. */
+function admin(location: string, args: string[]): void {
+  const run = Bun.spawnSync([process.execPath, ADMIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", DATABASE_URL: location.includes("://") ? location : `file:${location}` },
+  });
+  if (run.exitCode !== 0) throw new Error(`admin ${args.join(" ")}: ${run.stdout}${run.stderr}`);
+}
+
+/**
+ * `count` requests of `path` with `key`, each on a connection of its own, until every worker in `pids`
+ * has answered some (the kernel spreads new connections between them), and at most 200 rounds.
+ */
+async function throughBoth(
+  server: ServerProcess,
+  key: string,
+  pids: readonly number[],
+  count = 10,
+  path = `/v1/tweets/${examples.tweet_id}`,
+): Promise<{ status: number; pid: number | undefined }[]> {
+  const answers: { status: number; requestId: string }[] = [];
+  for (let round = 0; round < 200; round++) {
+    for (let i = 0; i < count; i++) {
+      const response = await fetch(`${server.url}${path}`, {
+        headers: { authorization: `Bearer ${key}`, connection: "close" },
+      });
+      await response.arrayBuffer();
+      answers.push({ status: response.status, requestId: response.headers.get("x-request-id") ?? "" });
+    }
+    const served = await servedBy(
+      server,
+      answers.map((answer) => answer.requestId),
+    );
+    const seen = answers.map((answer) => ({ status: answer.status, pid: served.get(answer.requestId) }));
+    if (count === 1 || pids.every((pid) => seen.some((answer) => answer.pid === pid))) return seen;
+  }
+  throw new Error("the requests never reached every worker");
 }
 
 for (const adapter of ["sqlite", "postgres"] as const) {
@@ -193,6 +234,29 @@ for (const adapter of ["sqlite", "postgres"] as const) {
         if (server.running()) await server.stop();
       }
     }, 120_000);
+
+    it("count a grant and a revocation from the operator CLI in both workers' next requests", async () => {
+      const [account] = await database.open([1]);
+      if (!account) throw new Error("an account");
+      const server = await spawnServer(database.location, WORKERS);
+      try {
+        const pids = server.servingPids();
+        // Both workers keep the key's check: the account's one credit is spent, and both refuse.
+        expect((await throughBoth(server, account.key, pids, 1)).map((answer) => answer.status)).toContain(200);
+        const spent = await throughBoth(server, account.key, pids);
+        expect(new Set(spent.map((answer) => answer.status))).toEqual(new Set([402]));
+
+        admin(database.location, ["credits", "grant", account.accountId, "100"]);
+        const granted = await throughBoth(server, account.key, pids);
+        expect(new Set(granted.map((answer) => answer.status))).toEqual(new Set([200]));
+
+        admin(database.location, ["keys", "revoke", account.key]);
+        const revoked = await throughBoth(server, account.key, pids, 10, "/v1/account");
+        expect(new Set(revoked.map((answer) => answer.status))).toEqual(new Set([401]));
+      } finally {
+        await server.stop();
+      }
+    }, 60_000);
   });
 }
 
