@@ -25,14 +25,17 @@ export function routerPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ":$1");
 }
 
-/** Path parameters as the router matched them; one that failed percent-decoding is kept raw. */
-export function pathEntries(params: Record<string, string | null | undefined>, path: string, template: string) {
-  const raw = path.split("/");
-  const names = template.split("/");
-  return names.flatMap((segment, index): [string, string][] => {
+/**
+ * The path parameters of `template` (`/v1/users/{id}`), found once per route: what reads them per
+ * request takes each as the router matched it, or raw from the path when it failed percent-decoding.
+ */
+export function pathEntriesOf(template: string) {
+  const named = template.split("/").flatMap((segment, index): [string, number][] => {
     const name = segment.match(/^\{(\w+)\}$/)?.[1];
-    return name ? [[name, params[name] ?? raw[index] ?? ""]] : [];
+    return name ? [[name, index]] : [];
   });
+  return (params: Record<string, string | null | undefined>, path: string): [string, string][] =>
+    named.map(([name, index]) => [name, params[name] ?? path.split("/")[index] ?? ""]);
 }
 
 /**
@@ -64,16 +67,14 @@ export function v1Routes(context: HttpContext) {
     const path = routerPath(endpoint.path);
     const numeric = numericParams(endpoint.params);
     const refuse = refuseMethods(endpoint.path);
+    const pathEntries = pathEntriesOf(endpoint.path);
     routes.head(path, refuse);
     routes.get(
       path,
       async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpLinks }) => {
         const target = requestTarget(request.url);
         const query = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
-        const { values, repeated } = decodeParams(
-          [...query.entries, ...pathEntries(params, target.path, endpoint.path)],
-          numeric,
-        );
+        const { values, repeated } = decodeParams([...query.entries, ...pathEntries(params, target.path)], numeric);
         const outcome = await executeRead(services, {
           endpoint,
           params: values,

@@ -19,7 +19,7 @@ import {
 import { Elysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
 import { answerToStore, json, jsonText, replayResponse } from "../http/respond.ts";
-import { idempotencyOf, pathEntries, refuseMethods, routerPath } from "../v1/routes.ts";
+import { idempotencyOf, pathEntriesOf, refuseMethods, routerPath } from "../v1/routes.ts";
 import { notFoundError, type Requested, successBody, v2Items } from "./body.ts";
 import { V2_ROUTES, type V2Route } from "./mapped.ts";
 import { problemResponse, type RawValues } from "./problem.ts";
@@ -76,13 +76,14 @@ export function v2Routes(context: HttpContext) {
     const path = routerPath(route.v2.path);
     const query = v2Query(route);
     const refuse = refuseMethods(route.v2.path);
+    const pathEntries = pathEntriesOf(route.v2.path);
     // HEAD is refused like /v1's: it would bill a read whose answer the client never sees.
     routes.head(path, refuse);
     routes.get(
       path,
       async ({ request, params, requestId, receivedAt, usage, delivery, anonymousRate, services, helpLinks }) => {
         const target = requestTarget(request.url);
-        const inPath = pathEntries(params, target.path, route.v2.path);
+        const inPath = pathEntries(params, target.path);
         // The controls are /v1's (max_credits, dry_run), and the header for code that cannot add parameters.
         const controls = takeQueryControls(target.query, request.headers.get(MAX_CREDITS_HEADER));
         const { values, repeated } = decodeParams([...controls.entries, ...inPath], query.numeric);
