@@ -1,5 +1,5 @@
 // The request log's lines on stdout (src/http/request-log.ts): one per request, each whole, written
-// once per turn of the event loop instead of one write per line, and none lost when the process ends.
+// once per turn of the event loop in writes a pipe keeps whole, and none lost when the process ends.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,13 +25,14 @@ test("the lines of one turn are written together, in order, once the turn ends",
   expect(writes).toEqual(["one\ntwo\nthree", "four"]);
 });
 
-test("lines past 64 KB waiting are written at once", () => {
+test("a write holds at most 4,096 bytes, which a pipe shared by the workers keeps whole", async () => {
   const writes: string[] = [];
   const log = linesPerTurn((text) => writes.push(text));
-  const line = "x".repeat(1023);
-  for (let i = 0; i < 64; i++) log(line);
-  expect(writes).toHaveLength(1);
-  expect(writes[0]?.split("\n")).toHaveLength(64);
+  const line = "x".repeat(999);
+  for (let i = 0; i < 10; i++) log(line);
+  await nextTurn();
+  expect(writes.map((text) => Buffer.byteLength(text) + 1)).toEqual([4000, 4000, 2000]);
+  expect(writes.join("\n").split("\n")).toHaveLength(10);
 });
 
 const dir = mkdtempSync(join(tmpdir(), "request-log-lines-"));
@@ -48,6 +49,37 @@ test("what is waiting when the process exits is written", async () => {
   const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   expect(code).toBe(0);
   expect(out).toBe("first\nlast\n");
+});
+
+test("four processes writing bursts of lines to one pipe leave every line whole", async () => {
+  const script = join(dir, "bursts.ts");
+  const module = join(import.meta.dir, "../src/http/request-log.ts");
+  writeFileSync(
+    script,
+    `import { stdoutLog } from ${JSON.stringify(module)};
+const line = (i: number) => JSON.stringify({ pid: process.pid, i, pad: "x".repeat(150) });
+for (let turn = 0; turn < 40; turn++) {
+  for (let i = 0; i < 100; i++) stdoutLog(line(turn * 100 + i));
+  await new Promise((resolve) => setImmediate(resolve));
+}
+`,
+  );
+  const bun = JSON.stringify(process.execPath);
+  const four = Array.from({ length: 4 }, () => `${bun} ${JSON.stringify(script)} &`).join(" ");
+  // The four share the shell's stdout, one pipe, as workers share the supervisor's.
+  const child = Bun.spawn(["sh", "-c", `${four} wait`], { stdout: "pipe", stderr: "inherit" });
+  const [out] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  const lines = out.trimEnd().split("\n");
+  expect(lines).toHaveLength(4 * 4000);
+  const torn = lines.filter((line) => {
+    try {
+      JSON.parse(line);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  expect(torn).toEqual([]);
 });
 
 test("the real server writes one whole line per request, answered together or not, and keeps them at SIGTERM", async () => {

@@ -5,34 +5,40 @@ import { requestPath } from "@social/core";
 
 export type LogSink = (line: string) => void;
 
-/** Past this many characters waiting, the lines are written at once rather than at the end of the turn. */
-const WRITE_AT_CHARS = 64 * 1024;
+/**
+ * The most bytes one write holds: a pipe keeps a write of up to PIPE_BUF (4,096 bytes on Linux) whole,
+ * while a longer one may be split, and another worker's lines written into the middle of one.
+ */
+const WRITE_MAX_BYTES = 4096;
 
 /**
- * The lines to `print` (console.log: stdout) once per turn of the event loop, joined. A loaded worker
- * answers dozens of requests a turn, and a line per write was a system call per request, made by every
- * worker on the one stdout they share (a pipe to the operator's log collector, whose lock each write
- * takes). What is waiting when the process exits is written then; a process killed outright loses at
- * most its last turn's lines, which the ledger's request log (the dashboard's) records too.
+ * The lines to `print` (console.log: stdout) once per turn of the event loop, joined, in writes of at
+ * most WRITE_MAX_BYTES. A loaded worker answers dozens of requests a turn, and a line per write was a
+ * system call per request, made by every worker on the one stdout they share (a pipe to the
+ * operator's log collector, whose lock each write takes). What is waiting when the process exits is
+ * written then; a process killed outright loses at most its last turn's lines, which the ledger's
+ * request log (the dashboard's) records too.
  */
 export function linesPerTurn(print: (text: string) => void): LogSink {
   let waiting: string[] = [];
-  let chars = 0;
+  /** What the waiting lines take in a write: their bytes and a newline each. */
+  let bytes = 0;
   let scheduled = false;
   const write = () => {
     scheduled = false;
     if (waiting.length === 0) return;
     const text = waiting.join("\n");
     waiting = [];
-    chars = 0;
+    bytes = 0;
     print(text);
   };
   process.on("exit", write);
   return (line) => {
+    const size = Buffer.byteLength(line) + 1;
+    if (bytes + size > WRITE_MAX_BYTES) write();
     waiting.push(line);
-    chars += line.length + 1;
-    if (chars >= WRITE_AT_CHARS) write();
-    else if (!scheduled) {
+    bytes += size;
+    if (!scheduled) {
       scheduled = true;
       setImmediate(write);
     }

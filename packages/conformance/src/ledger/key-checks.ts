@@ -26,6 +26,19 @@ export function keyCheckConformance(ledgerTest: LedgerTest): void {
     },
   );
 
+  ledgerTest(
+    "this process's own charge and refund show in its very next check",
+    async ({ ledger, setUp, debit, refund }) => {
+      const { accountId, keyId, keyHash } = await setUp(100, { limit: { credits: 10, per: "total" } });
+      expect(await ledger.checkKey(keyHash)).toMatchObject({ balance: 100, allowance: { remaining: 10 } });
+      await debit(accountId, usage(keyId, "r1", 10));
+      expect(await ledger.checkKey(keyHash)).toMatchObject({ balance: 90, allowance: { remaining: 0 } });
+      // A client whose answer was lost asks again at once: the refund must not leave it a 402.
+      await refund(accountId, "r1");
+      expect(await ledger.checkKey(keyHash)).toMatchObject({ balance: 100, allowance: { remaining: 10 } });
+    },
+  );
+
   ledgerTest("credits granted show in the next checks of the account's keys", async ({ ledger, setUp, grant }) => {
     const { accountId, keyHash } = await setUp(0);
     expect(await ledger.checkKey(keyHash)).toMatchObject({ status: "active", balance: 0 });

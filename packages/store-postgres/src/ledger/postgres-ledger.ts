@@ -213,6 +213,9 @@ export class PostgresLedger implements Ledger {
                  spent_day = GREATEST(spent_day, ${spend.day}::bigint)
                WHERE id = ${key.id}`;
     });
+    // Credits came back and the key's spend went down: this process's checks of the account go now,
+    // not when the notification arrives, as a client retrying the lost answer asks at once.
+    this.#keys.changed(accountId);
   }
 
   /** Writes the queue batch after batch, one transaction at a time, until it is empty. */
