@@ -16,6 +16,8 @@
 //   revoked key still works, and the ledger checks revocation again at the debit.
 // Unknown and revoked keys are never kept: a key created a moment later must work at once.
 import { allowanceOf, charged, type DebitResult, type KeyCheck, type KeySpend } from "@social/core";
+import { keySpendOf } from "./key-spend.ts";
+import { isKeyDigest, type KeyRowOf, keyCheckOf } from "./keys.ts";
 
 type ActiveKey = Extract<KeyCheck, { status: "active" }>;
 
@@ -62,7 +64,7 @@ export class KeyCache {
    */
   #heard = 0;
   /** Counts the checks kept. */
-  #kept = 0;
+  #keptCount = 0;
 
   constructor(now: () => number) {
     this.#now = now;
@@ -88,8 +90,28 @@ export class KeyCache {
     this.#forgetAccount(accountId);
   }
 
-  /** The kept check of `keyHash`, its allowance as of `now` (the ledger's clock); undefined: read it. */
-  get(keyHash: string, now: number): ActiveKey | undefined {
+  /**
+   * Ledger.checkKey on either adapter: the check of `keyHash` as of `now` (the ledger's clock), kept or
+   * made from the row `read` finds (none: the key is unknown), and then kept unless a change was heard
+   * while it was read.
+   */
+  async check(
+    keyHash: string,
+    now: number,
+    read: () => KeyRowOf<number | string> | null | undefined | Promise<KeyRowOf<number | string> | undefined>,
+  ): Promise<KeyCheck> {
+    if (!isKeyDigest(keyHash)) return { status: "unknown" };
+    const kept = this.#kept(keyHash, now);
+    if (kept !== undefined) return kept;
+    const version = this.#heard;
+    const row = await read();
+    const check = keyCheckOf(row, keyHash, now);
+    if (row && check.status === "active") this.#keep(keyHash, check, keySpendOf(row), version);
+    return check;
+  }
+
+  /** The kept check of `keyHash`, its allowance as of `now`; undefined: read it. */
+  #kept(keyHash: string, now: number): ActiveKey | undefined {
     const entry = this.#checks.get(keyHash);
     if (entry === undefined) return undefined;
     if (entry.until <= this.#now()) {
@@ -100,17 +122,12 @@ export class KeyCache {
     return allowance === null ? entry.check : { ...entry.check, allowance };
   }
 
-  /** What `remember` needs to know whether a change was heard while a check was being read. */
-  get version(): number {
-    return this.#heard;
-  }
-
   /** Keeps `check`, read since `version` with the key's `spend`, unless a change was heard meanwhile. */
-  remember(keyHash: string, check: KeyCheck, spend: KeySpend | undefined, version: number): void {
-    if (!this.#listening || check.status !== "active" || spend === undefined || version !== this.#heard) return;
+  #keep(keyHash: string, check: ActiveKey, spend: KeySpend, version: number): void {
+    if (!this.#listening || version !== this.#heard) return;
     if (this.#checks.size >= MAX_KEYS) this.#forget(this.#checks.keys().next().value as string);
-    this.#kept += 1;
-    this.#checks.set(keyHash, { check, spend, until: this.#now() + KEY_TTL_MS, order: this.#kept });
+    this.#keptCount += 1;
+    this.#checks.set(keyHash, { check, spend, until: this.#now() + KEY_TTL_MS, order: this.#keptCount });
     const hashes = this.#byAccount.get(check.accountId);
     if (hashes) hashes.add(keyHash);
     else this.#byAccount.set(check.accountId, new Set([keyHash]));
@@ -118,7 +135,7 @@ export class KeyCache {
 
   /** What `debited` will need of a debit of `credits` with `keyId` asked for `at` (the ledger's clock). */
   asked(keyId: string, credits: number, at: number): AskedDebit {
-    return { keyId, credits, at, version: this.#heard, kept: this.#kept };
+    return { keyId, credits, at, version: this.#heard, kept: this.#keptCount };
   }
 
   /**

@@ -17,12 +17,10 @@ import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded } f
 import {
   type AskedDebit,
   idempotencyHolderOf,
-  isKeyDigest,
   KEY_CHECK_COLUMNS,
   KeyCache,
   type KeyRowOf,
   type KeySpendRowOf,
-  keyCheckOf,
   keySpendOf,
 } from "@social/store-common";
 import type { ReservedSQL } from "bun";
@@ -122,16 +120,12 @@ export class PostgresLedger implements Ledger {
   }
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
-    if (!isKeyDigest(keyHash)) return { status: "unknown" };
-    const cached = this.#keys.get(keyHash, this.#now());
-    if (cached !== undefined) return cached;
-    const version = this.#keys.version;
-    const [row] = await this.#sql<KeyRow[]>`
-      SELECT ${this.#sql.unsafe(KEY_CHECK_COLUMNS)}, ${this.#sql.unsafe(ACCOUNT_BALANCE)} AS balance
-      FROM api_key_totals k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
-    const check = keyCheckOf(row, keyHash, this.#now());
-    this.#keys.remember(keyHash, check, row ? keySpendOf(row) : undefined, version);
-    return check;
+    return this.#keys.check(keyHash, this.#now(), async () => {
+      const [row] = await this.#sql<KeyRow[]>`
+        SELECT ${this.#sql.unsafe(KEY_CHECK_COLUMNS)}, ${this.#sql.unsafe(ACCOUNT_BALANCE)} AS balance
+        FROM api_key_totals k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ${keyHash}`;
+      return row;
+    });
   }
 
   async balance(accountId: string): Promise<number> {

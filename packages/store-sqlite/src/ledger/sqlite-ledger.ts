@@ -6,12 +6,10 @@ import type { DebitAccount, DebitKey, DebitResult, KeyCheck, Ledger, UsageRecord
 import { decideDebit, duplicateRequest, GRANT_REASONS, LedgerError, refunded } from "@social/core";
 import {
   idempotencyHolderOf,
-  isKeyDigest,
   KEY_CHECK_COLUMNS,
   KeyCache,
   type KeyRowOf,
   type KeySpendRowOf,
-  keyCheckOf,
   keySpendOf,
 } from "@social/store-common";
 import { WalSyncError } from "../durability/wal-sync.ts";
@@ -101,16 +99,8 @@ export class SqliteLedger implements Ledger {
   }
 
   async checkKey(keyHash: string): Promise<KeyCheck> {
-    if (!isKeyDigest(keyHash)) return { status: "unknown" };
     if (this.#keyChanges.moved()) this.#keys.startOver();
-    const now = this.#now();
-    const cached = this.#keys.get(keyHash, now);
-    if (cached !== undefined) return cached;
-    const version = this.#keys.version;
-    const row = this.#keyByHash.get(keyHash);
-    const check = keyCheckOf(row, keyHash, now);
-    this.#keys.remember(keyHash, check, row ? keySpendOf(row) : undefined, version);
-    return check;
+    return this.#keys.check(keyHash, this.#now(), () => this.#keyByHash.get(keyHash));
   }
 
   async balance(accountId: string): Promise<number> {
